@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"context"
+	"errors"
+)
+
+// Storage keeps raw object bytes under keys, with a revision per write.
+// Implementations must be safe for concurrent use.
+type Storage interface {
+	// Create stores value under key if key is absent; ErrKeyExists if not.
+	Create(ctx context.Context, key string, value []byte) (revision int64, err error)
+	// Get returns the value under key; ErrKeyNotFound if absent.
+	Get(ctx context.Context, key string) (KeyValue, error)
+	// List returns the values under prefix in key order.
+	List(ctx context.Context, prefix string, opts ListOptions) (ListResult, error)
+	// Update replaces the value under key if its revision is still
+	// expectedRevision; ErrConflict if it changed, ErrKeyNotFound if absent.
+	Update(ctx context.Context, key string, value []byte, expectedRevision int64) (revision int64, err error)
+	// Delete removes key and returns what it held. With expectedRevision > 0
+	// it deletes only that revision (ErrConflict otherwise).
+	Delete(ctx context.Context, key string, expectedRevision int64) (KeyValue, error)
+}
+
+// KeyValue is one stored value.
+type KeyValue struct {
+	Key         string
+	Value       []byte
+	ModRevision int64
+}
+
+// ListOptions bound and position a List.
+type ListOptions struct {
+	// Limit is the most items to return; 0 means all.
+	Limit int64
+	// StartKey, when set, lists from this key (inclusive) instead of prefix.
+	StartKey string
+	// Revision, when > 0, reads the snapshot at that revision.
+	Revision int64
+}
+
+// ListResult is one page of a List.
+type ListResult struct {
+	Items []KeyValue
+	// Revision is the store revision the page was read at.
+	Revision int64
+	// More reports that items beyond this page exist; Remaining counts them.
+	More      bool
+	Remaining int64
+}
+
+// Storage errors. Implementations wrap them with %w.
+var (
+	ErrKeyExists   = errors.New("storage: key exists")
+	ErrKeyNotFound = errors.New("storage: key not found")
+	ErrConflict    = errors.New("storage: revision conflict")
+	// ErrCompacted means the requested revision is no longer kept.
+	ErrCompacted = errors.New("storage: revision compacted")
+)

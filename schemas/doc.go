@@ -1,0 +1,9 @@
+// Package schemas turns a directory of OpenAPI 3 files into an immutable
+// Registry: every API group, version and resource that specd serves, with
+// each version's compiled object schema.
+//
+// A Registry is never modified after Load returns it, so a server can swap
+// one in atomically and every request sees a single consistent view.
+// Problems found while loading are collected, not returned one at a time:
+// a LoadError names every file and JSON pointer that is wrong.
+package schemas

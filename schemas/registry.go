@@ -1,0 +1,192 @@
+package schemas
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/specd-io/specd/schemas/structural"
+)
+
+// Scope says whether a resource's objects live in a namespace.
+type Scope string
+
+const (
+	Namespaced Scope = "Namespaced"
+	Cluster    Scope = "Cluster"
+)
+
+// Registry is one immutable snapshot of everything specd serves.
+type Registry struct {
+	groups  []*Group // sorted by name
+	byGroup map[string]*Group
+}
+
+// Group is an API group and the versions it serves.
+type Group struct {
+	Name string
+	// Versions are ordered by Kubernetes version priority: the preferred
+	// version first (GA > beta > alpha, higher numbers first).
+	Versions []*GroupVersion
+}
+
+// GroupVersion is one served group version: one schema file.
+type GroupVersion struct {
+	Group   string
+	Version string
+	File    string // path of the schema file it was loaded from
+	// Resources are sorted by plural name.
+	Resources []*ResourceVersion
+}
+
+// Resource is a kind of a group, across every version that declares it.
+type Resource struct {
+	Group      string
+	Kind       string
+	ListKind   string // Kind + "List"
+	Plural     string
+	Singular   string
+	ShortNames []string
+	Categories []string
+	Scope      Scope
+	// StorageVersion is the version objects are stored in (the hub).
+	StorageVersion string
+	// Versions are in the group's version priority order.
+	Versions []*ResourceVersion
+}
+
+// ResourceVersion is a resource as one version serves it.
+type ResourceVersion struct {
+	Resource *Resource
+	Version  string
+	Storage  bool
+	File     string // schema file that declares it
+	Pointer  string // JSON pointer of its schema in File
+	// Subresources.
+	StatusSubresource bool
+	PrinterColumns    []PrinterColumn
+	SelectableFields  []SelectableField
+	// Schema is the compiled object schema; apiVersion, kind and metadata
+	// are implied and handled by the engine.
+	Schema *structural.Schema
+}
+
+// PrinterColumn is an additional column for Table output, as in a CRD.
+type PrinterColumn struct {
+	Name        string
+	Type        string
+	Format      string
+	Description string
+	Priority    int32
+	JSONPath    string
+}
+
+// SelectableField is a field that field selectors may use, as in a CRD.
+type SelectableField struct {
+	JSONPath string
+}
+
+// NewRegistry builds a registry from groups. Load is the usual way in; this
+// is for callers that assemble groups themselves (tests, generators).
+func NewRegistry(groups []*Group) *Registry {
+	r := &Registry{groups: groups, byGroup: make(map[string]*Group, len(groups))}
+	for _, g := range groups {
+		r.byGroup[g.Name] = g
+	}
+	return r
+}
+
+// Groups returns every served group, sorted by name.
+func (r *Registry) Groups() []*Group { return r.groups }
+
+// Group returns the named group, or nil.
+func (r *Registry) Group(name string) *Group { return r.byGroup[name] }
+
+// GroupVersion returns the served group version, or nil.
+func (r *Registry) GroupVersion(group, version string) *GroupVersion {
+	g := r.byGroup[group]
+	if g == nil {
+		return nil
+	}
+	for _, gv := range g.Versions {
+		if gv.Version == version {
+			return gv
+		}
+	}
+	return nil
+}
+
+// Lookup returns the resource served at /apis/group/version/plural, or nil.
+func (r *Registry) Lookup(group, version, plural string) *ResourceVersion {
+	gv := r.GroupVersion(group, version)
+	if gv == nil {
+		return nil
+	}
+	for _, rv := range gv.Resources {
+		if rv.Resource.Plural == plural {
+			return rv
+		}
+	}
+	return nil
+}
+
+// PreferredVersion is the version clients should use by default.
+func (g *Group) PreferredVersion() *GroupVersion {
+	if len(g.Versions) == 0 {
+		return nil
+	}
+	return g.Versions[0]
+}
+
+// Namespaced reports whether objects of r live in namespaces.
+func (r *Resource) Namespaced() bool { return r.Scope == Namespaced }
+
+// GroupResource is plural.group, as Kubernetes names a resource in messages.
+func (r *Resource) GroupResource() string {
+	if r.Group == "" {
+		return r.Plural
+	}
+	return r.Plural + "." + r.Group
+}
+
+// Version returns the resource as served in version v, or nil.
+func (r *Resource) Version(v string) *ResourceVersion {
+	for _, rv := range r.Versions {
+		if rv.Version == v {
+			return rv
+		}
+	}
+	return nil
+}
+
+// APIVersion is "group/version", the value of an object's apiVersion.
+func (rv *ResourceVersion) APIVersion() string {
+	return rv.Resource.Group + "/" + rv.Version
+}
+
+// Problem is one thing wrong in a schema directory.
+type Problem struct {
+	File    string
+	Pointer string // JSON pointer inside File, "" for the whole file
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Pointer == "" {
+		return fmt.Sprintf("%s: %s", p.File, p.Message)
+	}
+	return fmt.Sprintf("%s#%s: %s", p.File, p.Pointer, p.Message)
+}
+
+// LoadError lists every problem found in a schema directory.
+type LoadError struct {
+	Problems []Problem
+}
+
+func (e *LoadError) Error() string {
+	lines := make([]string, 0, len(e.Problems)+1)
+	lines = append(lines, fmt.Sprintf("schemas: %d problem(s)", len(e.Problems)))
+	for _, p := range e.Problems {
+		lines = append(lines, "  "+p.String())
+	}
+	return strings.Join(lines, "\n")
+}
