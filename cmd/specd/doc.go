@@ -1,0 +1,9 @@
+// Command specd serves Kubernetes-style APIs declared in OpenAPI files.
+//
+//	specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR]
+//	specd bench [flags]      load a running server (see package loadtest)
+//	specd version
+//
+// This package only wires: it is the one place that names the concrete
+// storage (etcd, embedded or external) and hands it to the server.
+package main

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.specdVersion=...".
+var specdVersion = "v0.1.0-dev"
+
+const usage = `specd serves Kubernetes-style APIs declared in OpenAPI files.
+
+Usage:
+  specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR]
+  specd bench [flags]
+  specd version
+
+Run "specd COMMAND -h" for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serveCommand(ctx, args[1:], stderr)
+	case "bench":
+		return benchCommand(ctx, args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, specdVersion)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "specd: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+}

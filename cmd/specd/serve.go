@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/server"
+)
+
+// serveConfig is everything `specd serve` is told on its command line.
+type serveConfig struct {
+	Schemas     string
+	DataDir     string
+	Listen      string
+	EtcdServers []string
+	Plugins     string
+	LogLevel    slog.Level
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
+	var cfg serveConfig
+	var etcdServers, logLevel string
+	fs := flag.NewFlagSet("specd serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files (required)")
+	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data")
+	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
+	fs.StringVar(&etcdServers, "etcd-servers", "", "comma-separated etcd URLs; without it specd starts an embedded etcd")
+	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
+	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if cfg.Schemas == "" {
+		return cfg, errors.New("--schemas is required")
+	}
+	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
+		return cfg, fmt.Errorf("--listen %q: %w", cfg.Listen, err)
+	}
+	for _, u := range strings.Split(etcdServers, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			cfg.EtcdServers = append(cfg.EtcdServers, u)
+		}
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
+		return cfg, fmt.Errorf("--log-level: %w", err)
+	}
+	return cfg, nil
+}
+
+func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
+	cfg, err := parseServeFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "specd serve: %v\n", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if err := serve(ctx, cfg, log); err != nil {
+		fmt.Fprintf(stderr, "specd serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs until ctx ends. Schemas are loaded before anything starts, so a
+// broken schema directory stops specd with every problem listed.
+func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
+	registry, err := schemas.Load(cfg.Schemas)
+	if err != nil {
+		return err
+	}
+	log.Info("schemas loaded", "dir", cfg.Schemas, "groups", len(registry.Groups()))
+
+	storage, closeStorage, err := openStorage(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeStorage()
+
+	var current atomic.Pointer[schemas.Registry]
+	current.Store(registry)
+	var ready atomic.Bool
+	handler := server.New(server.Config{
+		Registry: current.Load,
+		Store:    engine.NewStore(storage, engine.Options{Logger: log}),
+		Ready:    ready.Load,
+		Logger:   log,
+		Version:  version.Info{GitVersion: specdVersion},
+	})
+
+	listener, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	httpServer := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- httpServer.Serve(listener) }()
+	ready.Store(true)
+	log.Info("serving", "address", "http://"+listener.Addr().String())
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	ready.Store(false)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// The HTTP server goes first, then the etcd client, then etcd: an etcd
+	// that still has clients takes seconds to close.
+	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		log.Warn("http shutdown", "err", err)
+	}
+	return nil
+}
+
+// openStorage connects to the etcd cluster named by --etcd-servers, or starts
+// an embedded one. Both go through the same client and Storage.
+func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (engine.Storage, func(), error) {
+	endpoints := cfg.EtcdServers
+	stopEmbedded := func() {}
+	if len(endpoints) == 0 {
+		embedded, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: cfg.DataDir, Logger: log})
+		if err != nil {
+			return nil, nil, fmt.Errorf("embedded etcd: %w", err)
+		}
+		endpoints = embedded.Endpoints()
+		stopEmbedded = func() {
+			if err := embedded.Close(); err != nil {
+				log.Warn("embedded etcd close", "err", err)
+			}
+		}
+		log.Info("embedded etcd started", "data-dir", cfg.DataDir, "endpoints", endpoints)
+	}
+	client, err := etcdstorage.NewClient(ctx, endpoints)
+	if err != nil {
+		stopEmbedded()
+		return nil, nil, fmt.Errorf("etcd %v: %w", endpoints, err)
+	}
+	closeAll := func() {
+		if err := client.Close(); err != nil {
+			log.Warn("etcd client close", "err", err)
+		}
+		stopEmbedded()
+	}
+	return etcdstorage.New(client), closeAll, nil
+}
