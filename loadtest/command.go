@@ -1,0 +1,185 @@
+package loadtest
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"runtime"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Command runs the load tool with command-line args (without the program
+// and subcommand names) and returns the process exit code: 0 when every
+// phase ran to the end without an error, 1 when an operation failed, the
+// run deadline cut it short or the server was unusable, 2 for bad flags.
+// The report goes to stdout, progress and errors to stderr.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseConfig(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		if errors.Is(err, errInvalidConfig) { // the flag package reports its own errors
+			fmt.Fprintln(stderr, "specd bench:", err)
+		}
+		return 2
+	}
+	rep, err := Run(ctx, cfg, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "specd bench:", err)
+		return 1
+	}
+	if cfg.Output == "json" {
+		err = writeJSON(stdout, rep)
+	} else {
+		err = writeText(stdout, rep)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "specd bench:", err)
+		return 1
+	}
+	if rep.Failed() {
+		return 1
+	}
+	return 0
+}
+
+// DefaultConfig is the configuration of a run with no flags.
+func DefaultConfig() Config {
+	cfg, err := parseConfig(nil, io.Discard)
+	if err != nil {
+		panic(err) // the defaults are valid; TestDefaultConfig checks it
+	}
+	return cfg
+}
+
+// Run runs the phases of cfg against the server and returns their report.
+// Progress lines go to progress. The run stops by itself at cfg.Timeout or
+// when ctx is done; the phases that ran are reported either way.
+func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	c, err := newClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	if err := preflight(ctx, c, progress); err != nil {
+		return nil, err
+	}
+
+	gen := newGenerator(cfg)
+	r := &runner{cfg: cfg, client: c, gen: gen, expected: cfg.Objects, salt: int(time.Now().UnixNano() % 1e6)}
+	rep := &Report{
+		Server:      c.base,
+		Collection:  c.collection,
+		Kind:        cfg.Kind,
+		Objects:     cfg.Objects,
+		Concurrency: cfg.Concurrency,
+		ObjectBytes: len(gen.Object(0)),
+		Started:     time.Now().UTC(),
+	}
+	rep.PID = serverPID(cfg, c.base, progress)
+
+	for _, name := range cfg.Phases {
+		pr := runPhase(ctx, r, name, rep.rss())
+		rep.Phases = append(rep.Phases, pr)
+		fmt.Fprintf(progress, "bench: %-10s %d ops, %d errors, %s\n", name, pr.Ops, pr.ErrorCount(), pr.Duration.Round(time.Millisecond))
+		if name == PhaseCreate {
+			rep.RSSGrowthPer10k = growthPer10k(pr)
+		}
+		if ctx.Err() != nil {
+			rep.Interrupted = true
+			fmt.Fprintf(progress, "bench: stopped: %v\n", context.Cause(ctx))
+			break
+		}
+	}
+	return rep, nil
+}
+
+// runPhase runs one phase and measures it, with the server RSS around it.
+func runPhase(ctx context.Context, r *runner, name string, rss func() *int64) PhaseResult {
+	capacity := r.cfg.Objects
+	switch name {
+	case PhaseList:
+		capacity = r.cfg.ListRepeat
+	case PhaseListPaged:
+		capacity = r.cfg.ListRepeat * (r.expected/r.cfg.PageSize + 1)
+	}
+	rec := newRecorder(capacity)
+	pr := PhaseResult{Name: name, RSSBefore: rss()}
+	start := time.Now()
+	r.phase(name)(ctx, rec)
+	pr.Duration = time.Since(start)
+	pr.RSSAfter = rss()
+	pr.Ops = len(rec.latencies)
+	pr.Errors = rec.errors
+	pr.Retries = rec.retries
+	pr.Items = rec.items
+	pr.Latency = summarize(rec.latencies)
+	pr.Interrupted = ctx.Err() != nil
+	return pr
+}
+
+// growthPer10k scales the RSS growth of the create phase to 10,000 objects.
+func growthPer10k(create PhaseResult) *int64 {
+	created := create.Ops - create.ErrorCount()
+	if create.RSSBefore == nil || create.RSSAfter == nil || created <= 0 {
+		return nil
+	}
+	g := (*create.RSSAfter - *create.RSSBefore) * 10000 / int64(created)
+	return &g
+}
+
+// serverPID is --pid, or on Linux the process listening on the server's
+// loopback port; 0 when unknown.
+func serverPID(cfg Config, server string, progress io.Writer) int {
+	if cfg.PID > 0 {
+		return cfg.PID
+	}
+	if runtime.GOOS != "linux" {
+		return 0
+	}
+	pid, err := findServerPID("/proc", server)
+	if err != nil {
+		fmt.Fprintf(progress, "bench: server RSS unknown: %v\n", err)
+		return 0
+	}
+	return pid
+}
+
+// preflight checks that the server serves the collection, creating the
+// namespace first where the server has a core namespaces API (a real
+// kube-apiserver); servers without one are left alone.
+func preflight(ctx context.Context, c *client, progress io.Writer) error {
+	if ns := c.namespace(); ns != "" {
+		code, _, err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns, nil, nil)
+		if err == nil && code == http.StatusNotFound {
+			body := fmt.Appendf(nil, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns)
+			if code, _, err := c.do(ctx, http.MethodPost, "/api/v1/namespaces", nil, body); err == nil && code == http.StatusCreated {
+				fmt.Fprintf(progress, "bench: created namespace %s\n", ns)
+			}
+		}
+	}
+	code, body, err := c.do(ctx, http.MethodGet, c.collection, url.Values{"limit": {"1"}}, nil)
+	if err != nil {
+		return fmt.Errorf("cannot reach %s: %w", c.base, err)
+	}
+	if code != http.StatusOK {
+		msg := gjson.GetBytes(body, "message").String()
+		return fmt.Errorf("GET %s%s: HTTP %d %s (is the resource served? for specd, put examples/bench/bench.yaml in the schemas directory)", c.base, c.collection, code, msg)
+	}
+	if gjson.GetBytes(body, "items.#").Int() > 0 {
+		fmt.Fprintf(progress, "bench: warning: %s is not empty; creates of existing names will fail with 409\n", c.collection)
+	}
+	return nil
+}
