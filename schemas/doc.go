@@ -6,4 +6,7 @@
 // one in atomically and every request sees a single consistent view.
 // Problems found while loading are collected, not returned one at a time:
 // a LoadError names every file and JSON pointer that is wrong.
+//
+// The file format (one OpenAPI 3.0 document per group version, resources
+// marked with x-specd-resource) is documented in docs/schema-format.md.
 package schemas

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/specd-io/specd/schemas/structural"
 )
 
@@ -27,6 +29,9 @@ type Group struct {
 	// Versions are ordered by Kubernetes version priority: the preferred
 	// version first (GA > beta > alpha, higher numbers first).
 	Versions []*GroupVersion
+	// Resources are the group's resources across all its versions, sorted
+	// by plural name.
+	Resources []*Resource
 }
 
 // GroupVersion is one served group version: one schema file.
@@ -68,6 +73,10 @@ type ResourceVersion struct {
 	// Schema is the compiled object schema; apiVersion, kind and metadata
 	// are implied and handled by the engine.
 	Schema *structural.Schema
+	// OpenAPI is the schema as written, with $refs resolved (Ref fields
+	// keep their targets' names), for publishing OpenAPI. Treat it as
+	// read-only.
+	OpenAPI *openapi3.Schema
 }
 
 // PrinterColumn is an additional column for Table output, as in a CRD.
@@ -124,6 +133,16 @@ func (r *Registry) Lookup(group, version, plural string) *ResourceVersion {
 	for _, rv := range gv.Resources {
 		if rv.Resource.Plural == plural {
 			return rv
+		}
+	}
+	return nil
+}
+
+// Resource returns the group's resource with the given plural, or nil.
+func (g *Group) Resource(plural string) *Resource {
+	for _, r := range g.Resources {
+		if r.Plural == plural {
+			return r
 		}
 	}
 	return nil

@@ -1,0 +1,189 @@
+package schemas
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// specdExt is the top-level extension naming the document's group.
+const specdExt = "x-specd"
+
+// fileDecl is what one schema file declares: a group version and its
+// resources.
+type fileDecl struct {
+	file      string
+	group     string // "" when missing or invalid
+	version   string // "" when missing or invalid
+	resources []*resourceDecl
+}
+
+// parseFile loads one OpenAPI document and reads its group, version and
+// resources. It returns nil when the file cannot be used at all.
+func parseFile(file string, data []byte, probs *problems) *fileDecl {
+	if len(bytes.TrimSpace(data)) == 0 {
+		probs.add(file, "", "the file is empty")
+		return nil
+	}
+	if line := secondYAMLDocument(data); line > 0 {
+		probs.add(file, "", "line %d: a schema file holds one YAML document; put each group version in its own file", line)
+		return nil
+	}
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = false
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		reportLoadError(file, data, err, probs)
+		return nil
+	}
+	fd := &fileDecl{file: file}
+	validOpenAPI := checkDocument(file, doc, probs)
+	d := decoder{file: file, probs: probs}
+	fd.group = decodeGroup(d, doc)
+	fd.version = decodeVersion(d, doc)
+	fd.resources = decodeResources(d, doc, validOpenAPI)
+	return fd
+}
+
+var docSeparatorRE = regexp.MustCompile(`(?m)^---([ \t].*)?\r?$`)
+
+// secondYAMLDocument returns the line of a "---" that starts a second YAML
+// document, or 0. A "---" before any content only starts the first one.
+func secondYAMLDocument(data []byte) int {
+	locs := docSeparatorRE.FindAllIndex(data, -1)
+	for _, loc := range locs {
+		before := data[:loc[0]]
+		if hasContent(before) {
+			return bytes.Count(before, []byte("\n")) + 1
+		}
+	}
+	return 0
+}
+
+// hasContent reports whether YAML text has anything but blank lines,
+// comments and a leading "---".
+func hasContent(text []byte) bool {
+	for _, line := range bytes.Split(text, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' || bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("%")) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// checkDocument runs the OpenAPI document's own validation and reports its
+// problems; it reports whether the components are valid.
+func checkDocument(file string, doc *openapi3.T, probs *problems) bool {
+	if doc.OpenAPI == "" {
+		probs.add(file, "/openapi", "openapi is required: the OpenAPI version of the document, 3.0.0 to 3.0.4")
+		return false
+	}
+	if !doc.IsOpenAPI30() {
+		probs.add(file, "/openapi", "openapi %q: specd reads OpenAPI 3.0 documents (3.0.0 to 3.0.4)", doc.OpenAPI)
+		return false
+	}
+	if doc.Paths == nil {
+		// specd generates the paths; a schema file need not have any.
+		doc.Paths = openapi3.NewPaths()
+	}
+	err := doc.Validate(context.Background(), validationOptions(true)...)
+	if err == nil {
+		return true
+	}
+	componentsOK := true
+	for _, l := range locateValidationErrors(doc, err) {
+		probs.add(file, l.pointer, "%s", l.message)
+		if l.components {
+			componentsOK = false
+		}
+	}
+	return componentsOK
+}
+
+// validationOptions are the options of the document validation.
+// Examples are documentation and are not checked.
+func validationOptions(multi bool) []openapi3.ValidationOption {
+	opts := []openapi3.ValidationOption{openapi3.DisableExamplesValidation()}
+	if multi {
+		opts = append(opts, openapi3.EnableMultiError())
+	}
+	return opts
+}
+
+func decodeGroup(d decoder, doc *openapi3.T) string {
+	v, present := doc.Extensions[specdExt]
+	if !present {
+		d.probs.add(d.file, "", "missing %s: {group: ...}, the API group of this document", specdExt)
+		return ""
+	}
+	m, ok := d.object(v, ptr("", specdExt), "group")
+	if !ok {
+		return ""
+	}
+	at := ptr("", specdExt, "group")
+	group, ok := d.str(m, "group", ptr("", specdExt))
+	if _, present := m["group"]; !present {
+		d.probs.add(d.file, at, "group is required")
+	}
+	if !ok {
+		return ""
+	}
+	if errs := groupErrors(group); len(errs) > 0 {
+		for _, e := range errs {
+			d.probs.add(d.file, at, "group %q: %s", group, e)
+		}
+		return ""
+	}
+	return group
+}
+
+func decodeVersion(d decoder, doc *openapi3.T) string {
+	if doc.Info == nil || doc.Info.Version == "" {
+		return "" // reported by the OpenAPI validation
+	}
+	if errs := versionErrors(doc.Info.Version); len(errs) > 0 {
+		for _, e := range errs {
+			d.probs.add(d.file, "/info/version", "version %q: %s", doc.Info.Version, e)
+		}
+		return ""
+	}
+	return doc.Info.Version
+}
+
+// decodeResources reads every components schema carrying x-specd-resource,
+// in name order, and compiles its schema when the document is valid.
+func decodeResources(d decoder, doc *openapi3.T, compile bool) []*resourceDecl {
+	var out []*resourceDecl
+	declared := 0
+	var schemas openapi3.Schemas
+	if doc.Components != nil {
+		schemas = doc.Components.Schemas
+	}
+	for _, name := range sortedKeys(schemas) {
+		ref := schemas[name]
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		ext, ok := ref.Value.Extensions[resourceExt]
+		if !ok {
+			continue
+		}
+		declared++
+		r := decodeResource(d, name, ref.Value, ext)
+		if r == nil {
+			continue
+		}
+		if compile {
+			r.rv.Schema = compileSchema(d, r.pointer, ref.Value)
+		}
+		out = append(out, r)
+	}
+	if declared == 0 {
+		d.probs.add(d.file, "/components/schemas", "declares no resource: no schema carries %s", resourceExt)
+	}
+	return out
+}

@@ -1,0 +1,67 @@
+package schemas
+
+import (
+	"regexp"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+var (
+	versionRE    = regexp.MustCompile(`^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$`)
+	upperCamelRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+)
+
+// groupErrors checks an API group name the way a CRD's spec.group is
+// checked: a DNS subdomain with at least one dot.
+func groupErrors(g string) []string {
+	if g == "" {
+		return []string{"must be set; the core group is not served by specd"}
+	}
+	errs := validation.IsDNS1123Subdomain(g)
+	if !strings.Contains(g, ".") {
+		errs = append(errs, "should be a domain with at least one dot")
+	}
+	return errs
+}
+
+func versionErrors(v string) []string {
+	if !versionRE.MatchString(v) {
+		return []string{`must be a Kubernetes API version such as v1, v1beta1 or v2alpha1 (` + versionRE.String() + `)`}
+	}
+	return nil
+}
+
+// kindErrors: UpperCamel ASCII, and lowercase a DNS-1035 label (the CRD
+// rule for names.kind).
+func kindErrors(k string) []string {
+	if !upperCamelRE.MatchString(k) {
+		return []string{"must be UpperCamelCase: an ASCII capital letter, then letters and digits"}
+	}
+	if errs := validation.IsDNS1035Label(strings.ToLower(k)); len(errs) > 0 {
+		return []string{"may have mixed case, but should otherwise match: " + strings.Join(errs, ",")}
+	}
+	return nil
+}
+
+// labelErrors is the CRD rule for plural, singular, shortNames and
+// categories: a DNS-1035 label (lowercase, starts with a letter, <= 63).
+func labelErrors(s string) []string { return validation.IsDNS1035Label(s) }
+
+// defaultPlural is the plural used when a resource names none: the
+// lowercase kind with the English rule most kinds follow (Policy ->
+// policies, Gateway -> gateways, Class -> classes, Box -> boxes,
+// Widget -> widgets). Set plural explicitly for irregular nouns.
+func defaultPlural(kind string) string {
+	s := strings.ToLower(kind)
+	switch {
+	case s == "":
+		return s
+	case strings.HasSuffix(s, "y") && len(s) > 1 && !strings.ContainsRune("aeiou", rune(s[len(s)-2])):
+		return s[:len(s)-1] + "ies"
+	case strings.HasSuffix(s, "s"), strings.HasSuffix(s, "x"), strings.HasSuffix(s, "z"),
+		strings.HasSuffix(s, "ch"), strings.HasSuffix(s, "sh"):
+		return s + "es"
+	}
+	return s + "s"
+}
