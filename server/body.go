@@ -1,0 +1,88 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// bodyMediaType returns the media type of a request body: application/json
+// (also when no Content-Type is sent, as kube-apiserver assumes) or
+// application/yaml; anything else is a 415.
+func bodyMediaType(r *http.Request) (string, error) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" || ct == contentTypeJSON {
+		return contentTypeJSON, nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == contentTypeJSON || mt == contentTypeYAML) {
+		return mt, nil
+	}
+	return "", unsupportedMediaType("application/json, application/yaml")
+}
+
+func unsupportedMediaType(accepted string) error {
+	return &apierrors.StatusError{ErrStatus: failure(http.StatusUnsupportedMediaType,
+		metav1.StatusReasonUnsupportedMediaType,
+		"the body of the request was in an unknown format - accepted media types include: "+accepted)}
+}
+
+// readBody reads at most limit bytes of the request body and returns it as
+// JSON. A body over the limit is a 413, found without reading it all; an
+// empty body is a 400.
+func readBody(r *http.Request, mediaType string, limit int64) ([]byte, error) {
+	body, err := readLimited(r, limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) == 0 {
+		return nil, badRequest("the request body is empty")
+	}
+	if mediaType == contentTypeYAML {
+		j, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return nil, badRequest("the request body is not valid YAML: %v", err)
+		}
+		return j, nil
+	}
+	return body, nil
+}
+
+// readLimited reads the whole body, or answers 413 when it is over limit.
+func readLimited(r *http.Request, limit int64) ([]byte, error) {
+	tooLarge := apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+	if r.ContentLength > limit {
+		return nil, tooLarge
+	}
+	if r.Body == nil {
+		return nil, nil
+	}
+	size := r.ContentLength
+	if size < 0 || size > limit {
+		size = 512
+	}
+	buf := make([]byte, 0, size+1)
+	lr := io.LimitReader(r.Body, limit+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, badRequest("reading the request body: %v", err)
+		}
+	}
+	if int64(len(buf)) > limit {
+		return nil, tooLarge
+	}
+	return buf, nil
+}

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// contentTypeAggregated is the Content-Type of aggregated discovery, by which
+// client-go tells it from the plain documents.
+const contentTypeAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+// serveLegacyAPI answers /api. specd serves no core group: no versions.
+func (s *Server) serveLegacyAPI(w http.ResponseWriter, r *http.Request) {
+	c := s.snapshot()
+	w.Header().Set("Vary", "Accept") // the answer depends on it; tell caches
+	if wantsAggregated(r) {
+		writeBody(w, http.StatusOK, contentTypeAggregated, c.legacyAggregated)
+		return
+	}
+	writeJSON(w, http.StatusOK, c.legacy)
+}
+
+// serveAPIs answers /apis: an APIGroupList, or the aggregated
+// APIGroupDiscoveryList when the client asks for it first.
+func (s *Server) serveAPIs(w http.ResponseWriter, r *http.Request) {
+	c := s.snapshot()
+	w.Header().Set("Vary", "Accept")
+	if wantsAggregated(r) {
+		writeBody(w, http.StatusOK, contentTypeAggregated, c.apisAggregated)
+		return
+	}
+	writeJSON(w, http.StatusOK, c.apis)
+}
+
+func (s *Server) serveGroup(w http.ResponseWriter, r *http.Request) {
+	serveDocument(w, s.snapshot().groups[mux.Vars(r)["group"]])
+}
+
+func (s *Server) serveGroupVersion(w http.ResponseWriter, r *http.Request) {
+	v := mux.Vars(r)
+	serveDocument(w, s.snapshot().groupVersions[v["group"]+"/"+v["version"]])
+}
+
+func serveDocument(w http.ResponseWriter, doc []byte) {
+	if doc == nil {
+		writeStatus(w, notFoundStatus())
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+func legacyVersions() *metav1.APIVersions {
+	return &metav1.APIVersions{
+		TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
+		Versions:                   []string{},
+		ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{},
+	}
+}
+
+func groupList(reg *schemas.Registry) *metav1.APIGroupList {
+	l := &metav1.APIGroupList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
+		Groups:   make([]metav1.APIGroup, 0, len(reg.Groups())),
+	}
+	for _, g := range reg.Groups() {
+		l.Groups = append(l.Groups, *apiGroupBody(g))
+	}
+	return l
+}
+
+func apiGroup(g *schemas.Group) *metav1.APIGroup {
+	ag := apiGroupBody(g)
+	ag.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
+	return ag
+}
+
+func apiGroupBody(g *schemas.Group) *metav1.APIGroup {
+	ag := &metav1.APIGroup{Name: g.Name, Versions: make([]metav1.GroupVersionForDiscovery, 0, len(g.Versions))}
+	for _, gv := range g.Versions {
+		ag.Versions = append(ag.Versions, metav1.GroupVersionForDiscovery{
+			GroupVersion: gv.Group + "/" + gv.Version, Version: gv.Version,
+		})
+	}
+	if p := g.PreferredVersion(); p != nil {
+		ag.PreferredVersion = metav1.GroupVersionForDiscovery{GroupVersion: p.Group + "/" + p.Version, Version: p.Version}
+	}
+	return ag
+}
+
+func resourceList(gv *schemas.GroupVersion) *metav1.APIResourceList {
+	l := &metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: gv.Group + "/" + gv.Version,
+		APIResources: make([]metav1.APIResource, 0, len(gv.Resources)),
+	}
+	for _, rv := range gv.Resources {
+		res := rv.Resource
+		l.APIResources = append(l.APIResources, metav1.APIResource{
+			Name:         res.Plural,
+			SingularName: res.Singular,
+			Namespaced:   res.Namespaced(),
+			Kind:         res.Kind,
+			Verbs:        resourceVerbs,
+			ShortNames:   res.ShortNames,
+			Categories:   res.Categories,
+		})
+		if rv.StatusSubresource {
+			l.APIResources = append(l.APIResources, metav1.APIResource{
+				Name:       res.Plural + "/status",
+				Namespaced: res.Namespaced(),
+				Kind:       res.Kind,
+				Verbs:      statusVerbs,
+			})
+		}
+	}
+	return l
+}
+
+func aggregatedList(groups []*schemas.Group) *apidiscoveryv2.APIGroupDiscoveryList {
+	l := &apidiscoveryv2.APIGroupDiscoveryList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
+		Items:    make([]apidiscoveryv2.APIGroupDiscovery, 0, len(groups)),
+	}
+	for _, g := range groups {
+		item := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: g.Name}}
+		for _, gv := range g.Versions {
+			item.Versions = append(item.Versions, aggregatedVersion(gv))
+		}
+		l.Items = append(l.Items, item)
+	}
+	return l
+}
+
+func aggregatedVersion(gv *schemas.GroupVersion) apidiscoveryv2.APIVersionDiscovery {
+	v := apidiscoveryv2.APIVersionDiscovery{Version: gv.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
+	for _, rv := range gv.Resources {
+		res := rv.Resource
+		kind := &metav1.GroupVersionKind{Group: res.Group, Version: rv.Version, Kind: res.Kind}
+		d := apidiscoveryv2.APIResourceDiscovery{
+			Resource:         res.Plural,
+			ResponseKind:     kind,
+			Scope:            apidiscoveryv2.ScopeCluster,
+			SingularResource: res.Singular,
+			Verbs:            resourceVerbs,
+			ShortNames:       res.ShortNames,
+			Categories:       res.Categories,
+		}
+		if res.Namespaced() {
+			d.Scope = apidiscoveryv2.ScopeNamespace
+		}
+		if rv.StatusSubresource {
+			d.Subresources = []apidiscoveryv2.APISubresourceDiscovery{{
+				Subresource: "status", ResponseKind: kind, Verbs: statusVerbs,
+			}}
+		}
+		v.Resources = append(v.Resources, d)
+	}
+	return v
+}

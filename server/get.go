@@ -1,0 +1,23 @@
+package server
+
+import "net/http"
+
+// get serves one object (also through the status subresource), as JSON,
+// YAML or a Table.
+func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) {
+	enc, ok := negotiate(r, true)
+	if !ok {
+		notAcceptable(w)
+		return
+	}
+	obj, err := s.cfg.Store.Get(r.Context(), t.rv, t.namespace, t.name)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if enc.table {
+		s.writeTable(w, r, enc, t.rv, obj, false)
+		return
+	}
+	s.writeObject(w, r, http.StatusOK, enc, obj)
+}

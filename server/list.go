@@ -1,0 +1,33 @@
+package server
+
+import "net/http"
+
+// list serves a <Kind>List of a namespace, of all namespaces, or of a
+// cluster-scoped resource, as JSON, YAML or a Table.
+func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) {
+	q := r.URL.Query()
+	if v := q.Get("watch"); v == "true" || v == "1" {
+		writeStatus(w, methodNotAllowedStatus("watch", t.rv.Resource.GroupResource()))
+		return
+	}
+	enc, ok := negotiate(r, true)
+	if !ok {
+		notAcceptable(w)
+		return
+	}
+	req, err := listRequest(q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	list, err := s.cfg.Store.List(r.Context(), t.rv, t.namespace, req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if enc.table {
+		s.writeTable(w, r, enc, t.rv, list, true)
+		return
+	}
+	s.writeObject(w, r, http.StatusOK, enc, list)
+}

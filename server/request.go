@@ -1,0 +1,137 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// target is what a resource path names.
+type target struct {
+	rv          *schemas.ResourceVersion
+	namespace   string // "" for cluster scope or all namespaces
+	name        string // "" for the collection
+	subresource string // "" or "status"
+}
+
+// serveResource handles every path under /apis/G/V/: the collection,
+// object and subresource paths, namespaced (/namespaces/NS/...) or not.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
+	vars := mux.Vars(r)
+	t, namespaced, ok := resolve(s.cfg.Registry(), vars["group"], vars["version"], vars["rest"])
+	if !ok {
+		writeStatus(w, notFoundStatus())
+		return
+	}
+	if err := t.validate(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.dispatch(w, r, t, namespaced)
+}
+
+// resolve finds what the path after /apis/G/V/ names; ok is false when it
+// names nothing specd serves (404). namespaced says whether the path had
+// the namespaces/NS/ segment.
+func resolve(reg *schemas.Registry, group, version, rest string) (t target, namespaced, ok bool) {
+	var parts [6]string
+	n := 0
+	for rest != "" && n < len(parts) {
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			parts[n], rest = rest, ""
+		} else {
+			parts[n], rest = rest[:i], rest[i+1:]
+		}
+		if parts[n] == "" {
+			return target{}, false, false
+		}
+		n++
+	}
+	seg := parts[:n]
+	if rest != "" {
+		return target{}, false, false
+	}
+	if n >= 3 && seg[0] == "namespaces" {
+		namespaced, t.namespace, seg = true, seg[1], seg[2:]
+	}
+	if len(seg) > 3 {
+		return target{}, false, false
+	}
+	rv := reg.Lookup(group, version, seg[0])
+	if rv == nil {
+		return target{}, false, false
+	}
+	t.rv = rv
+	if len(seg) > 1 {
+		t.name = seg[1]
+	}
+	if len(seg) > 2 {
+		t.subresource = seg[2]
+	}
+	switch {
+	case namespaced && !rv.Resource.Namespaced():
+		return target{}, false, false
+	case !namespaced && rv.Resource.Namespaced() && t.name != "":
+		return target{}, false, false // only the all-namespaces list lives here
+	case t.subresource != "" && (t.subresource != "status" || !rv.StatusSubresource):
+		return target{}, false, false
+	}
+	return t, namespaced, true
+}
+
+// validate checks the namespace and name taken from the path.
+func (t target) validate() error {
+	if t.namespace != "" {
+		if errs := validation.IsDNS1123Label(t.namespace); len(errs) > 0 {
+			return badRequest("invalid namespace %q: %s", t.namespace, strings.Join(errs, "; "))
+		}
+	}
+	if t.name != "" {
+		if errs := path.IsValidPathSegmentName(t.name); len(errs) > 0 {
+			return badRequest("invalid resource name %q: %s", t.name, strings.Join(errs, "; "))
+		}
+	}
+	return nil
+}
+
+// dispatch calls the handler of the method on the target, or answers 405.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, namespaced bool) {
+	switch {
+	case t.subresource != "":
+		if r.Method == http.MethodGet {
+			s.get(w, r, t)
+			return
+		}
+	case t.name != "":
+		switch r.Method {
+		case http.MethodGet:
+			s.get(w, r, t)
+			return
+		case http.MethodPut:
+			s.update(w, r, t)
+			return
+		case http.MethodDelete:
+			s.delete(w, r, t)
+			return
+		case http.MethodPatch:
+			s.patch(w, r, t)
+			return
+		}
+	default:
+		switch {
+		case r.Method == http.MethodGet:
+			s.list(w, r, t)
+			return
+		case r.Method == http.MethodPost && (namespaced || !t.rv.Resource.Namespaced()):
+			s.create(w, r, t)
+			return
+		}
+	}
+	writeStatus(w, methodNotAllowedStatus(r.Method, t.rv.Resource.GroupResource()))
+}

@@ -1,0 +1,114 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/mux"
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// DefaultMaxBodyBytes is the largest request body specd reads, as
+// kube-apiserver's default (3 MiB).
+const DefaultMaxBodyBytes = 3 << 20
+
+// Config is everything the HTTP server needs; cmd/specd fills it.
+type Config struct {
+	// Registry returns the current schema snapshot. Each request calls it
+	// once and uses that one snapshot throughout. Required.
+	Registry func() *schemas.Registry
+	// Store serves the objects. Required.
+	Store ObjectStore
+	// Ready reports whether specd can serve (storage reachable, schemas
+	// loaded); /readyz answers 503 until it is true. Nil means always ready.
+	Ready func() bool
+	// Logger gets one debug line per request and every internal error.
+	// slog.Default() when nil.
+	Logger *slog.Logger
+	// Version is served at /version. GitVersion should be a semantic
+	// version ("v0.1.0"); Major and Minor are derived from it when empty,
+	// and the Go fields are filled from the running binary.
+	Version version.Info
+	// MaxBodyBytes limits request bodies; DefaultMaxBodyBytes when 0.
+	MaxBodyBytes int64
+	// Now is the clock used for Table ages; time.Now when nil.
+	Now func() time.Time
+}
+
+// Server is specd's http.Handler.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	router  *mux.Router
+	handler http.Handler
+	version []byte // the /version document
+	cache   atomic.Pointer[snapshot]
+}
+
+// New returns the HTTP handler of specd.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Ready == nil {
+		cfg.Ready = func() bool { return true }
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger}
+	s.version = versionDocument(cfg.Version)
+	s.router = s.routes()
+	s.handler = s.withLogging(s.router)
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+func (s *Server) routes() *mux.Router {
+	r := mux.NewRouter()
+	// Answer paths as they are sent, as kube-apiserver does: no redirects.
+	r.SkipClean(true)
+	r.NotFoundHandler = http.HandlerFunc(s.notFound)
+	r.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
+
+	r.HandleFunc("/healthz", getOnly(s.healthz))
+	r.HandleFunc("/livez", getOnly(s.healthz))
+	r.HandleFunc("/readyz", getOnly(s.readyz))
+	r.HandleFunc("/version", getOnly(s.serveVersion))
+
+	r.HandleFunc("/api", getOnly(s.serveLegacyAPI))
+	r.HandleFunc("/apis", getOnly(s.serveAPIs))
+	r.HandleFunc("/apis/{group}", getOnly(s.serveGroup))
+	r.HandleFunc("/apis/{group}/{version}", getOnly(s.serveGroupVersion))
+
+	r.HandleFunc("/openapi/v2", getOnly(s.notFound))
+	r.HandleFunc("/openapi/v3", getOnly(s.serveOpenAPIIndex))
+	r.HandleFunc("/openapi/v3/apis/{group}/{version}", getOnly(s.serveOpenAPIGroupVersion))
+
+	// Every resource path, split by serveResource: one pattern keeps
+	// routing cheap on the hot path.
+	r.HandleFunc("/apis/{group}/{version}/{rest:.+}", s.serveResource)
+	return r
+}
+
+// getOnly answers methods other than GET (and HEAD) with 405.
+func getOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeStatus(w, methodNotAllowedStatus(r.Method, ""))
+			return
+		}
+		h(w, r)
+	}
+}

@@ -1,0 +1,62 @@
+package server
+
+import (
+	"encoding/json"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// snapshot holds the documents derived from one registry snapshot
+// (discovery, OpenAPI), encoded once and served as bytes until the registry
+// is swapped.
+type snapshot struct {
+	reg *schemas.Registry
+
+	legacy, legacyAggregated []byte            // /api
+	apis, apisAggregated     []byte            // /apis
+	groups                   map[string][]byte // /apis/G
+	groupVersions            map[string][]byte // /apis/G/V, keyed "G/V"
+
+	openapiIndex []byte
+	openapi      map[string]openapiDoc // keyed "G/V"
+}
+
+// snapshot returns the derived documents of the current registry.
+func (s *Server) snapshot() *snapshot {
+	reg := s.cfg.Registry()
+	if c := s.cache.Load(); c != nil && c.reg == reg {
+		return c
+	}
+	c := newSnapshot(reg)
+	s.cache.Store(c)
+	return c
+}
+
+func newSnapshot(reg *schemas.Registry) *snapshot {
+	c := &snapshot{
+		reg:           reg,
+		groups:        make(map[string][]byte),
+		groupVersions: make(map[string][]byte),
+	}
+	c.legacy = mustJSON(legacyVersions())
+	c.legacyAggregated = mustJSON(aggregatedList(nil))
+	c.apis = mustJSON(groupList(reg))
+	c.apisAggregated = mustJSON(aggregatedList(reg.Groups()))
+	for _, g := range reg.Groups() {
+		c.groups[g.Name] = mustJSON(apiGroup(g))
+		for _, gv := range g.Versions {
+			c.groupVersions[gv.Group+"/"+gv.Version] = mustJSON(resourceList(gv))
+		}
+	}
+	c.openapi, c.openapiIndex = openapiDocs(reg)
+	return c
+}
+
+// mustJSON encodes documents built from plain types, which cannot fail.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("server: encoding a derived document: " + err.Error())
+	}
+	return b
+}

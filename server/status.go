@@ -1,0 +1,81 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// writeError is the one place an error becomes a response: an
+// apierrors.APIStatus is written as its Status with its code; anything else
+// is logged and answered with a 500 InternalError Status.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var api apierrors.APIStatus
+	if errors.As(err, &api) {
+		writeStatus(w, api.Status())
+		return
+	}
+	s.log.ErrorContext(r.Context(), "internal error", slog.String("method", r.Method),
+		slog.String("path", r.URL.Path), slog.Any("err", err))
+	writeStatus(w, apierrors.NewInternalError(err).ErrStatus)
+}
+
+// writeStatus writes st as a v1 Status with st.Code (500 when unset).
+func writeStatus(w http.ResponseWriter, st metav1.Status) {
+	st.Kind, st.APIVersion = "Status", "v1"
+	if st.Status == "" {
+		st.Status = metav1.StatusFailure
+	}
+	code := int(st.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+		if st.Status == metav1.StatusSuccess {
+			code = http.StatusOK
+		}
+		st.Code = int32(code)
+	}
+	body, err := json.Marshal(&st)
+	if err != nil { // a Status always marshals; keep the answer a Status anyway
+		body = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"InternalError","code":500}`)
+		code = http.StatusInternalServerError
+	}
+	writeJSON(w, code, body)
+}
+
+func failure(code int32, reason metav1.StatusReason, message string) metav1.Status {
+	return metav1.Status{Status: metav1.StatusFailure, Code: code, Reason: reason, Message: message}
+}
+
+// notFoundStatus is the answer for a path that names nothing specd serves.
+func notFoundStatus() metav1.Status {
+	return failure(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource")
+}
+
+// methodNotAllowedStatus is the answer for a method a path does not serve;
+// resource is plural.group, or "" outside the resource paths.
+func methodNotAllowedStatus(method, resource string) metav1.Status {
+	st := failure(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource")
+	if resource != "" {
+		st.Message = fmt.Sprintf("%s is not supported on resources of kind %q", strings.ToLower(method), resource)
+	}
+	return st
+}
+
+func (s *Server) notFound(w http.ResponseWriter, _ *http.Request) {
+	writeStatus(w, notFoundStatus())
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	writeStatus(w, methodNotAllowedStatus(r.Method, ""))
+}
+
+func badRequest(format string, args ...any) error {
+	return apierrors.NewBadRequest(fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,23 @@
+package server
+
+import "net/http"
+
+// update serves PUT on an object: 200 and the stored object.
+func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
+	body, enc, ok := s.readWrite(w, r)
+	if !ok {
+		return
+	}
+	opts, err := writeOptions(r.URL.Query(), "UpdateOptions")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.cfg.Store.Update(r.Context(), t.rv, t.namespace, t.name, body, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	addWarnings(w, res.Warnings)
+	s.writeObject(w, r, http.StatusOK, enc, res.Object)
+}
