@@ -3,16 +3,21 @@ package engine
 import (
 	"log/slog"
 	"time"
+
+	"github.com/specd-io/specd/converters"
 )
 
 // Store serves the objects of every resource from one Storage. It holds no
 // schema state: each call names the resource version it serves, taken from
 // the registry snapshot of the request.
 type Store struct {
-	storage Storage
-	prefix  string
-	now     func() time.Time
-	log     *slog.Logger
+	storage   Storage
+	converter converters.Converter
+	prefix    string
+	now       func() time.Time
+	log       *slog.Logger
+	// genName makes a name from generateName; tests replace it.
+	genName func(base string) string
 }
 
 // Options configure a Store.
@@ -22,6 +27,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Converter converts between a resource's versions; converters.None
+	// when nil.
+	Converter converters.Converter
 }
 
 // NewStore returns a Store on storage.
@@ -35,7 +43,11 @@ func NewStore(storage Storage, opts Options) *Store {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Store{storage: storage, prefix: opts.Prefix, now: opts.Now, log: opts.Logger}
+	if opts.Converter == nil {
+		opts.Converter = converters.None{}
+	}
+	return &Store{storage: storage, converter: opts.Converter, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
+		genName: generateName}
 }
 
 // FieldValidation is the fieldValidation query parameter.
@@ -61,7 +73,7 @@ type DeleteOptions struct {
 	ResourceVersion string
 }
 
-// ListOptions are the query parameters of a list the engine understands.
+// ListRequest is the query parameters of a list the engine understands.
 type ListRequest struct {
 	Limit    int64
 	Continue string

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// deleteAttempts bounds the retries of a conditional delete that races
+// with writes.
+const deleteAttempts = 5
+
+// Delete removes an object and answers what kube-apiserver answers for a
+// custom resource: a Status of Success with the object's details.
+func (s *Store) Delete(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, opts DeleteOptions) (Result, error) {
+	r := rv.Resource
+	key := s.objectKey(r, namespace, name)
+	var deleted KeyValue
+	var err error
+	if opts.UID == "" && opts.ResourceVersion == "" && !opts.DryRun {
+		deleted, err = s.storage.Delete(ctx, key, 0)
+	} else {
+		deleted, err = s.deleteChecked(ctx, rv, key, name, opts)
+	}
+	if err != nil {
+		var se apierrors.APIStatus
+		if errors.As(err, &se) {
+			return Result{}, err
+		}
+		return Result{}, storageError(r, name, err)
+	}
+	return Result{Object: deleteStatus(r, name, gjson.GetBytes(deleted.Value, "metadata.uid").String())}, nil
+}
+
+// deleteChecked reads the object, checks the preconditions and deletes
+// exactly the revision it checked (nothing, on a dry run).
+func (s *Store) deleteChecked(ctx context.Context, rv *schemas.ResourceVersion, key, name string, opts DeleteOptions) (KeyValue, error) {
+	for attempt := 1; ; attempt++ {
+		kv, err := s.storage.Get(ctx, key)
+		if err != nil {
+			return KeyValue{}, err
+		}
+		if err := checkDeletePreconditions(rv.Resource, name, kv, opts); err != nil {
+			return KeyValue{}, err
+		}
+		if opts.DryRun {
+			return kv, nil
+		}
+		deleted, err := s.storage.Delete(ctx, key, kv.ModRevision)
+		if errors.Is(err, ErrConflict) && attempt < deleteAttempts {
+			continue
+		}
+		return deleted, err
+	}
+}
+
+// checkDeletePreconditions answers as kube-apiserver does when a delete's
+// uid or resourceVersion precondition does not hold.
+func checkDeletePreconditions(r *schemas.Resource, name string, kv KeyValue, opts DeleteOptions) error {
+	qualified := schema.GroupResource{Group: r.Group, Resource: r.Kind}
+	if opts.UID != "" {
+		if uid := gjson.GetBytes(kv.Value, "metadata.uid").String(); uid != opts.UID {
+			return apierrors.NewConflict(qualified, name, fmt.Errorf(
+				"the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated",
+				opts.UID, uid))
+		}
+	}
+	if opts.ResourceVersion != "" {
+		if current := strconv.FormatInt(kv.ModRevision, 10); current != opts.ResourceVersion {
+			return apierrors.NewConflict(qualified, name, fmt.Errorf(
+				"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified",
+				opts.ResourceVersion, current))
+		}
+	}
+	return nil
+}
+
+// deleteStatus is the Status kube-apiserver answers a delete with.
+func deleteStatus(r *schemas.Resource, name, uid string) []byte {
+	st := metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Details: &metav1.StatusDetails{
+			Name:  name,
+			Group: r.Group,
+			Kind:  r.Plural,
+			UID:   types.UID(uid),
+		},
+	}
+	b, _ := json.Marshal(st) // a Status always encodes
+	return b
+}

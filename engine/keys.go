@@ -1,0 +1,22 @@
+package engine
+
+import "github.com/specd-io/specd/schemas"
+
+// objectKey is where one object is stored:
+// <prefix><group>/<plural>/<namespace>/<name>, or without the namespace
+// segment for cluster-scoped resources.
+func (s *Store) objectKey(r *schemas.Resource, namespace, name string) string {
+	if r.Namespaced() {
+		return s.prefix + r.Group + "/" + r.Plural + "/" + namespace + "/" + name
+	}
+	return s.prefix + r.Group + "/" + r.Plural + "/" + name
+}
+
+// listPrefix is the prefix of every object a list returns. It ends with a
+// slash, so the objects of namespace "a" never include those of "ab".
+func (s *Store) listPrefix(r *schemas.Resource, namespace string) string {
+	if r.Namespaced() && namespace != "" {
+		return s.prefix + r.Group + "/" + r.Plural + "/" + namespace + "/"
+	}
+	return s.prefix + r.Group + "/" + r.Plural + "/"
+}

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+const (
+	// generated names are generateName plus this many random characters,
+	// cut so the result fits a 63-character name, as kube-apiserver does.
+	randomNameLength   = 5
+	maxGeneratedPrefix = 63 - randomNameLength
+)
+
+var metadataPath = field.NewPath("metadata")
+
+// errNamespaceMismatch is kube-apiserver's answer when the body names
+// another namespace than the URL.
+func errNamespaceMismatch() error {
+	return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+}
+
+// setNamespace makes the object's namespace the request's: namespaced
+// objects take the URL's (a different one in the body is a bad request),
+// cluster-scoped objects have none.
+func (req *request) setNamespace(r *schemas.Resource, namespace string) error {
+	if !r.Namespaced() {
+		req.meta.Namespace = ""
+		delete(req.metaMap, "namespace")
+		return nil
+	}
+	if req.meta.Namespace != "" && req.meta.Namespace != namespace {
+		return errNamespaceMismatch()
+	}
+	req.meta.Namespace = namespace
+	req.metaMap["namespace"] = namespace
+	return nil
+}
+
+// generateName returns base plus a random suffix.
+func generateName(base string) string {
+	if len(base) > maxGeneratedPrefix {
+		base = base[:maxGeneratedPrefix]
+	}
+	return base + utilrand.String(randomNameLength)
+}
+
+// prepareCreateMeta sets the metadata the server owns on a new object and
+// validates the metadata. A name is generated from generateName when the
+// body has none.
+func (req *request) prepareCreateMeta(r *schemas.Resource, namespace string, now time.Time, uid string, genName func(string) string) (field.ErrorList, error) {
+	if err := req.setNamespace(r, namespace); err != nil {
+		return nil, err
+	}
+	m, meta := req.metaMap, &req.meta
+	if meta.Name == "" && meta.GenerateName != "" {
+		meta.Name = genName(meta.GenerateName)
+		m["name"] = meta.Name
+	}
+	created := metav1.NewTime(now.UTC().Truncate(time.Second))
+	meta.UID, meta.CreationTimestamp, meta.Generation = typesUID(uid), created, 1
+	meta.ResourceVersion, meta.DeletionTimestamp, meta.DeletionGracePeriodSeconds = "", nil, nil
+	m["uid"] = uid
+	m["creationTimestamp"] = created.Format(time.RFC3339)
+	m["generation"] = int64(1)
+	for _, k := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
+		delete(m, k)
+	}
+	return validation.ValidateObjectMeta(meta, r.Namespaced(), validation.NameIsDNSSubdomain, metadataPath), nil
+}
+
+// stored is what an update keeps of the stored object.
+type stored struct {
+	obj  map[string]any
+	meta metav1.ObjectMeta
+	rev  int64
+}
+
+// prepareUpdateMeta carries the server-owned metadata over from the stored
+// object and validates the change. The generation moves when anything
+// outside metadata (and status, when it is a subresource) changed.
+func (req *request) prepareUpdateMeta(rv *schemas.ResourceVersion, old *stored) field.ErrorList {
+	m, meta := req.metaMap, &req.meta
+	meta.UID, meta.CreationTimestamp = old.meta.UID, old.meta.CreationTimestamp
+	meta.DeletionTimestamp, meta.DeletionGracePeriodSeconds = old.meta.DeletionTimestamp, old.meta.DeletionGracePeriodSeconds
+	for _, k := range []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"} {
+		if v, ok := old.obj["metadata"].(map[string]any)[k]; ok {
+			m[k] = v
+		} else {
+			delete(m, k)
+		}
+	}
+	meta.Generation = old.meta.Generation
+	errs := validation.ValidateObjectMetaUpdate(meta, &old.meta, metadataPath)
+	if specChanged(old.obj, req.obj, rv.StatusSubresource) {
+		meta.Generation++
+	}
+	m["generation"] = meta.Generation
+	delete(m, "resourceVersion")
+	delete(m, "selfLink")
+	return errs
+}
+
+// keepStatus makes the object's status the stored one: with a status
+// subresource the main endpoint cannot change it.
+func keepStatus(obj, old map[string]any) {
+	if s, ok := old["status"]; ok {
+		obj["status"] = s
+	} else {
+		delete(obj, "status")
+	}
+}
+
+// specChanged reports whether anything but metadata (and status, when it is
+// a subresource) differs between two objects of the same version.
+func specChanged(old, obj map[string]any, statusSubresource bool) bool {
+	skip := func(k string) bool {
+		return k == "metadata" || k == "apiVersion" || k == "kind" || (statusSubresource && k == "status")
+	}
+	n := 0
+	for k, v := range obj {
+		if skip(k) {
+			continue
+		}
+		n++
+		ov, ok := old[k]
+		if !ok || !reflect.DeepEqual(ov, v) {
+			return true
+		}
+	}
+	for k := range old {
+		if !skip(k) {
+			n--
+		}
+	}
+	return n != 0
+}
+
+// checkUIDPrecondition rejects an update whose body names another uid.
+func checkUIDPrecondition(r *schemas.Resource, name string, bodyUID, storedUID string) error {
+	if bodyUID == "" || bodyUID == storedUID {
+		return nil
+	}
+	return apierrors.NewConflict(groupResource(r), name,
+		fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", bodyUID, storedUID))
+}

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// appendWithResourceVersion appends obj to dst with
+// metadata.resourceVersion set to rev. Stored objects never carry a
+// resourceVersion, so it is inserted as the first metadata field without
+// decoding or copying the object more than once.
+func appendWithResourceVersion(dst, obj []byte, rev int64) ([]byte, error) {
+	if len(obj) == 0 {
+		return nil, fmt.Errorf("engine: empty object")
+	}
+	md := gjson.GetBytes(obj, "metadata")
+	if !md.IsObject() || md.Index <= 0 {
+		out, err := sjson.SetBytes(obj, "metadata.resourceVersion", strconv.FormatInt(rev, 10))
+		if err != nil {
+			return nil, fmt.Errorf("engine: set resourceVersion: %w", err)
+		}
+		return append(dst, out...), nil
+	}
+	open := md.Index + 1 // just after the metadata object's '{'
+	dst = append(dst, obj[:open]...)
+	dst = append(dst, `"resourceVersion":"`...)
+	dst = strconv.AppendInt(dst, rev, 10)
+	dst = append(dst, '"')
+	if !emptyObject(md.Raw) {
+		dst = append(dst, ',')
+	}
+	return append(dst, obj[open:]...), nil
+}
+
+// toVersion converts stored bytes (in the storage version) to rv's version.
+func (s *Store) toVersion(rv *schemas.ResourceVersion, obj []byte) ([]byte, error) {
+	if rv.Resource.StorageVersion == rv.Version || rv.Resource.StorageVersion == "" {
+		return obj, nil
+	}
+	out, err := s.converter.Convert(obj, rv.APIVersion())
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("engine: convert to %s: %w", rv.APIVersion(), err))
+	}
+	return out, nil
+}
+
+// toStorage converts an object in rv's version to the storage version.
+func (s *Store) toStorage(rv *schemas.ResourceVersion, obj []byte) ([]byte, error) {
+	sv := rv.Resource.StorageVersion
+	if sv == rv.Version || sv == "" {
+		return obj, nil
+	}
+	out, err := s.converter.Convert(obj, rv.Resource.Group+"/"+sv)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("engine: convert to storage version %s: %w", sv, err))
+	}
+	return out, nil
+}
+
+// encode is the one encoding of a prepared object; sizeHint is the size of
+// the body it came from.
+func encode(obj map[string]any, sizeHint int) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, sizeHint+256))
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(obj); err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("engine: encode object: %w", err))
+	}
+	// Encoder.Encode ends with a newline; the stored object does not.
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// emptyObject reports whether raw, a JSON object, has no members.
+func emptyObject(raw string) bool {
+	for i := 1; i < len(raw); i++ {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r':
+		case '}':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// Update replaces an object with body, which must carry the current
+// metadata.resourceVersion.
+func (s *Store) Update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions) (Result, error) {
+	r := rv.Resource
+	req, err := decodeWrite(rv, body, opts.FieldValidation)
+	if err != nil {
+		return Result{}, err
+	}
+	if req.meta.Name != name {
+		return Result{}, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", req.meta.Name, name))
+	}
+	if err := req.setNamespace(r, namespace); err != nil {
+		return Result{}, err
+	}
+	key := s.objectKey(r, namespace, name)
+	kv, err := s.storage.Get(ctx, key)
+	if err != nil {
+		return Result{}, storageError(r, name, err)
+	}
+	obj, st, err := s.prepareUpdate(rv, req, kv)
+	if err != nil {
+		return Result{}, err
+	}
+	rev := kv.ModRevision
+	// An update that changes nothing is not written, as in kube-apiserver.
+	if !opts.DryRun && !bytes.Equal(st, kv.Value) {
+		if rev, err = s.storage.Update(ctx, key, st, kv.ModRevision); err != nil {
+			return Result{}, storageError(r, name, err)
+		}
+	}
+	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, rev)
+	if err != nil {
+		return Result{}, apierrors.NewInternalError(err)
+	}
+	return Result{Object: out, Warnings: req.warnings}, nil
+}
+
+// prepareUpdate checks the request against the stored object kv and
+// returns the new object in the request's version and in the storage
+// version.
+func (s *Store) prepareUpdate(rv *schemas.ResourceVersion, req *request, kv KeyValue) (obj, st []byte, err error) {
+	r, name := rv.Resource, req.meta.Name
+	if err := checkResourceVersion(r, name, req.meta.ResourceVersion, kv.ModRevision); err != nil {
+		return nil, nil, err
+	}
+	old, err := s.decodeStored(rv, kv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkUIDPrecondition(r, name, string(req.meta.UID), string(old.meta.UID)); err != nil {
+		return nil, nil, err
+	}
+	if rv.StatusSubresource {
+		keepStatus(req.obj, old.obj)
+	}
+	if rv.Schema != nil {
+		rv.Schema.Default(req.obj)
+	}
+	errs := req.prepareUpdateMeta(rv, old)
+	if rv.Schema != nil {
+		errs = append(errs, rv.Schema.Validate(req.obj)...)
+	}
+	if len(errs) > 0 {
+		return nil, nil, apierrors.NewInvalid(groupKind(r), name, errs)
+	}
+	if obj, err = encode(req.obj, len(kv.Value)); err != nil {
+		return nil, nil, err
+	}
+	if st, err = s.toStorage(rv, obj); err != nil {
+		return nil, nil, err
+	}
+	return obj, st, nil
+}
+
+// checkResourceVersion requires the body's resourceVersion and that it is
+// the stored one.
+func checkResourceVersion(r *schemas.Resource, name, bodyRV string, storedRev int64) error {
+	// kube-apiserver names the resource, not the kind, in this Invalid.
+	qualified := schema.GroupKind{Group: r.Group, Kind: r.Plural}
+	path := field.NewPath("metadata", "resourceVersion")
+	if bodyRV == "" {
+		return apierrors.NewInvalid(qualified, name, field.ErrorList{field.Invalid(path, int64(0), "must be specified for an update")})
+	}
+	rev, err := strconv.ParseInt(bodyRV, 10, 64)
+	if err != nil || rev <= 0 {
+		return apierrors.NewInvalid(qualified, name, field.ErrorList{field.Invalid(path, bodyRV, "must be a positive integer")})
+	}
+	if rev != storedRev {
+		return apierrors.NewConflict(groupResource(r), name, errModified)
+	}
+	return nil
+}
+
+// decodeStored decodes a stored object, in rv's version, for an update.
+func (s *Store) decodeStored(rv *schemas.ResourceVersion, kv KeyValue) (*stored, error) {
+	b, err := s.toVersion(rv, kv.Value)
+	if err != nil {
+		return nil, err
+	}
+	old := &stored{rev: kv.ModRevision}
+	if old.obj, _, err = decodeObject(b); err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("engine: decode stored %s: %w", kv.Key, err))
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts([]byte(gjson.GetBytes(b, "metadata").Raw), &old.meta); err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("engine: decode stored metadata %s: %w", kv.Key, err))
+	}
+	if _, ok := old.obj["metadata"].(map[string]any); !ok {
+		return nil, apierrors.NewInternalError(fmt.Errorf("engine: stored %s has no metadata", kv.Key))
+	}
+	old.meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
+	return old, nil
+}
