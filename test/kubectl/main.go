@@ -4,13 +4,12 @@
 package main
 
 import (
+	"os"
+
 	"k8s.io/component-base/cli"
 	"k8s.io/kubectl/pkg/cmd"
 )
 
 func main() {
-	command := cmd.NewDefaultKubectlCommand()
-	code := cli.Run(command)
-	// cli.Run returns the exit code; kubectl exits with it.
-	exit(code)
+	os.Exit(cli.Run(cmd.NewDefaultKubectlCommand()))
 }

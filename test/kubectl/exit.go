@@ -1,5 +1,0 @@
-package main
-
-import "os"
-
-func exit(code int) { os.Exit(code) }
