@@ -1,0 +1,261 @@
+package structural
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	yamlutil "k8s.io/apimachinery/pkg/util/yaml"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// corpusDir is shared/crds beside the repository (see shared/crds/README.md).
+const corpusDir = "../../../shared/crds"
+
+// corpusExceptions are corpus objects kube-apiserver rejects for a reason
+// this package does not check: a CEL rule (x-kubernetes-validations, not
+// evaluated yet) or ObjectMeta validation (done by the engine). Keyed by
+// "<project>/<dir>/<file>#<doc>".
+var corpusExceptions = map[string]string{
+	"crossplane/invalid-examples/protection__usage__standalone-namespaced__ref-without-by-cross-namespace-invalid__usage.yaml#0":      "CEL rule on Usage.spec (cross-namespace resourceRef requires spec.by)",
+	"crossplane/invalid-examples/protection__usage__standalone-namespaced__selector-without-by-cross-namespace-invalid__usage.yaml#0": "CEL rule on Usage.spec (cross-namespace resourceSelector requires spec.by)",
+}
+
+type crdVersion struct {
+	crd    string
+	schema *Schema
+}
+
+type crdDoc struct {
+	Spec struct {
+		Group string `json:"group"`
+		Names struct {
+			Kind string `json:"kind"`
+		} `json:"names"`
+		Versions []struct {
+			Name   string `json:"name"`
+			Schema struct {
+				OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
+			} `json:"schema"`
+		} `json:"versions"`
+	} `json:"spec"`
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+}
+
+// yamlDocs splits a multi-document YAML file and converts each document to
+// JSON, skipping empty documents.
+func yamlDocs(t *testing.T, file string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := yamlutil.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var out [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+			continue
+		}
+		j, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if string(j) == "null" {
+			continue
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+var commentLine = regexp.MustCompile(`(?m)^\s*#.*$`)
+
+func stripComments(b []byte) []byte { return commentLine.ReplaceAll(b, nil) }
+
+// loadCorpusCRDs compiles every CRD version of a project, keyed by
+// "apiVersion/kind".
+func loadCorpusCRDs(t *testing.T, project string) (map[string]crdVersion, int) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(corpusDir, project, "crds", "*.yaml"))
+	out := map[string]crdVersion{}
+	n := 0
+	for _, f := range files {
+		for _, doc := range yamlDocs(t, f) {
+			var crd crdDoc
+			if err := json.Unmarshal(doc, &crd); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			for _, v := range crd.Spec.Versions {
+				n++
+				var sch openapi3.Schema
+				if err := json.Unmarshal(v.Schema.OpenAPIV3Schema, &sch); err != nil {
+					t.Errorf("%s %s: unmarshal schema: %v", crd.Metadata.Name, v.Name, err)
+					continue
+				}
+				s, errs := Compile(&sch)
+				if len(errs) > 0 {
+					t.Errorf("%s %s: %d compile errors, first: %v", crd.Metadata.Name, v.Name, len(errs), errs[0])
+					continue
+				}
+				out[crd.Spec.Group+"/"+v.Name+"/"+crd.Spec.Names.Kind] = crdVersion{crd: crd.Metadata.Name + " " + v.Name, schema: s}
+			}
+		}
+	}
+	return out, n
+}
+
+// recordedErrors reads the kube-apiserver errors recorded in SOURCE.txt for
+// rejected examples: "rejected-examples/<file>" -> doc -> errors.
+func recordedErrors(t *testing.T, project string) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpusDir, project, "SOURCE.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	cur := ""
+	re := regexp.MustCompile(`^\s+error: doc (\d+) \([^)]*\): (.*)$`)
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "rejected-examples/") {
+			cur = strings.Fields(strings.TrimSpace(line))[0]
+			continue
+		}
+		if m := re.FindStringSubmatch(line); m != nil && cur != "" {
+			key := cur + "#" + m[1]
+			out[key] = append(out[key], m[2])
+		}
+	}
+	return out
+}
+
+func TestCorpus(t *testing.T) {
+	if _, err := os.Stat(corpusDir); err != nil {
+		t.Fatalf("CRD corpus missing (expected shared/crds beside the repository): %v", err)
+	}
+	projects, _ := filepath.Glob(filepath.Join(corpusDir, "*", "crds"))
+	if len(projects) == 0 {
+		t.Fatal("no projects in the CRD corpus")
+	}
+	versions, accepted, rejected, exact := 0, 0, 0, 0
+	usedExceptions := map[string]bool{}
+	for _, dir := range projects {
+		project := filepath.Base(filepath.Dir(dir))
+		t.Run(project, func(t *testing.T) {
+			crds, n := loadCorpusCRDs(t, project)
+			versions += n
+			recorded := recordedErrors(t, project)
+			for _, sub := range []string{"examples", "invalid-examples", "rejected-examples"} {
+				files, _ := filepath.Glob(filepath.Join(corpusDir, project, sub, "*.yaml"))
+				for _, f := range files {
+					for i, doc := range yamlDocs(t, f) {
+						key := project + "/" + sub + "/" + filepath.Base(f) + "#" + itoa(i)
+						var obj map[string]any
+						if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, &obj); err != nil {
+							t.Fatalf("%s: %v", key, err)
+						}
+						av, _ := obj["apiVersion"].(string)
+						kind, _ := obj["kind"].(string)
+						cv, ok := crds[av+"/"+kind]
+						if !ok {
+							t.Errorf("%s: no CRD for %s %s", key, av, kind)
+							continue
+						}
+						cv.schema.Prune(obj)
+						cv.schema.Default(obj)
+						errs := errorStrings(cv.schema.Validate(obj))
+						if sub == "examples" {
+							accepted++
+							if len(errs) > 0 {
+								t.Errorf("%s (%s): want accepted, got:\n%s", key, cv.crd, joinLines(errs))
+							}
+							continue
+						}
+						rejected++
+						if reason, ok := corpusExceptions[key]; ok {
+							usedExceptions[key] = true
+							if len(errs) > 0 {
+								t.Errorf("%s is listed as an exception (%s) but is rejected: %v", key, reason, errs)
+							}
+							continue
+						}
+						if len(errs) == 0 {
+							t.Errorf("%s (%s): want rejected, got no errors", key, cv.crd)
+							continue
+						}
+						want := recorded[sub+"/"+filepath.Base(f)+"#"+itoa(i)]
+						if len(want) == 0 {
+							continue
+						}
+						got := make([]string, len(errs))
+						for j, e := range errs {
+							got[j] = e[strings.Index(e, " ")+1:]
+						}
+						sort.Strings(got)
+						sort.Strings(want)
+						exact++
+						if joinLines(got) != joinLines(want) {
+							t.Errorf("%s: errors differ from kube-apiserver's\ngot:\n%s\nwant:\n%s", key, joinLines(got), joinLines(want))
+						}
+					}
+				}
+			}
+		})
+	}
+	for key := range corpusExceptions {
+		if !usedExceptions[key] {
+			t.Errorf("exception %s matched no corpus object", key)
+		}
+	}
+	t.Logf("%d CRD versions compiled, %d objects accepted, %d rejected (%d compared with kube-apiserver's recorded errors)",
+		versions, accepted, rejected, exact)
+	if exact != 7 {
+		t.Errorf("compared %d rejected objects with their recorded errors, the corpus records 7", exact)
+	}
+	if versions != 193 {
+		t.Errorf("compiled %d CRD versions, the corpus has 193", versions)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// The prometheus-operator alertmanagerconfigs CRD has an unquoted "=" in an
+// enum; Kubernetes (and sigs.k8s.io/yaml) read it as the string "=".
+func TestCorpusEqualsSignEnum(t *testing.T) {
+	crds, _ := loadCorpusCRDs(t, "prometheus-operator")
+	cv, ok := crds["monitoring.coreos.com/v1alpha1/AlertmanagerConfig"]
+	if !ok {
+		t.Fatal("AlertmanagerConfig v1alpha1 not in the corpus")
+	}
+	obj := func(op string) map[string]any {
+		return object(t, `{"apiVersion":"monitoring.coreos.com/v1alpha1","kind":"AlertmanagerConfig","metadata":{"name":"a"},
+			"spec":{"inhibitRules":[{"sourceMatch":[{"name":"severity","value":"critical","matchType":"`+op+`"}]}]}}`)
+	}
+	if errs := cv.schema.Validate(obj("=")); len(errs) > 0 {
+		t.Errorf(`matchType "=": %v`, errs)
+	}
+	got := joinLines(errorStrings(cv.schema.Validate(obj("=="))))
+	want := `FieldValueNotSupported spec.inhibitRules[0].sourceMatch[0].matchType: Unsupported value: "==": supported values: "!=", "=", "=~", "!~"`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
