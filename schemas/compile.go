@@ -9,8 +9,8 @@ import (
 	"github.com/specd-io/specd/schemas/structural"
 )
 
-// compileSchema compiles a resource's schema (at pointer at in the file)
-// and reports the compiler's problems at their place in the file.
+// compileSchema compiles a resource's schema (at pointer at in the file,
+// already without the x-specd-* extensions) and reports the compiler's problems at their place in the file.
 func compileSchema(d decoder, at string, s *openapi3.Schema) *structural.Schema {
 	if cycles := findCycles(at, s); len(cycles) > 0 {
 		for _, c := range cycles {
@@ -18,7 +18,7 @@ func compileSchema(d decoder, at string, s *openapi3.Schema) *structural.Schema 
 		}
 		return nil
 	}
-	compiled, errs := structural.Compile(withoutSpecdExtensions(s))
+	compiled, errs := structural.Compile(s)
 	for _, e := range errs {
 		d.probs.add(d.file, filePointer(at, s, e.Pointer), "%s", e.Message)
 	}

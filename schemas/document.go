@@ -178,7 +178,7 @@ func decodeResources(d decoder, doc *openapi3.T, compile bool) []*resourceDecl {
 			continue
 		}
 		if compile {
-			r.rv.Schema = compileSchema(d, r.pointer, ref.Value)
+			r.rv.Schema = compileSchema(d, r.pointer, r.rv.OpenAPI)
 		}
 		out = append(out, r)
 	}

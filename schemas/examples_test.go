@@ -62,6 +62,12 @@ func TestLoadExamples(t *testing.T) {
 	if rv.Pointer != "/components/schemas/Widget" || rv.APIVersion() != "shop.example.com/v1" || rv.Resource.StorageVersion != "v1" {
 		t.Errorf("widgets: pointer %q, apiVersion %q, storage %q", rv.Pointer, rv.APIVersion(), rv.Resource.StorageVersion)
 	}
+	// The loader's own extensions are not part of the published schema.
+	for k := range rv.OpenAPI.Extensions {
+		if strings.HasPrefix(k, "x-specd") {
+			t.Errorf("OpenAPI schema keeps the loader's extension %s", k)
+		}
+	}
 	wantCol := PrinterColumn{Name: "Warehouse", Type: "string", JSONPath: ".spec.warehouse", Description: "The warehouse that stocks the widget.", Priority: 1}
 	if got := rv.PrinterColumns[3]; got != wantCol {
 		t.Errorf("column 3 = %+v, want %+v", got, wantCol)

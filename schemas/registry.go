@@ -74,8 +74,8 @@ type ResourceVersion struct {
 	// are implied and handled by the engine.
 	Schema *structural.Schema
 	// OpenAPI is the schema as written, with $refs resolved (Ref fields
-	// keep their targets' names), for publishing OpenAPI. Treat it as
-	// read-only.
+	// keep their targets' names) and without the loader's x-specd-*
+	// extensions, for publishing OpenAPI. Treat it as read-only.
 	OpenAPI *openapi3.Schema
 }
 

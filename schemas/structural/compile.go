@@ -110,7 +110,9 @@ func (c *compiler) compileStructure(n *node, s *openapi3.Schema, ptr string) {
 		}
 		sort.Strings(names) // errors come in a stable order
 		for _, name := range names {
-			if p := c.compileRef(s.Properties[name], pointerJoin(ptr, "properties", name)); p != nil {
+			pptr := pointerJoin(ptr, "properties", name)
+			if p := c.compileRef(s.Properties[name], pptr); p != nil {
+				c.requireType(p, s.Properties[name].Value, pptr, "object fields")
 				n.props[name] = p
 				n.propNames = append(n.propNames, name)
 			}
@@ -118,12 +120,18 @@ func (c *compiler) compileStructure(n *node, s *openapi3.Schema, ptr string) {
 	}
 	ap := s.AdditionalProperties
 	if ap.Schema != nil {
-		n.additional = c.compileRef(ap.Schema, pointerJoin(ptr, "additionalProperties"))
+		aptr := pointerJoin(ptr, "additionalProperties")
+		if n.additional = c.compileRef(ap.Schema, aptr); n.additional != nil {
+			c.requireType(n.additional, ap.Schema.Value, aptr, "object fields")
+		}
 	} else if ap.Has != nil {
 		n.noAdditional, n.anyAdditional = !*ap.Has, *ap.Has
 	}
 	if s.Items != nil {
-		n.items = c.compileRef(s.Items, pointerJoin(ptr, "items"))
+		iptr := pointerJoin(ptr, "items")
+		if n.items = c.compileRef(s.Items, iptr); n.items != nil {
+			c.requireType(n.items, s.Items.Value, iptr, "array items")
+		}
 	} else if n.types&tArray != 0 {
 		c.errorf(pointerJoin(ptr, "items"), "must be specified for type array")
 	}
@@ -135,6 +143,16 @@ func (c *compiler) compileStructure(n *node, s *openapi3.Schema, ptr string) {
 		} else {
 			n.hasDefault, n.def = true, v
 		}
+	}
+}
+
+// requireType enforces the structural-schema rule kube-apiserver applies to
+// a CRD: every field and array item says its type, unless it is
+// int-or-string or keeps unknown fields. Without it pruning and validation
+// would have to guess what the field holds.
+func (c *compiler) requireType(child *node, s *openapi3.Schema, ptr, what string) {
+	if len(s.Type.Slice()) == 0 && child.types == 0 && !child.preserveUnknown {
+		c.errorf(pointerJoin(ptr, "type"), "must not be empty for specified %s", what)
 	}
 }
 

@@ -30,6 +30,18 @@ func TestCompileErrors(t *testing.T) {
 				"/properties/d~1e/pattern: invalid regular expression",
 			},
 		},
+		"fields and items need a type": {
+			schema: `{"type":"object","properties":{"a":{"description":"no type"},
+				"l":{"type":"array","items":{"minLength":1}},
+				"m":{"type":"object","additionalProperties":{"description":"no type"}},
+				"ok1":{"x-kubernetes-int-or-string":true},"ok2":{"x-kubernetes-preserve-unknown-fields":true},
+				"ok3":{"type":"string","allOf":[{"minLength":1}]}}}`,
+			want: []string{
+				"/properties/a/type: must not be empty for specified object fields",
+				"/properties/l/items/type: must not be empty for specified array items",
+				"/properties/m/additionalProperties/type: must not be empty for specified object fields",
+			},
+		},
 		"list-type map needs keys": {
 			schema: `{"type":"object","properties":{"l":{"type":"array","x-kubernetes-list-type":"map","items":{"type":"object"}}}}`,
 			want:   []string{"/properties/l/x-kubernetes-list-map-keys: must not be empty if x-kubernetes-list-type is \"map\""},
