@@ -35,8 +35,14 @@ func parseFile(file string, data []byte, probs *problems) *fileDecl {
 	loader.IsExternalRefsAllowed = false
 	doc, err := loader.LoadFromData(data)
 	if err != nil {
-		reportLoadError(file, data, err, probs)
-		return nil
+		repaired := reportLoadError(file, data, err, probs)
+		if repaired == nil {
+			return nil
+		}
+		// The wrong values are reported; check the rest of the file.
+		if doc, err = loader.LoadFromData(repaired); err != nil {
+			return nil
+		}
 	}
 	fd := &fileDecl{file: file}
 	validOpenAPI := checkDocument(file, doc, probs)

@@ -148,22 +148,38 @@ func firstLine(msg string) string {
 }
 
 // reportLoadError explains why kin-openapi could not load a file: a syntax
-// error, or every $ref that does not resolve, or else its own message.
-func reportLoadError(file string, data []byte, err error, probs *problems) {
+// error, every $ref that does not resolve, every value of the wrong shape,
+// or else its own message. When only values of the wrong shape were
+// wrong, it returns the document without them, so that the caller can load
+// the rest and report its problems too.
+func reportLoadError(file string, data []byte, err error, probs *problems) (repaired []byte) {
 	raw, msg := parseRaw(file, data)
 	if msg != "" {
 		probs.add(file, "", "%s", msg)
-		return
+		return nil
 	}
 	if _, ok := raw.(map[string]any); !ok {
 		probs.add(file, "", "must be an OpenAPI document (an object with openapi, info, x-specd and components), not %s", jsonType(raw))
-		return
+		return nil
 	}
 	before := len(probs.list)
 	checkRefs(file, raw, raw, "", probs)
-	if len(probs.list) == before {
-		probs.add(file, "", "invalid OpenAPI document: %s", cleanLoadError(err))
+	if len(probs.list) > before {
+		return nil
 	}
+	bad := locateUnmarshalErrors(raw)
+	if len(bad) == 0 {
+		probs.add(file, "", "invalid OpenAPI document: %s", cleanLoadError(err))
+		return nil
+	}
+	for _, b := range bad {
+		probs.add(file, b.pointer(), "%s", b.message)
+	}
+	repaired, err = withoutValues(raw, bad)
+	if err != nil {
+		return nil
+	}
+	return repaired
 }
 
 // parseRaw decodes a file as JSON (.json) or YAML; on failure it returns a

@@ -101,7 +101,21 @@ func TestLoadProblems(t *testing.T) {
 		},
 		"wrong type for an OpenAPI field": {
 			files: map[string]string{"a.yaml": gv("a.example.com", "v1", "Widget: {type: 5}")},
-			want:  []want{{"a.yaml", "", "invalid OpenAPI document: cannot unmarshal number"}},
+			want: []want{
+				{"a.yaml", "/components/schemas/Widget/type", "cannot unmarshal number into field Schema.type of type string"},
+				{"a.yaml", "/components/schemas", "declares no resource"},
+			},
+		},
+		"values of the wrong shape are located, and the rest is still checked": {
+			files: map[string]string{"a.yaml": gv("Bad_Group", "v1",
+				"Widget:\n  type: object\n  x-specd-resource: {}\n  properties:\n"+
+					`    spec: {type: object, properties: {size: {type: integer, minimum: "x"}, tags: {type: array, items: {type: string}, enum: 3}}}`)},
+			want: []want{
+				{"a.yaml", "/components/schemas/Widget/properties/spec/properties/size/minimum", "cannot unmarshal string into field Schema.minimum of type float64"},
+				{"a.yaml", "/components/schemas/Widget/properties/spec/properties/tags/enum", "cannot unmarshal number"},
+				{"a.yaml", "/x-specd/group", `group "Bad_Group": a lowercase RFC 1123 subdomain`},
+				{"a.yaml", "/x-specd/group", `group "Bad_Group": should be a domain with at least one dot`},
+			},
 		},
 		"two yaml documents": {
 			files: map[string]string{"a.yaml": "---\n" + gv("a.example.com", "v1", widget("Widget", "{}")) + "---\n" + gv("a.example.com", "v2", widget("Widget", "{}"))},
