@@ -1,0 +1,16 @@
+// Package e2e holds specd's acceptance tests: they build the specd binary
+// and a pinned kubectl (test/kubectl), start `specd serve` on free loopback
+// ports with embedded or external etcd, and drive it the way users do — with
+// kubectl, client-go and plain HTTP.
+//
+// Run them with
+//
+//	go test ./test/e2e/
+//
+// TestMain builds both binaries into a temporary directory unless the
+// environment points at prebuilt ones:
+//
+//	SPECD_BIN=bin/specd KUBECTL=bin/kubectl go test ./test/e2e/
+//
+// The tests only ever talk to 127.0.0.1, and every wait is bounded.
+package e2e

@@ -1,0 +1,150 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+)
+
+// TestExternalEtcd runs specd against an etcd it did not start: objects
+// land in that etcd, and a second specd on the same etcd (a replica) sees
+// them.
+func TestExternalEtcd(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	endpoints := startEtcd(t)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() }) // before etcd's Close: cleanups run last first
+
+	s := startSpecd(t, specdOptions{EtcdServers: endpoints})
+	dyn := dynamicClient(t, s)
+	created, err := dyn.Resource(widgets.GVR()).Namespace("default").Create(ctx,
+		&unstructured.Unstructured{Object: widgetObject("default", "in-etcd")}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	wh, err := dyn.Resource(warehouses.GVR()).Create(ctx,
+		&unstructured.Unstructured{Object: warehouseObject("wh-in-etcd")}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create warehouse: %v", err)
+	}
+
+	for _, obj := range []*unstructured.Unstructured{created, wh} {
+		key, stored := findInEtcd(t, cli, string(obj.GetUID()))
+		if key == "" {
+			t.Errorf("no key in etcd holds %s %s (uid %s)", obj.GetKind(), obj.GetName(), obj.GetUID())
+			continue
+		}
+		t.Logf("%s %s is stored under %s", obj.GetKind(), obj.GetName(), key)
+		if !strings.Contains(key, obj.GetName()) {
+			t.Errorf("key %q does not name the object %q", key, obj.GetName())
+		}
+		if path(stored, "metadata", "name") != obj.GetName() || path(stored, "kind") != obj.GetKind() {
+			t.Errorf("stored value under %s: %v", key, stored)
+		}
+	}
+	// specd was told where etcd is: it must not have started its own.
+	if _, err := os.Stat(filepath.Join(s.DataDir, "member")); err == nil {
+		t.Errorf("specd started an embedded etcd in %s although --etcd-servers was given", s.DataDir)
+	}
+
+	// A second specd on the same etcd serves the same objects.
+	replica := startSpecd(t, specdOptions{EtcdServers: endpoints})
+	dyn2 := dynamicClient(t, replica)
+	got, err := dyn2.Resource(widgets.GVR()).Namespace("default").Get(ctx, "in-etcd", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get through the replica: %v", err)
+	}
+	if got.GetUID() != created.GetUID() || got.GetResourceVersion() != created.GetResourceVersion() {
+		t.Errorf("replica answered uid %s rv %s, want %s %s", got.GetUID(), got.GetResourceVersion(), created.GetUID(), created.GetResourceVersion())
+	}
+	if err := dyn2.Resource(widgets.GVR()).Namespace("default").Delete(ctx, "in-etcd", metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete through the replica: %v", err)
+	}
+	if _, err := dyn.Resource(widgets.GVR()).Namespace("default").Get(ctx, "in-etcd", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get through the first specd after the replica deleted: %v, want NotFound", err)
+	}
+	if key, _ := findInEtcd(t, cli, string(created.GetUID())); key != "" {
+		t.Errorf("deleted widget still in etcd under %s", key)
+	}
+}
+
+// findInEtcd scans every key in etcd for the JSON object with the given
+// uid; it returns its key and value, or "" if none has it.
+func findInEtcd(t *testing.T, cli *clientv3.Client, uid string) (string, map[string]any) {
+	t.Helper()
+	ctx := testContext(t, 10*time.Second)
+	resp, err := cli.Get(ctx, "", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatalf("read etcd: %v", err)
+	}
+	for _, kv := range resp.Kvs {
+		var obj map[string]any
+		if json.Unmarshal(kv.Value, &obj) != nil {
+			continue
+		}
+		if path(obj, "metadata", "uid") == uid {
+			return string(kv.Key), obj
+		}
+	}
+	return "", nil
+}
+
+// startEtcd starts a single-member etcd inside the test process on free
+// loopback ports, with a data directory of the test's, and stops it when
+// the test ends. It returns the client URLs.
+func startEtcd(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := embed.NewConfig()
+	cfg.Name = "e2e"
+	cfg.Dir = filepath.Join(dir, "data")
+	client, peer := loopbackURL(t), loopbackURL(t)
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.TickMs, cfg.ElectionMs, cfg.UnsafeNoFsync = 10, 100, true
+	cfg.LogLevel = "warn"
+	logFile := filepath.Join(dir, "etcd.log")
+	cfg.LogOutputs = []string{logFile}
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		t.Fatalf("start etcd: %v", err)
+	}
+	var once sync.Once
+	stop := func() { once.Do(e.Close) }
+	t.Cleanup(func() {
+		stop()
+		if t.Failed() {
+			log, _ := os.ReadFile(logFile)
+			t.Logf("--- etcd log ---\n%s", log)
+		}
+	})
+	select {
+	case <-e.Server.ReadyNotify():
+	case err := <-e.Err():
+		t.Fatalf("etcd: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("etcd not ready after 30s")
+	}
+	return []string{client.String()}
+}
+
+func loopbackURL(t *testing.T) url.URL {
+	return url.URL{Scheme: "http", Host: freeAddr(t)}
+}
