@@ -120,6 +120,17 @@ func keepStatus(obj, old map[string]any) {
 	}
 }
 
+// withStatusOf is the stored object old with the status of obj: what a
+// write to the status subresource may change.
+func withStatusOf(old, obj map[string]any) map[string]any {
+	out := make(map[string]any, len(old)+1)
+	for k, v := range old {
+		out[k] = v
+	}
+	keepStatus(out, obj)
+	return out
+}
+
 // specChanged reports whether anything but metadata (and status, when it is
 // a subresource) differs between two objects of the same version.
 func specChanged(old, obj map[string]any, statusSubresource bool) bool {

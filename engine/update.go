@@ -18,6 +18,21 @@ import (
 // Update replaces an object with body, which must carry the current
 // metadata.resourceVersion.
 func (s *Store) Update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions) (Result, error) {
+	return s.update(ctx, rv, namespace, name, body, opts, false)
+}
+
+// UpdateStatus replaces the status of an object whose resource has a status
+// subresource, and nothing else: spec and metadata stay as stored, and the
+// generation does not move. body must carry the current
+// metadata.resourceVersion.
+func (s *Store) UpdateStatus(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions) (Result, error) {
+	if !rv.StatusSubresource {
+		return Result{}, apierrors.NewNotFound(groupResource(rv.Resource), name)
+	}
+	return s.update(ctx, rv, namespace, name, body, opts, true)
+}
+
+func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions, status bool) (Result, error) {
 	r := rv.Resource
 	req, err := decodeWrite(rv, body, opts.FieldValidation)
 	if err != nil {
@@ -34,7 +49,7 @@ func (s *Store) Update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 	if err != nil {
 		return Result{}, storageError(r, name, err)
 	}
-	obj, st, err := s.prepareUpdate(rv, req, kv)
+	obj, st, err := s.prepareUpdate(rv, req, kv, status)
 	if err != nil {
 		return Result{}, err
 	}
@@ -54,8 +69,8 @@ func (s *Store) Update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 
 // prepareUpdate checks the request against the stored object kv and
 // returns the new object in the request's version and in the storage
-// version.
-func (s *Store) prepareUpdate(rv *schemas.ResourceVersion, req *request, kv KeyValue) (obj, st []byte, err error) {
+// version. A status update takes only the status from the request.
+func (s *Store) prepareUpdate(rv *schemas.ResourceVersion, req *request, kv KeyValue, status bool) (obj, st []byte, err error) {
 	r, name := rv.Resource, req.meta.Name
 	if err := checkResourceVersion(r, name, req.meta.ResourceVersion, kv.ModRevision); err != nil {
 		return nil, nil, err
@@ -67,13 +82,21 @@ func (s *Store) prepareUpdate(rv *schemas.ResourceVersion, req *request, kv KeyV
 	if err := checkUIDPrecondition(r, name, string(req.meta.UID), string(old.meta.UID)); err != nil {
 		return nil, nil, err
 	}
-	if rv.StatusSubresource {
-		keepStatus(req.obj, old.obj)
+	var errs field.ErrorList
+	if status {
+		req.obj = withStatusOf(old.obj, req.obj)
+		if rv.Schema != nil {
+			rv.Schema.Default(req.obj)
+		}
+	} else {
+		if rv.StatusSubresource {
+			keepStatus(req.obj, old.obj)
+		}
+		if rv.Schema != nil {
+			rv.Schema.Default(req.obj)
+		}
+		errs = req.prepareUpdateMeta(rv, old)
 	}
-	if rv.Schema != nil {
-		rv.Schema.Default(req.obj)
-	}
-	errs := req.prepareUpdateMeta(rv, old)
 	if rv.Schema != nil {
 		errs = append(errs, rv.Schema.Validate(req.obj)...)
 	}

@@ -38,7 +38,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 			{"name":"books","singularName":"book","namespaced":true,"kind":"Book","verbs":["create","delete","get","list","update"]},
 			{"name":"warehouses","singularName":"warehouse","namespaced":false,"kind":"Warehouse","verbs":["create","delete","get","list","update"]},
 			{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget","verbs":["create","delete","get","list","update"],"shortNames":["wd"],"categories":["shop"]},
-			{"name":"widgets/status","singularName":"","namespaced":true,"kind":"Widget","verbs":["get"]}]}`},
+			{"name":"widgets/status","singularName":"","namespaced":true,"kind":"Widget","verbs":["get","update"]}]}`},
 		"/apis aggregated": {path: "/apis", accept: kubectlDiscoveryAccept, contentType: contentTypeAggregated, want: `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[
 			{"metadata":{"name":"library.example.com"},"versions":[
 				{"version":"v1","resources":[{"resource":"books","responseKind":{"group":"library.example.com","version":"v1","kind":"Book"},"scope":"Namespaced","singularResource":"book","verbs":["create","delete","get","list","update"],"shortNames":["bk"]}],"freshness":"Current"},
@@ -47,7 +47,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 				{"resource":"books","responseKind":{"group":"shop.example.com","version":"v1","kind":"Book"},"scope":"Namespaced","singularResource":"book","verbs":["create","delete","get","list","update"]},
 				{"resource":"warehouses","responseKind":{"group":"shop.example.com","version":"v1","kind":"Warehouse"},"scope":"Cluster","singularResource":"warehouse","verbs":["create","delete","get","list","update"]},
 				{"resource":"widgets","responseKind":{"group":"shop.example.com","version":"v1","kind":"Widget"},"scope":"Namespaced","singularResource":"widget","verbs":["create","delete","get","list","update"],"shortNames":["wd"],"categories":["shop"],
-				 "subresources":[{"subresource":"status","responseKind":{"group":"shop.example.com","version":"v1","kind":"Widget"},"verbs":["get"]}]}],
+				 "subresources":[{"subresource":"status","responseKind":{"group":"shop.example.com","version":"v1","kind":"Widget"},"verbs":["get","update"]}]}],
 				"freshness":"Current"}]}]}`},
 		"/apis plain json first": {path: "/apis", accept: "application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", contentType: "application/json"},
 	}

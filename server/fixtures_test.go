@@ -203,6 +203,10 @@ func (f *fakeStore) Update(_ context.Context, rv *schemas.ResourceVersion, ns, n
 	return engine.Result{Object: []byte(f.put(rv, ns, string(body))), Warnings: f.warnings}, nil
 }
 
+func (f *fakeStore) UpdateStatus(ctx context.Context, rv *schemas.ResourceVersion, ns, name string, body []byte, opts engine.WriteOptions) (engine.Result, error) {
+	return f.Update(ctx, rv, ns, name, body, opts)
+}
+
 func (f *fakeStore) Delete(_ context.Context, rv *schemas.ResourceVersion, ns, name string, opts engine.DeleteOptions) (engine.Result, error) {
 	f.record(call{verb: "delete", resource: rv.Resource.GroupResource() + "/" + rv.Version, namespace: ns, name: name, del: opts})
 	if f.err != nil {

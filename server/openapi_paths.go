@@ -204,6 +204,10 @@ func resourcePaths(paths map[string]*oaPathItem, rv *schemas.ResourceVersion) {
 		status := &oaPathItem{Parameters: item.Parameters}
 		status.Get = n.op("get", "read", "Status", "read status of the specified "+kind)
 		status.Get.Responses["200"] = jsonResponse("OK", n.kindRef)
+		status.Put = n.op("put", "replace", "Status", "replace status of the specified "+kind)
+		status.Put.Parameters = writeParams
+		status.Put.RequestBody = jsonBody(n.kindRef)
+		status.Put.Responses["200"] = jsonResponse("OK", n.kindRef)
 		paths[n.basePath+"/{name}/status"] = status
 	}
 }

@@ -104,8 +104,12 @@ func (t target) validate() error {
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, namespaced bool) {
 	switch {
 	case t.subresource != "":
-		if r.Method == http.MethodGet {
+		switch r.Method {
+		case http.MethodGet:
 			s.get(w, r, t)
+			return
+		case http.MethodPut:
+			s.update(w, r, t)
 			return
 		}
 	case t.name != "":

@@ -2,7 +2,7 @@ package server
 
 import "net/http"
 
-// update serves PUT on an object: 200 and the stored object.
+// update serves PUT on an object or its status: 200 and the stored object.
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 	body, enc, ok := s.readWrite(w, r)
 	if !ok {
@@ -13,7 +13,11 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.cfg.Store.Update(r.Context(), t.rv, t.namespace, t.name, body, opts)
+	replace := s.cfg.Store.Update
+	if t.subresource == "status" {
+		replace = s.cfg.Store.UpdateStatus
+	}
+	res, err := replace(r.Context(), t.rv, t.namespace, t.name, body, opts)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

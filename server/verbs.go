@@ -6,5 +6,5 @@ var (
 	// resourceVerbs are served on a resource's main endpoint.
 	resourceVerbs = []string{"create", "delete", "get", "list", "update"}
 	// statusVerbs are served on the status subresource.
-	statusVerbs = []string{"get"}
+	statusVerbs = []string{"get", "update"}
 )
