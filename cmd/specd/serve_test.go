@@ -1,0 +1,84 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseServeFlags(t *testing.T) {
+	tests := map[string]struct {
+		args    []string
+		want    serveConfig
+		wantErr string
+	}{
+		"defaults": {
+			args: []string{"--schemas", "s"},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo},
+		},
+		"everything": {
+			args: []string{"--schemas", "s", "--data-dir", "d", "--listen", "127.0.0.1:0", "--plugins", "p",
+				"--etcd-servers", "http://127.0.0.1:2379, http://127.0.0.1:2380,", "--log-level", "debug"},
+			want: serveConfig{Schemas: "s", DataDir: "d", Listen: "127.0.0.1:0", Plugins: "p",
+				EtcdServers: []string{"http://127.0.0.1:2379", "http://127.0.0.1:2380"}, LogLevel: slog.LevelDebug},
+		},
+		"schemas is required": {args: nil, wantErr: "--schemas is required"},
+		"listen needs a port": {args: []string{"--schemas", "s", "--listen", "localhost"}, wantErr: `--listen "localhost"`},
+		"unknown log level":   {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
+		"stray argument":      {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
+		"unknown flag":        {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := parseServeFlags(tc.args, io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRunCommands(t *testing.T) {
+	tests := map[string]struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		"no command":      {args: nil, code: 2, stderr: "Usage:"},
+		"unknown command": {args: []string{"frobnicate"}, code: 2, stderr: `unknown command "frobnicate"`},
+		"version":         {args: []string{"version"}, code: 0, stdout: specdVersion},
+		"help":            {args: []string{"help"}, code: 0, stdout: "specd serve --schemas DIR"},
+		"serve bad flags": {args: []string{"serve"}, code: 2, stderr: "--schemas is required"},
+		"serve broken schema dir": {
+			args: []string{"serve", "--schemas", "testdata/broken", "--data-dir", t.TempDir()}, code: 1,
+			stderr: "testdata/broken/shop.yaml#/x-specd/group",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := run(t.Context(), tc.args, &stdout, &stderr)
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d (stderr: %s)", code, tc.code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.stdout) {
+				t.Errorf("stdout %q does not contain %q", stdout.String(), tc.stdout)
+			}
+			if !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("stderr %q does not contain %q", stderr.String(), tc.stderr)
+			}
+		})
+	}
+}
