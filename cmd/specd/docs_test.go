@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var fencedBlock = regexp.MustCompile("(?s)```(yaml|text)\n(.*?)```")
+
+// TestServingDocBrokenSchema runs the broken schema file of
+// docs/serving.md and compares what specd prints with what the doc shows.
+func TestServingDocBrokenSchema(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "serving.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := map[string]string{}
+	for _, m := range fencedBlock.FindAllStringSubmatch(string(doc), -1) {
+		if _, seen := blocks[m[1]]; !seen {
+			blocks[m[1]] = m[2]
+		}
+	}
+	if blocks["yaml"] == "" || blocks["text"] == "" {
+		t.Fatal("docs/serving.md has no yaml schema file and text output block")
+	}
+	// Run from a directory that holds schemas/shop.yaml, so the paths in
+	// the output are the doc's.
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "schemas"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "schemas", "shop.yaml"), []byte(blocks["yaml"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var stdout, stderr strings.Builder
+	code := run(t.Context(), []string{"serve", "--schemas", "schemas", "--data-dir", t.TempDir()}, &stdout, &stderr)
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	if got, want := stderr.String(), blocks["text"]; got != want {
+		t.Errorf("specd printed:\n%s\ndocs/serving.md shows:\n%s", got, want)
+	}
+}

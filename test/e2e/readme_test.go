@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReadmeQuickStart runs the kubectl lines of README.md's quick start
+// against specd serving the example schemas, as a new user would after
+// `make run`, so the README cannot drift from what specd does.
+func TestReadmeQuickStart(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := quickStartKubectlLines(t, string(readme))
+	s := startSpecd(t, specdOptions{})
+	k := newKubectl(t, s)
+	var outputs []string
+	for _, line := range lines {
+		args := strings.Fields(line)[1:]
+		if args[0] == "config" {
+			continue // the test's kubeconfig already points at this specd
+		}
+		for i, a := range args {
+			// Manifests are named relative to the repository root.
+			if p := filepath.Join(repoRoot, a); strings.HasSuffix(a, ".yaml") && fileExists(p) {
+				args[i] = p
+			}
+		}
+		outputs = append(outputs, k.OK(t, args...))
+	}
+	all := strings.Join(outputs, "\n")
+	for _, want := range []string{"widgets", "widget.shop.example.com/small created", "name: small", `widget.shop.example.com "small" deleted`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the quick start's output does not contain %q:\n%s", want, all)
+		}
+	}
+}
+
+var shellBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
+
+// quickStartKubectlLines returns the kubectl command lines of the README's
+// sh blocks, without their comments.
+func quickStartKubectlLines(t *testing.T, readme string) []string {
+	t.Helper()
+	var lines []string
+	for _, block := range shellBlock.FindAllStringSubmatch(readme, -1) {
+		for _, line := range strings.Split(block[1], "\n") {
+			if i := strings.Index(line, "#"); i >= 0 {
+				line = line[:i]
+			}
+			if line = strings.TrimSpace(line); strings.HasPrefix(line, "kubectl ") {
+				lines = append(lines, line)
+			}
+		}
+	}
+	if len(lines) < 5 {
+		t.Fatalf("README.md's quick start has %d kubectl lines; the test expects the walk-through", len(lines))
+	}
+	return lines
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
