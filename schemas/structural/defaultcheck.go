@@ -27,7 +27,7 @@ func (c *compiler) checkDefault(n *node, ptr string) {
 	ptr = pointerJoin(ptr, "default")
 	pruned := deepCopy(n.def)
 	pr := pruner{p: walkPath{segs: make([]seg, 0, 16)}}
-	pr.prune(pruned, n, n.embedded)
+	pr.prune(pruned, n, n.embedded, false)
 	if len(pr.removed) > 0 {
 		c.errorf(ptr, "must not have unknown fields: %v", pr.removed)
 	}

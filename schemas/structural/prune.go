@@ -14,12 +14,15 @@ func (pr *pruner) record(k string) {
 
 // prune follows kube-apiserver's pruning algorithm: fields neither declared
 // as properties nor covered by additionalProperties are deleted; below
-// x-kubernetes-preserve-unknown-fields only declared fields are descended
-// into; apiVersion, kind and metadata of embedded resources (and the root)
-// are kept, metadata being reduced to ObjectMeta's fields.
-func (pr *pruner) prune(x any, n *node, root bool) {
+// x-kubernetes-preserve-unknown-fields (keep) unknown fields stay, in the
+// node and in its array items, and only declared fields are descended into;
+// apiVersion, kind and metadata of embedded resources (and the root) are
+// kept, metadata being reduced to ObjectMeta's fields.
+func (pr *pruner) prune(x any, n *node, root, keep bool) {
 	if n != nil && n.preserveUnknown {
-		pr.skipPrune(x, n, root)
+		keep = true
+	}
+	if n == nil && keep {
 		return
 	}
 	switch x := x.(type) {
@@ -39,12 +42,14 @@ func (pr *pruner) prune(x any, n *node, root bool) {
 				continue
 			}
 			if c := pr.pushChild(n, k); c != nil || n.anyAdditional {
-				pr.prune(v, c, false)
+				pr.prune(v, c, false, false)
 				pr.p.pop()
 				continue
 			}
-			pr.record(k)
-			delete(x, k)
+			if !keep {
+				pr.record(k)
+				delete(x, k)
+			}
 		}
 	case []any:
 		var items *node
@@ -53,36 +58,7 @@ func (pr *pruner) prune(x any, n *node, root bool) {
 		}
 		for i, v := range x {
 			pr.p.pushIndex(i)
-			pr.prune(v, items, false)
-			pr.p.pop()
-		}
-	}
-}
-
-// skipPrune keeps unknown fields of a node that preserves them, but still
-// prunes below the fields it declares.
-func (pr *pruner) skipPrune(x any, n *node, root bool) {
-	if n == nil {
-		return
-	}
-	switch x := x.(type) {
-	case map[string]any:
-		if n.embedded && !root {
-			pr.coerceEmbedded(x)
-		}
-		for k, v := range x {
-			if (n.embedded || root) && isMetaField(k) {
-				continue
-			}
-			if c := pr.pushChild(n, k); c != nil || n.anyAdditional {
-				pr.prune(v, c, false)
-				pr.p.pop()
-			}
-		}
-	case []any:
-		for i, v := range x {
-			pr.p.pushIndex(i)
-			pr.skipPrune(v, n.items, false)
+			pr.prune(v, items, false, keep)
 			pr.p.pop()
 		}
 	}
@@ -104,7 +80,7 @@ func (pr *pruner) pushChild(n *node, k string) *node {
 
 func (s *Schema) prune(obj map[string]any) []string {
 	pr := pruner{p: walkPath{segs: make([]seg, 0, 16)}}
-	pr.prune(obj, s.root, true)
+	pr.prune(obj, s.root, true, false)
 	sort.Strings(pr.removed)
 	return pr.removed
 }
