@@ -19,6 +19,7 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -33,18 +34,8 @@ func startSpecd(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	quiet := slog.New(slog.DiscardHandler)
-	e, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: t.TempDir(), Fast: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Close() })
-	cli, err := etcdstorage.NewClient(ctx, e.Endpoints())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cli.Close() })
+	cli := etcdtest.Start(t)
 	store := engine.NewStore(etcdstorage.New(cli), engine.Options{Logger: quiet})
 	srv := httptest.NewServer(New(Config{
 		Registry: func() *schemas.Registry { return reg },

@@ -13,11 +13,12 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/engine/storagetest"
 )
 
 func TestConformanceEmbedded(t *testing.T) {
-	runConformance(t, startEtcd(t))
+	runConformance(t, etcdtest.Start(t))
 }
 
 // TestConformanceExternal runs the suite against the etcd cluster named by
