@@ -77,6 +77,7 @@ type DeleteOptions struct {
 type ListRequest struct {
 	Limit    int64
 	Continue string
+	Selector Selector
 }
 
 // Result is what a write answers: the object in the request's version and
