@@ -67,6 +67,7 @@ func (s *Store) prepareCreate(rv *schemas.ResourceVersion, namespace string, bod
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(groupKind(r), req.meta.Name, errs)
 	}
+	s.trackCreate(rv, req, opts)
 	obj, err := encode(req.obj, len(body))
 	if err != nil {
 		return nil, err

@@ -246,7 +246,7 @@ func TestCreateDropsStatusAndServerFields(t *testing.T) {
 	s, _ := newStore(t)
 	body := `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"s","namespace":"default",
 		"uid":"x","resourceVersion":"77","generation":9,"creationTimestamp":"2001-01-01T00:00:00Z",
-		"managedFields":[{"manager":"m","operation":"Update","apiVersion":"shop.example.com/v1"}]},
+		"managedFields":[{"manager":"m","operation":"Update","apiVersion":"shop.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{}}}}]},
 		"spec":{"size":1},"status":{"ready":true}}`
 	res, err := s.Create(context.Background(), widgets(t), "default", []byte(body), engine.WriteOptions{})
 	if err != nil {

@@ -21,17 +21,11 @@ import (
 const deleteAttempts = 5
 
 // Delete removes an object and answers what kube-apiserver answers for a
-// custom resource: a Status of Success with the object's details.
+// custom resource: a Status of Success with the object's details, or, while
+// finalizers hold it, the object marked for deletion (finalizers.go).
 func (s *Store) Delete(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, opts DeleteOptions) (Result, error) {
 	r := rv.Resource
-	key := s.objectKey(r, namespace, name)
-	var deleted KeyValue
-	var err error
-	if opts.UID == "" && opts.ResourceVersion == "" && !opts.DryRun {
-		deleted, err = s.storage.Delete(ctx, key, 0)
-	} else {
-		deleted, err = s.deleteChecked(ctx, rv, key, name, opts)
-	}
+	res, err := s.deleteObject(ctx, rv, s.objectKey(r, namespace, name), name, opts)
 	if err != nil {
 		var se apierrors.APIStatus
 		if errors.As(err, &se) {
@@ -39,29 +33,7 @@ func (s *Store) Delete(ctx context.Context, rv *schemas.ResourceVersion, namespa
 		}
 		return Result{}, storageError(r, name, err)
 	}
-	return Result{Object: deleteStatus(r, name, gjson.GetBytes(deleted.Value, "metadata.uid").String())}, nil
-}
-
-// deleteChecked reads the object, checks the preconditions and deletes
-// exactly the revision it checked (nothing, on a dry run).
-func (s *Store) deleteChecked(ctx context.Context, rv *schemas.ResourceVersion, key, name string, opts DeleteOptions) (KeyValue, error) {
-	for attempt := 1; ; attempt++ {
-		kv, err := s.storage.Get(ctx, key)
-		if err != nil {
-			return KeyValue{}, err
-		}
-		if err := checkDeletePreconditions(rv.Resource, name, kv, opts); err != nil {
-			return KeyValue{}, err
-		}
-		if opts.DryRun {
-			return kv, nil
-		}
-		deleted, err := s.storage.Delete(ctx, key, kv.ModRevision)
-		if errors.Is(err, ErrConflict) && attempt < deleteAttempts {
-			continue
-		}
-		return deleted, err
-	}
+	return res, nil
 }
 
 // checkDeletePreconditions answers as kube-apiserver does when a delete's

@@ -14,7 +14,10 @@
 // A list joins the stored items as they are; continue tokens carry the
 // snapshot revision, so every page of a list reads the same snapshot.
 //
-// One file per verb: create.go, get.go, list.go, update.go, delete.go.
+// One file per verb: create.go, get.go, list.go, update.go, delete.go,
+// watch.go. Watches, and the lists that may be served from memory, go
+// through a Cache (engine/watchcache): one storage watch per resource
+// feeding the stored bytes of its objects and a window of recent events.
 // storagetest holds the conformance suite every Storage must pass.
 //
 // Errors returned by Store are *k8s.io/apimachinery/pkg/api/errors.StatusError

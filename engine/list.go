@@ -44,16 +44,25 @@ func (s *Store) List(ctx context.Context, rv *schemas.ResourceVersion, namespace
 			opts.Revision = rev
 		}
 	}
-	res, err := s.storage.List(ctx, prefix, opts)
+	res, last, cached, err := s.listFromCache(ctx, rv, prefix, req, &opts)
+	if err != nil {
+		return nil, err
+	}
+	if !cached {
+		res, last, err = s.listPage(ctx, rv, prefix, opts, req.Selector)
+	}
 	if err != nil {
 		if errors.Is(err, ErrCompacted) && opts.StartKey != "" {
 			return nil, compactedContinue(prefix, opts.StartKey)
 		}
+		if errors.Is(err, ErrCompacted) {
+			return nil, apierrors.NewResourceExpired(tooOldList)
+		}
 		return nil, apierrors.NewInternalError(err)
 	}
 	next := ""
-	if res.More && len(res.Items) > 0 {
-		if next, err = encodeContinue(prefix, res.Items[len(res.Items)-1].Key, res.Revision); err != nil {
+	if res.More && last != "" {
+		if next, err = encodeContinue(prefix, last, res.Revision); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
 	}
@@ -104,7 +113,7 @@ func (s *Store) listBody(rv *schemas.ResourceVersion, res ListResult, next strin
 	b = appendString(b, listKind)
 	b = append(b, `,"metadata":{"continue":`...)
 	b = appendString(b, next)
-	if res.More {
+	if res.More && res.Remaining >= 0 {
 		b = append(b, `,"remainingItemCount":`...)
 		b = strconv.AppendInt(b, res.Remaining, 10)
 	}

@@ -1,6 +1,11 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -15,12 +20,54 @@ type Selector struct {
 	Fields fields.Selector // nil: every object
 }
 
+// The field labels every resource supports.
+const (
+	fieldName      = "metadata.name"
+	fieldNamespace = "metadata.namespace"
+)
+
 // ParseSelector parses the labelSelector and fieldSelector parameters of a
 // request on rv. Field selectors may name metadata.name, metadata.namespace
 // and rv's selectable fields; anything else is a 400 BadRequest Status,
 // worded as kube-apiserver words it.
 func ParseSelector(rv *schemas.ResourceVersion, labelSelector, fieldSelector string) (Selector, error) {
-	panic("not implemented") // TODO(selectors): implement
+	var s Selector
+	if strings.TrimSpace(labelSelector) != "" {
+		ls, err := labels.Parse(labelSelector)
+		if err != nil {
+			return Selector{}, apierrors.NewBadRequest(err.Error())
+		}
+		s.Labels = ls
+	}
+	if strings.TrimSpace(fieldSelector) != "" {
+		fs, err := fields.ParseSelector(fieldSelector)
+		if err != nil {
+			return Selector{}, apierrors.NewBadRequest(err.Error())
+		}
+		for _, r := range fs.Requirements() {
+			if !selectable(rv, r.Field) {
+				return Selector{}, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", r.Field))
+			}
+		}
+		s.Fields = fs
+	}
+	return s, nil
+}
+
+// selectable reports whether field may be used in a field selector on rv.
+func selectable(rv *schemas.ResourceVersion, field string) bool {
+	if field == fieldName || field == fieldNamespace {
+		return true
+	}
+	if rv == nil {
+		return false
+	}
+	for _, f := range rv.SelectableFields {
+		if strings.TrimPrefix(f.JSONPath, ".") == field {
+			return true
+		}
+	}
+	return false
 }
 
 // Empty reports whether the selector matches every object.
@@ -32,5 +79,67 @@ func (s Selector) Empty() bool {
 // is selected. It reads only the labels and the selected fields (gjson),
 // never decoding the object.
 func (s Selector) Matches(rv *schemas.ResourceVersion, obj []byte) bool {
-	panic("not implemented") // TODO(selectors): implement
+	if s.Labels != nil && !s.Labels.Empty() {
+		if !s.Labels.Matches(objectLabels(obj)) {
+			return false
+		}
+	}
+	if s.Fields != nil && !s.Fields.Empty() {
+		reqs := s.Fields.Requirements()
+		set := make(fields.Set, len(reqs))
+		for _, r := range reqs {
+			if _, done := set[r.Field]; !done {
+				set[r.Field] = fieldValue(obj, r.Field)
+			}
+		}
+		if !s.Fields.Matches(set) {
+			return false
+		}
+	}
+	return true
+}
+
+// objectLabels reads metadata.labels.
+func objectLabels(obj []byte) labels.Set {
+	l := gjson.GetBytes(obj, "metadata.labels")
+	if !l.IsObject() {
+		return labels.Set{}
+	}
+	set := labels.Set{}
+	l.ForEach(func(k, v gjson.Result) bool {
+		set[k.String()] = v.String()
+		return true
+	})
+	return set
+}
+
+// fieldValue is the value of a field label as a field selector compares
+// it: strings as they are, numbers and booleans as written in JSON, ""
+// when absent.
+func fieldValue(obj []byte, field string) string {
+	v := gjson.GetBytes(obj, gjsonPath(field))
+	switch v.Type {
+	case gjson.String:
+		return v.Str
+	case gjson.Number, gjson.True, gjson.False:
+		return v.Raw
+	default:
+		return ""
+	}
+}
+
+// gjsonPath turns a dot path (spec.color) into a gjson path, escaping the
+// characters gjson gives a meaning to.
+func gjsonPath(p string) string {
+	if !strings.ContainsAny(p, `*?|#@\!{}[]()=<>%`) {
+		return p
+	}
+	var b strings.Builder
+	for _, c := range p {
+		if strings.ContainsRune(`*?|#@\!{}[]()=<>%`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

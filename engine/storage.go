@@ -20,6 +20,13 @@ type Storage interface {
 	// Delete removes key and returns what it held. With expectedRevision > 0
 	// it deletes only that revision (ErrConflict otherwise).
 	Delete(ctx context.Context, key string, expectedRevision int64) (KeyValue, error)
+	// Watch streams the changes to the keys under prefix made after
+	// afterRevision (0: after the current revision), in revision order,
+	// until ctx ends; see Event. If the history after afterRevision is
+	// compacted, the one event sent has Err wrapping ErrCompacted. It may
+	// send EventBookmark events: every change up to Revision was sent. The
+	// channel is closed when the watch ends.
+	Watch(ctx context.Context, prefix string, afterRevision int64) <-chan Event
 }
 
 // KeyValue is one stored value.

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/specd-io/specd/converters"
 )
 
@@ -18,6 +20,11 @@ type Store struct {
 	log       *slog.Logger
 	// genName makes a name from generateName; tests replace it.
 	genName func(base string) string
+	// onDelete is called after a delete or a deletion mark is stored.
+	onDelete func()
+	cache    Cache
+	// fields holds the field manager of each resource version (managedfields.go).
+	fields fieldManagers
 }
 
 // Options configure a Store.
@@ -30,6 +37,14 @@ type Options struct {
 	// Converter converts between a resource's versions; converters.None
 	// when nil.
 	Converter converters.Converter
+	// Cache, when set, serves watches and the lists that may be served
+	// from memory (see ListRequest.ResourceVersion). Without one the
+	// Store cannot watch.
+	Cache Cache
+	// OnDelete, when set, is called after an object is deleted or marked
+	// for deletion, and after a write of an object with ownerReferences:
+	// the garbage collector's prompt trigger. It must not block.
+	OnDelete func()
 }
 
 // NewStore returns a Store on storage.
@@ -46,8 +61,8 @@ func NewStore(storage Storage, opts Options) *Store {
 	if opts.Converter == nil {
 		opts.Converter = converters.None{}
 	}
-	return &Store{storage: storage, converter: opts.Converter, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName}
+	return &Store{storage: finalizing(storage, opts.OnDelete), converter: opts.Converter, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache}
 }
 
 // FieldValidation is the fieldValidation query parameter.
@@ -63,6 +78,12 @@ const (
 type WriteOptions struct {
 	FieldValidation FieldValidation // Warn when empty
 	DryRun          bool            // validate everything, store nothing
+	// FieldManager names the writer in metadata.managedFields: the
+	// fieldManager parameter, else the user agent's prefix.
+	FieldManager string
+	// applied are the managed fields a server-side apply computed; the
+	// write keeps them instead of tracking an update (apply.go).
+	applied *appliedFields
 }
 
 // DeleteOptions are the options of a delete.
@@ -71,6 +92,13 @@ type DeleteOptions struct {
 	// Preconditions, when set, must match the stored object.
 	UID             string
 	ResourceVersion string
+	// PropagationPolicy is Background (when empty), Foreground or Orphan;
+	// with OrphanDependents set (the deprecated field), it decides.
+	PropagationPolicy metav1.DeletionPropagation
+	OrphanDependents  *bool
+	// GracePeriodSeconds is accepted and, as for a custom resource in
+	// kube-apiserver, has no effect: objects without finalizers go at once.
+	GracePeriodSeconds *int64
 }
 
 // ListRequest is the query parameters of a list the engine understands.
@@ -78,6 +106,12 @@ type ListRequest struct {
 	Limit    int64
 	Continue string
 	Selector Selector
+	// ResourceVersion and ResourceVersionMatch say how fresh the list must
+	// be, as in Kubernetes: unset is a consistent read (storage), "0" any
+	// (the watch cache), N with NotOlderThan (or no match) at least N (the
+	// cache once it has N), N with Exact the snapshot at N (storage).
+	ResourceVersion      string
+	ResourceVersionMatch string
 }
 
 // Result is what a write answers: the object in the request's version and

@@ -49,7 +49,7 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 	if err != nil {
 		return Result{}, storageError(r, name, err)
 	}
-	obj, st, err := s.prepareUpdate(rv, req, kv, status)
+	obj, st, err := s.prepareUpdateOpts(rv, req, kv, status, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -71,6 +71,12 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 // returns the new object in the request's version and in the storage
 // version. A status update takes only the status from the request.
 func (s *Store) prepareUpdate(rv *schemas.ResourceVersion, req *request, kv KeyValue, status bool) (obj, st []byte, err error) {
+	return s.prepareUpdateOpts(rv, req, kv, status, WriteOptions{})
+}
+
+// prepareUpdateOpts is prepareUpdate that also records the write in
+// metadata.managedFields as opts.FieldManager's (managedfields.go).
+func (s *Store) prepareUpdateOpts(rv *schemas.ResourceVersion, req *request, kv KeyValue, status bool, opts WriteOptions) (obj, st []byte, err error) {
 	r, name := rv.Resource, req.meta.Name
 	if err := checkResourceVersion(r, name, req.meta.ResourceVersion, kv.ModRevision); err != nil {
 		return nil, nil, err
@@ -103,6 +109,7 @@ func (s *Store) prepareUpdate(rv *schemas.ResourceVersion, req *request, kv KeyV
 	if len(errs) > 0 {
 		return nil, nil, apierrors.NewInvalid(groupKind(r), name, errs)
 	}
+	s.trackUpdate(rv, req, old, status, opts)
 	if obj, err = encode(req.obj, len(kv.Value)); err != nil {
 		return nil, nil, err
 	}

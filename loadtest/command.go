@@ -110,7 +110,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 func runPhase(ctx context.Context, r *runner, name string, rss func() *int64) PhaseResult {
 	capacity := r.cfg.Objects
 	switch name {
-	case PhaseList:
+	case PhaseList, PhaseListCache:
 		capacity = r.cfg.ListRepeat
 	case PhaseListPaged:
 		capacity = r.cfg.ListRepeat * (r.expected/r.cfg.PageSize + 1)

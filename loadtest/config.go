@@ -16,6 +16,9 @@ const (
 	PhaseGet       = "get"
 	PhaseList      = "list"
 	PhaseListPaged = "list-paged"
+	// PhaseListCache is a full list with resourceVersion=0: served from
+	// the watch cache by a server that has one.
+	PhaseListCache = "list-cache"
 	PhaseUpdate    = "update"
 	PhaseDelete    = "delete"
 )
@@ -25,7 +28,7 @@ const DefaultPhases = "create,get,list,list-paged,update,delete"
 
 var knownPhases = map[string]bool{
 	PhaseCreate: true, PhaseGet: true, PhaseList: true,
-	PhaseListPaged: true, PhaseUpdate: true, PhaseDelete: true,
+	PhaseListPaged: true, PhaseUpdate: true, PhaseDelete: true, PhaseListCache: true,
 }
 
 // errInvalidConfig is wrapped by every flag validation error.

@@ -30,6 +30,7 @@ func (r *runner) phase(name string) phaseFunc {
 		PhaseGet:       r.get,
 		PhaseList:      r.list,
 		PhaseListPaged: r.listPaged,
+		PhaseListCache: r.listCache,
 		PhaseUpdate:    r.update,
 		PhaseDelete:    r.delete,
 	}[name]
@@ -84,10 +85,17 @@ func (r *runner) get(ctx context.Context, rec *recorder) {
 }
 
 // list reads the whole collection in one request, ListRepeat times.
-func (r *runner) list(ctx context.Context, rec *recorder) {
+func (r *runner) list(ctx context.Context, rec *recorder) { r.fullList(ctx, rec, nil) }
+
+// listCache is list with resourceVersion=0 (from a watch cache).
+func (r *runner) listCache(ctx context.Context, rec *recorder) {
+	r.fullList(ctx, rec, url.Values{"resourceVersion": {"0"}})
+}
+
+func (r *runner) fullList(ctx context.Context, rec *recorder, query url.Values) {
 	for range r.cfg.ListRepeat {
 		_, body, ok := timed(ctx, rec, func() (int, []byte, error) {
-			return r.client.do(ctx, http.MethodGet, r.client.collection, nil, nil)
+			return r.client.do(ctx, http.MethodGet, r.client.collection, query, nil)
 		}, http.StatusOK)
 		if !ok {
 			continue

@@ -216,11 +216,24 @@ Helper: {type: strin}
 		},
 		"unknown fields in x-specd-resource": {
 			files: map[string]string{"a.yaml": gv("a.example.com", "v1",
-				widget("Widget", "{plurals: widgets, subresources: {status: {}, scale: {}}}")+widget("Gadget", "[not, an, object]"))},
+				widget("Widget", "{plurals: widgets, subresources: {status: {}, autoscale: {}}}")+widget("Gadget", "[not, an, object]"))},
 			want: []want{
 				{"a.yaml", sx + "/plurals", `unknown field "plurals"`},
-				{"a.yaml", sx + "/subresources/scale", `unknown field "scale"`},
+				{"a.yaml", sx + "/subresources/autoscale", `unknown field "autoscale"`},
 				{"a.yaml", "/components/schemas/Gadget/x-specd-resource", "must be an object, not a list"},
+			},
+		},
+		"scale subresource paths": {
+			files: map[string]string{"a.yaml": gv("a.example.com", "v1",
+				widget("Widget", "{subresources: {scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .spec.size, labelSelectorPath: .metadata.labels, x: 1}}}")+
+					widget("Gadget", "{subresources: {scale: {specReplicasPath: .spec.color}}}"))},
+			want: []want{
+				{"a.yaml", sx + "/subresources/scale/x", `unknown field "x"`},
+				{"a.yaml", sx + "/subresources/scale/specReplicasPath", `the schema has no field "replicas" there`},
+				{"a.yaml", sx + "/subresources/scale/statusReplicasPath", "should be a json path under .status"},
+				{"a.yaml", sx + "/subresources/scale/labelSelectorPath", "should be a json path under .spec or .status"},
+				{"a.yaml", "/components/schemas/Gadget/x-specd-resource/subresources/scale/specReplicasPath", "must be a field of type integer"},
+				{"a.yaml", "/components/schemas/Gadget/x-specd-resource/subresources/scale/statusReplicasPath", "statusReplicasPath is required"},
 			},
 		},
 		"no resource": {

@@ -68,6 +68,7 @@ type ResourceVersion struct {
 	Pointer  string // JSON pointer of its schema in File
 	// Subresources.
 	StatusSubresource bool
+	Scale             *ScaleSubresource // nil: no scale subresource
 	PrinterColumns    []PrinterColumn
 	SelectableFields  []SelectableField
 	// Schema is the compiled object schema; apiVersion, kind and metadata

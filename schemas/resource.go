@@ -58,6 +58,7 @@ func decodeResource(d decoder, name string, s *openapi3.Schema, ext any) *resour
 	r.decodeScope(d, m)
 	r.storage = d.boolean(m, "storage", r.ext)
 	r.rv.StatusSubresource = decodeSubresources(d, m, r.ext)
+	r.rv.Scale = decodeScale(d, m, r.ext, s)
 	checkRoot(d, r.pointer, s, r.rv.StatusSubresource)
 	r.rv.PrinterColumns = decodePrinterColumns(d, d.list(m, "printerColumns", r.ext), ptr(r.ext, "printerColumns"))
 	r.rv.SelectableFields = decodeSelectableFields(d, d.list(m, "selectableFields", r.ext), ptr(r.ext, "selectableFields"), s)
@@ -141,7 +142,7 @@ func decodeSubresources(d decoder, m map[string]any, ext string) bool {
 		return false
 	}
 	at := ptr(ext, "subresources")
-	sub, ok := d.object(v, at, "status")
+	sub, ok := d.object(v, at, "status", "scale")
 	if !ok {
 		return false
 	}

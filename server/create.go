@@ -13,6 +13,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		s.writeError(w, r, err)
 		return
 	}
+	opts.FieldManager = managerOrUserAgent(opts.FieldManager, r.UserAgent())
 	res, err := s.cfg.Store.Create(r.Context(), t.rv, t.namespace, body, opts)
 	if err != nil {
 		s.writeError(w, r, err)

@@ -117,6 +117,9 @@ func resourceList(gv *schemas.GroupVersion) *metav1.APIResourceList {
 				Verbs:      statusVerbs,
 			})
 		}
+		if rv.Scale != nil {
+			l.APIResources = append(l.APIResources, scaleResource(rv))
+		}
 	}
 	return l
 }
@@ -157,6 +160,9 @@ func aggregatedVersion(gv *schemas.GroupVersion) apidiscoveryv2.APIVersionDiscov
 			d.Subresources = []apidiscoveryv2.APISubresourceDiscovery{{
 				Subresource: "status", ResponseKind: kind, Verbs: statusVerbs,
 			}}
+		}
+		if rv.Scale != nil {
+			d.Subresources = append(d.Subresources, scaleDiscovery())
 		}
 		v.Resources = append(v.Resources, d)
 	}

@@ -35,19 +35,19 @@ func TestDiscoveryDocuments(t *testing.T) {
 		"/apis/G": {path: "/apis/shop.example.com", contentType: "application/json", want: `{"kind":"APIGroup","apiVersion":"v1","name":"shop.example.com",
 			"versions":[{"groupVersion":"shop.example.com/v1","version":"v1"}],"preferredVersion":{"groupVersion":"shop.example.com/v1","version":"v1"}}`},
 		"/apis/G/V": {path: "/apis/shop.example.com/v1", contentType: "application/json", want: `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"shop.example.com/v1","resources":[
-			{"name":"books","singularName":"book","namespaced":true,"kind":"Book","verbs":["create","delete","get","list","update"]},
-			{"name":"warehouses","singularName":"warehouse","namespaced":false,"kind":"Warehouse","verbs":["create","delete","get","list","update"]},
-			{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget","verbs":["create","delete","get","list","update"],"shortNames":["wd"],"categories":["shop"]},
-			{"name":"widgets/status","singularName":"","namespaced":true,"kind":"Widget","verbs":["get","update"]}]}`},
+			{"name":"books","singularName":"book","namespaced":true,"kind":"Book","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
+			{"name":"warehouses","singularName":"warehouse","namespaced":false,"kind":"Warehouse","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
+			{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wd"],"categories":["shop"]},
+			{"name":"widgets/status","singularName":"","namespaced":true,"kind":"Widget","verbs":["get","patch","update"]}]}`},
 		"/apis aggregated": {path: "/apis", accept: kubectlDiscoveryAccept, contentType: contentTypeAggregated, want: `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[
 			{"metadata":{"name":"library.example.com"},"versions":[
-				{"version":"v1","resources":[{"resource":"books","responseKind":{"group":"library.example.com","version":"v1","kind":"Book"},"scope":"Namespaced","singularResource":"book","verbs":["create","delete","get","list","update"],"shortNames":["bk"]}],"freshness":"Current"},
-				{"version":"v1beta1","resources":[{"resource":"books","responseKind":{"group":"library.example.com","version":"v1beta1","kind":"Book"},"scope":"Namespaced","singularResource":"book","verbs":["create","delete","get","list","update"],"shortNames":["bk"]}],"freshness":"Current"}]},
+				{"version":"v1","resources":[{"resource":"books","responseKind":{"group":"library.example.com","version":"v1","kind":"Book"},"scope":"Namespaced","singularResource":"book","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["bk"]}],"freshness":"Current"},
+				{"version":"v1beta1","resources":[{"resource":"books","responseKind":{"group":"library.example.com","version":"v1beta1","kind":"Book"},"scope":"Namespaced","singularResource":"book","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["bk"]}],"freshness":"Current"}]},
 			{"metadata":{"name":"shop.example.com"},"versions":[{"version":"v1","resources":[
-				{"resource":"books","responseKind":{"group":"shop.example.com","version":"v1","kind":"Book"},"scope":"Namespaced","singularResource":"book","verbs":["create","delete","get","list","update"]},
-				{"resource":"warehouses","responseKind":{"group":"shop.example.com","version":"v1","kind":"Warehouse"},"scope":"Cluster","singularResource":"warehouse","verbs":["create","delete","get","list","update"]},
-				{"resource":"widgets","responseKind":{"group":"shop.example.com","version":"v1","kind":"Widget"},"scope":"Namespaced","singularResource":"widget","verbs":["create","delete","get","list","update"],"shortNames":["wd"],"categories":["shop"],
-				 "subresources":[{"subresource":"status","responseKind":{"group":"shop.example.com","version":"v1","kind":"Widget"},"verbs":["get","update"]}]}],
+				{"resource":"books","responseKind":{"group":"shop.example.com","version":"v1","kind":"Book"},"scope":"Namespaced","singularResource":"book","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
+				{"resource":"warehouses","responseKind":{"group":"shop.example.com","version":"v1","kind":"Warehouse"},"scope":"Cluster","singularResource":"warehouse","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
+				{"resource":"widgets","responseKind":{"group":"shop.example.com","version":"v1","kind":"Widget"},"scope":"Namespaced","singularResource":"widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wd"],"categories":["shop"],
+				 "subresources":[{"subresource":"status","responseKind":{"group":"shop.example.com","version":"v1","kind":"Widget"},"verbs":["get","patch","update"]}]}],
 				"freshness":"Current"}]}]}`},
 		"/apis plain json first": {path: "/apis", accept: "application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", contentType: "application/json"},
 	}

@@ -6,8 +6,8 @@ import "net/http"
 // cluster-scoped resource, as JSON, YAML or a Table.
 func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) {
 	q := r.URL.Query()
-	if v := q.Get("watch"); v == "true" || v == "1" {
-		writeStatus(w, methodNotAllowedStatus("watch", t.rv.Resource.GroupResource()))
+	if isWatch(q) {
+		s.watch(w, r, t)
 		return
 	}
 	enc, ok := negotiate(r, true)
@@ -15,7 +15,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) {
 		notAcceptable(w)
 		return
 	}
-	req, err := listRequest(q)
+	req, err := listRequest(t.rv, q)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

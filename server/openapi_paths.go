@@ -158,7 +158,7 @@ func resourcePaths(paths map[string]*oaPathItem, rv *schemas.ResourceVersion) {
 	item := &oaPathItem{Parameters: append(append([]oaParameter{}, scopeParams...), paramName)}
 	if served("list") {
 		collection.Get = n.op("list", "list", "", "list or watch objects of kind "+kind)
-		collection.Get.Parameters = []oaParameter{paramContinue, paramLimit}
+		collection.Get.Parameters = append(append([]oaParameter{paramContinue, paramLimit}, selectorParams...), watchParams...)
 		collection.Get.Responses["200"] = jsonResponse("OK", n.listRef)
 	}
 	if served("create") {
@@ -179,16 +179,15 @@ func resourcePaths(paths map[string]*oaPathItem, rv *schemas.ResourceVersion) {
 	}
 	if served("delete") {
 		item.Delete = n.op("delete", "delete", "", "delete a "+kind)
-		item.Delete.Parameters = []oaParameter{paramDryRun}
+		item.Delete.Parameters = deleteParams
 		item.Delete.Responses["200"] = jsonResponse("OK", refStatus)
 	}
-	// kubectl learns that the server validates fields (--validate=strict)
-	// from the fieldValidation parameter of a kind's PATCH operation, so the
-	// operation is published ahead of the PATCH handler.
-	item.Patch = n.op("patch", "patch", "", "partially update the specified "+kind)
-	item.Patch.Parameters = writeParams
-	item.Patch.RequestBody = patchBody()
-	item.Patch.Responses["200"] = jsonResponse("OK", n.kindRef)
+	if served("deletecollection") {
+		collection.Delete = n.deleteCollectionOp()
+	}
+	if served("patch") {
+		item.Patch = n.patchOp("", "partially update the specified "+kind)
+	}
 	paths[n.basePath] = collection
 	paths[n.basePath+"/{name}"] = item
 
@@ -196,7 +195,7 @@ func resourcePaths(paths map[string]*oaPathItem, rv *schemas.ResourceVersion) {
 		all := n
 		all.scope = ""
 		get := all.op("list", "list", "ForAllNamespaces", "list or watch objects of kind "+kind)
-		get.Parameters = []oaParameter{paramContinue, paramLimit}
+		get.Parameters = append(append([]oaParameter{paramContinue, paramLimit}, selectorParams...), watchParams...)
 		get.Responses["200"] = jsonResponse("OK", n.listRef)
 		paths["/apis/"+rv.Resource.Group+"/"+rv.Version+"/"+rv.Resource.Plural] = &oaPathItem{Get: get}
 	}
@@ -208,6 +207,7 @@ func resourcePaths(paths map[string]*oaPathItem, rv *schemas.ResourceVersion) {
 		status.Put.Parameters = writeParams
 		status.Put.RequestBody = jsonBody(n.kindRef)
 		status.Put.Responses["200"] = jsonResponse("OK", n.kindRef)
+		status.Patch = n.patchOp("Status", "partially update status of the specified "+kind)
 		paths[n.basePath+"/{name}/status"] = status
 	}
 }

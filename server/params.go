@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas"
 )
 
 // writeOptions reads and validates fieldValidation, dryRun and
@@ -30,16 +31,16 @@ func writeOptions(q url.Values, optionsKind string) (engine.WriteOptions, error)
 	if len(errs) > 0 {
 		return engine.WriteOptions{}, optionsInvalid(optionsKind, errs)
 	}
-	return engine.WriteOptions{FieldValidation: engine.FieldValidation(fv), DryRun: len(dryRun) > 0}, nil
+	return engine.WriteOptions{FieldValidation: engine.FieldValidation(fv), DryRun: len(dryRun) > 0, FieldManager: manager}, nil
 }
 
 func optionsInvalid(kind string, errs field.ErrorList) error {
 	return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, "", errs)
 }
 
-// listRequest reads limit and continue. Selectors and watch are not served
-// yet and are refused rather than ignored.
-func listRequest(q url.Values) (engine.ListRequest, error) {
+// listRequest reads limit, continue, labelSelector and fieldSelector for a
+// list of rv.
+func listRequest(rv *schemas.ResourceVersion, q url.Values) (engine.ListRequest, error) {
 	var req engine.ListRequest
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -49,10 +50,13 @@ func listRequest(q url.Values) (engine.ListRequest, error) {
 		req.Limit = n
 	}
 	req.Continue = q.Get("continue")
-	for _, p := range []string{"labelSelector", "fieldSelector"} {
-		if q.Get(p) != "" {
-			return req, badRequest("%s is not supported yet", p)
-		}
+	sel, err := engine.ParseSelector(rv, q.Get("labelSelector"), q.Get("fieldSelector"))
+	if err != nil {
+		return req, err
+	}
+	req.Selector = sel
+	if err := listResourceVersion(q, &req); err != nil {
+		return req, err
 	}
 	return req, nil
 }
@@ -77,13 +81,18 @@ func deleteOptions(r *http.Request, limit int64) (engine.DeleteOptions, error) {
 			}
 		}
 	}
-	if values := r.URL.Query()["dryRun"]; len(values) > 0 {
-		body.DryRun = values
+	if err := deleteQuery(r.URL.Query(), &body); err != nil {
+		return opts, err
 	}
 	if errs := metav1validation.ValidateDeleteOptions(&body); len(errs) > 0 {
 		return opts, optionsInvalid("DeleteOptions", errs)
 	}
 	opts.DryRun = len(body.DryRun) > 0
+	opts.GracePeriodSeconds = body.GracePeriodSeconds
+	opts.OrphanDependents = body.OrphanDependents //nolint:staticcheck // still sent by clients
+	if body.PropagationPolicy != nil {
+		opts.PropagationPolicy = *body.PropagationPolicy
+	}
 	if p := body.Preconditions; p != nil {
 		if p.UID != nil {
 			opts.UID = string(*p.UID)

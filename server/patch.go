@@ -1,22 +1,145 @@
 package server
 
 import (
-	"mime"
+	"bytes"
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/specd-io/specd/engine"
 )
 
 // patchMediaTypes are the patch formats kube-apiserver accepts for a
 // custom resource, as its 415 names them.
 const patchMediaTypes = "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
 
-// patch answers PATCH until patches are served: 415 for a body that is no
-// patch format, as kube-apiserver does, else 405.
+// patch serves PATCH on an object or its status, in kube-apiserver's order:
+// the patch type (415), the response encoding (406), the body (413), the
+// options (422). It answers 200, or 201 when an apply created the object.
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch mt {
-	case "application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml":
-		writeStatus(w, methodNotAllowedStatus(r.Method, t.rv.Resource.GroupResource()))
-	default:
+	pt, ok := patchType(r.Header.Get("Content-Type"))
+	if !ok {
 		s.writeError(w, r, unsupportedMediaType(patchMediaTypes))
+		return
 	}
+	enc, ok := negotiate(r, false)
+	if !ok {
+		notAcceptable(w)
+		return
+	}
+	body, err := readLimited(r, s.cfg.MaxBodyBytes)
+	if err == nil && len(bytes.TrimSpace(body)) == 0 {
+		err = badRequest("the request body is empty")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	opts, err := patchOptions(r.URL.Query(), pt)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	opts.FieldManager = managerOrUserAgent(opts.FieldManager, r.UserAgent())
+	opts.Subresource = t.subresource
+	res, err := s.cfg.Store.Patch(r.Context(), t.rv, t.namespace, t.name, pt, body, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	addWarnings(w, res.Warnings)
+	code := http.StatusOK
+	if res.Created {
+		code = http.StatusCreated
+	}
+	s.writeObject(w, r, code, enc, res.Object)
+}
+
+// patchType reads the patch type from a Content-Type; strategic merge
+// patch is not served for custom resources.
+func patchType(contentType string) (engine.PatchType, bool) {
+	if i := strings.IndexByte(contentType, ';'); i > 0 {
+		contentType = contentType[:i]
+	}
+	switch pt := engine.PatchType(strings.TrimSpace(contentType)); pt {
+	case engine.JSONPatchType, engine.MergePatchType, engine.ApplyPatchType:
+		return pt, true
+	}
+	return "", false
+}
+
+// patchOptions reads and validates dryRun, fieldManager, fieldValidation
+// and force with apimachinery's rules: an apply needs a fieldManager, force
+// is for applies only.
+func patchOptions(q url.Values, pt engine.PatchType) (engine.PatchOptions, error) {
+	po := metav1.PatchOptions{DryRun: q["dryRun"], FieldManager: q.Get("fieldManager"), FieldValidation: q.Get("fieldValidation")}
+	if v, ok := q["force"]; ok && len(v) > 0 {
+		f, err := strconv.ParseBool(v[0])
+		if err != nil {
+			return engine.PatchOptions{}, badRequest("invalid force %q: must be true or false", v[0])
+		}
+		po.Force = &f
+	}
+	if errs := metav1validation.ValidatePatchOptions(&po, types.PatchType(pt)); len(errs) > 0 {
+		return engine.PatchOptions{}, optionsInvalid("PatchOptions", errs)
+	}
+	opts := engine.PatchOptions{WriteOptions: engine.WriteOptions{
+		FieldValidation: engine.FieldValidation(po.FieldValidation), DryRun: len(po.DryRun) > 0, FieldManager: po.FieldManager,
+	}}
+	if po.Force != nil {
+		opts.Force = *po.Force
+	}
+	return opts, nil
+}
+
+// fieldManagerMaxLength is apimachinery's limit on a manager name.
+const fieldManagerMaxLength = 128
+
+// managerOrUserAgent is the manager a write is recorded under, as
+// kube-apiserver names it: the fieldManager parameter, else the user
+// agent up to its first "/", printable characters only, at most 128 bytes.
+func managerOrUserAgent(manager, userAgent string) string {
+	if manager != "" {
+		return manager
+	}
+	m, _, _ := strings.Cut(userAgent, "/")
+	var b strings.Builder
+	for _, r := range m {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > fieldManagerMaxLength {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// paramForce is the force parameter of a PATCH, as kube-apiserver
+// documents it (shortened).
+var paramForce = oaParameter{Name: "force", In: "query", Schema: oaSchema{Type: "boolean"},
+	Description: "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests."}
+
+// patchOp is the PATCH operation of an object or of its status (suffix
+// "Status"): the three patch types, dryRun, fieldManager (required for
+// apply), fieldValidation and force; 200, or 201 when an apply creates.
+// kubectl learns that the server validates fields (--validate=strict)
+// from the fieldValidation parameter of this operation.
+func (n opNames) patchOp(suffix, desc string) *oaOperation {
+	op := n.op("patch", "patch", suffix, desc)
+	manager := paramFieldManager
+	manager.Description = "fieldManager is a name associated with the actor or entity that is making these changes. It is required for apply requests (application/apply-patch+yaml) and optional for the other patch types."
+	op.Parameters = []oaParameter{paramDryRun, manager, paramFieldValidation, paramForce}
+	op.RequestBody = patchBody()
+	op.Responses["200"] = jsonResponse("OK", n.kindRef)
+	op.Responses["201"] = jsonResponse("Created", n.kindRef)
+	return op
 }

@@ -79,7 +79,7 @@ func resolve(reg *schemas.Registry, group, version, rest string) (t target, name
 		return target{}, false, false
 	case !namespaced && rv.Resource.Namespaced() && t.name != "":
 		return target{}, false, false // only the all-namespaces list lives here
-	case t.subresource != "" && (t.subresource != "status" || !rv.StatusSubresource):
+	case t.subresource != "" && !hasSubresource(rv, t.subresource):
 		return target{}, false, false
 	}
 	return t, namespaced, true
@@ -103,6 +103,10 @@ func (t target) validate() error {
 // dispatch calls the handler of the method on the target, or answers 405.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, namespaced bool) {
 	switch {
+	case t.subresource == "scale":
+		if s.serveScale(w, r, t) {
+			return
+		}
 	case t.subresource != "":
 		switch r.Method {
 		case http.MethodGet:
@@ -110,6 +114,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, name
 			return
 		case http.MethodPut:
 			s.update(w, r, t)
+			return
+		case http.MethodPatch:
+			s.patch(w, r, t)
 			return
 		}
 	case t.name != "":
@@ -134,6 +141,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, name
 			return
 		case r.Method == http.MethodPost && (namespaced || !t.rv.Resource.Namespaced()):
 			s.create(w, r, t)
+			return
+		case r.Method == http.MethodDelete && (namespaced || !t.rv.Resource.Namespaced()):
+			s.deleteCollection(w, r, t)
 			return
 		}
 	}

@@ -47,6 +47,7 @@ type Server struct {
 	handler http.Handler
 	version []byte // the /version document
 	cache   atomic.Pointer[snapshot]
+	watches watches
 }
 
 // New returns the HTTP handler of specd.

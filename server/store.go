@@ -16,6 +16,7 @@ type ObjectStore interface {
 	Update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
 	UpdateStatus(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
 	Delete(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, opts engine.DeleteOptions) (engine.Result, error)
+	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
 }
 
 var _ ObjectStore = (*engine.Store)(nil)

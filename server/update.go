@@ -13,6 +13,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		s.writeError(w, r, err)
 		return
 	}
+	opts.FieldManager = managerOrUserAgent(opts.FieldManager, r.UserAgent())
 	replace := s.cfg.Store.Update
 	if t.subresource == "status" {
 		replace = s.cfg.Store.UpdateStatus

@@ -4,7 +4,7 @@ package server
 // the handlers: a verb appears here when its route answers it.
 var (
 	// resourceVerbs are served on a resource's main endpoint.
-	resourceVerbs = []string{"create", "delete", "get", "list", "update"}
+	resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	// statusVerbs are served on the status subresource.
-	statusVerbs = []string{"get", "update"}
+	statusVerbs = []string{"get", "patch", "update"}
 )

@@ -17,6 +17,7 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/server"
 )
@@ -96,13 +97,23 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer closeStorage()
+	// One watch cache per resource, fed by one etcd watch each; closed
+	// before the etcd client (the deferred calls run in reverse).
+	caches := watchcache.New(storage, watchcache.Config{Logger: log})
+	defer caches.Close()
 
 	var current atomic.Pointer[schemas.Registry]
 	current.Store(registry)
 	var ready atomic.Bool
+	// The garbage collector runs a pass at once, after deletes and
+	// periodically; it stops before the storage closes.
+	trigger := &gcTrigger{}
+	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: caches, OnDelete: trigger.Trigger})
+	store.StartCaches(registry)
+	defer startCollector(ctx, store, current.Load, trigger, log)()
 	handler := server.New(server.Config{
 		Registry: current.Load,
-		Store:    engine.NewStore(storage, engine.Options{Logger: log}),
+		Store:    store,
 		Ready:    ready.Load,
 		Logger:   log,
 		Version:  version.Info{GitVersion: specdVersion},
@@ -117,6 +128,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	// Open watches never end by themselves: Shutdown ends them.
+	httpServer.RegisterOnShutdown(handler.CloseWatches)
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()
 	ready.Store(true)

@@ -13,7 +13,8 @@ import (
 
 // Storage is an engine.Storage on an etcd v3 client.
 type Storage struct {
-	kv clientv3.KV
+	kv      clientv3.KV
+	watcher clientv3.Watcher
 }
 
 var _ engine.Storage = (*Storage)(nil)
@@ -21,7 +22,7 @@ var _ engine.Storage = (*Storage)(nil)
 // New returns a Storage that reads and writes through cli. The caller owns
 // cli and closes it after the Storage is no longer used.
 func New(cli *clientv3.Client) *Storage {
-	return &Storage{kv: cli.KV}
+	return &Storage{kv: cli.KV, watcher: cli.Watcher}
 }
 
 // Create stores value under key if key is absent.

@@ -42,6 +42,9 @@ func Run(t *testing.T, c Config) {
 		"ListSnapshot":           testListSnapshot,
 		"RevisionsIncrease":      testRevisionsIncrease,
 		"ListStartKeyOutOfRange": testListStartKeyOutOfRange,
+		"Watch":                  testWatch,
+		"WatchFromRevision":      testWatchFromRevision,
+		"WatchStops":             testWatchStops,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -53,6 +56,10 @@ func Run(t *testing.T, c Config) {
 		t.Run("Compacted", func(t *testing.T) {
 			s, prefix := c.New(t)
 			testCompacted(t, s, prefix, c.Compact)
+		})
+		t.Run("WatchCompacted", func(t *testing.T) {
+			s, prefix := c.New(t)
+			testWatchCompacted(t, s, prefix, c.Compact)
 		})
 	}
 }

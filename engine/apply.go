@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/specd-io/specd/engine/fieldmanager"
+	"github.com/specd-io/specd/schemas"
+)
+
+// appliedFields are the managed fields a server-side apply computed.
+type appliedFields struct {
+	entries []metav1.ManagedFieldsEntry
+}
+
+// decodeApplyConfig decodes and checks an apply configuration (YAML or
+// JSON): the resource's apiVersion and kind, no managedFields, unknown
+// fields handled as fieldValidation asks.
+func decodeApplyConfig(rv *schemas.ResourceVersion, patch []byte, opts PatchOptions) (*request, error) {
+	j, err := yaml.YAMLToJSON(patch)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	var warnings []string
+	if opts.FieldValidation != FieldValidationIgnore {
+		if err := yaml.UnmarshalStrict(patch, &map[string]any{}); err != nil {
+			if opts.FieldValidation == FieldValidationStrict {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
+			}
+			warnings = append(warnings, err.Error())
+		}
+	}
+	if !gjson.ValidBytes(j) || !gjson.ParseBytes(j).IsObject() {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %s is not an object", summarize(j, 30)))
+	}
+	av, kind := gjson.GetBytes(j, "apiVersion").String(), gjson.GetBytes(j, "kind").String()
+	if av != rv.APIVersion() || kind != rv.Resource.Kind {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid object type: %s, Kind=%s", av, kind))
+	}
+	if mf := gjson.GetBytes(j, "metadata.managedFields"); mf.Exists() && mf.Type != gjson.Null {
+		return nil, apierrors.NewBadRequest("metadata.managedFields must be nil")
+	}
+	config, err := decodeWrite(rv, j, opts.FieldValidation)
+	if err != nil {
+		return nil, err
+	}
+	config.warnings = append(warnings, config.warnings...)
+	return config, nil
+}
+
+func applyWrite(p *patcher) fieldmanager.Write {
+	return fieldmanager.Write{Manager: p.opts.FieldManager, Subresource: p.opts.Subresource}
+}
+
+// applyToCurrent merges the configuration into the current object cur
+// (JSON in rv's version) and returns the merged object with the managed
+// fields the apply computed.
+func (s *Store) applyToCurrent(rv *schemas.ResourceVersion, cur []byte, p *patcher) ([]byte, WriteOptions, error) {
+	wopts := p.opts.WriteOptions
+	fm, err := s.fieldManager(rv)
+	if err != nil {
+		return nil, wopts, apierrors.NewInternalError(err)
+	}
+	live, _, err := decodeObject(cur)
+	if err != nil {
+		return nil, wopts, apierrors.NewInternalError(fmt.Errorf("engine: decode stored object: %w", err))
+	}
+	var entries []metav1.ManagedFieldsEntry
+	if raw := gjson.GetBytes(cur, "metadata.managedFields"); raw.IsArray() {
+		if err := json.Unmarshal([]byte(raw.Raw), &entries); err != nil {
+			entries = nil
+		}
+	}
+	w := applyWrite(p)
+	w.Now = s.now()
+	obj, out, err := fm.Apply(live, p.config.obj, entries, w, p.opts.Force)
+	if err != nil {
+		return nil, wopts, applyError(err)
+	}
+	wopts.applied = &appliedFields{entries: out}
+	if obj == nil {
+		return cur, wopts, nil
+	}
+	body, err := encode(obj, len(cur))
+	return body, wopts, err
+}
+
+// applyCreate creates the object an apply names.
+func (s *Store) applyCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, p *patcher) (PatchResult, error) {
+	fm, err := s.fieldManager(rv)
+	if err != nil {
+		return PatchResult{}, apierrors.NewInternalError(err)
+	}
+	w := applyWrite(p)
+	w.Now = s.now()
+	obj, out, err := fm.Apply(nil, p.config.obj, nil, w, p.opts.Force)
+	if err != nil {
+		return PatchResult{}, applyError(err)
+	}
+	if obj == nil {
+		obj = p.config.obj
+	}
+	if got, _ := p.config.metaMap["name"].(string); got != name {
+		return PatchResult{}, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", got, name))
+	}
+	body, err := encode(obj, 512)
+	if err != nil {
+		return PatchResult{}, err
+	}
+	wopts := p.opts.WriteOptions
+	wopts.applied = &appliedFields{entries: out}
+	res, err := s.Create(ctx, rv, namespace, body, wopts)
+	if apierrors.IsAlreadyExists(err) {
+		// Created meanwhile: apply again, to what is there now.
+		return s.Patch(ctx, rv, namespace, name, ApplyPatchType, p.patch, p.opts)
+	}
+	if err != nil {
+		return PatchResult{}, err
+	}
+	res.Warnings = append(p.warnings, res.Warnings...)
+	return PatchResult{Result: res, Created: true}, nil
+}
+
+// applyError is the answer to an apply that failed: 409 with the
+// conflicts, or a 500 as kube-apiserver answers an object its type
+// converter rejects.
+func applyError(err error) error {
+	err = fieldmanager.ConflictError(err)
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
+	return apierrors.NewInternalError(err)
+}

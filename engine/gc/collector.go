@@ -1,0 +1,179 @@
+package gc
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas"
+)
+
+// Store is what the collector reads and writes. *engine.Store satisfies it.
+type Store interface {
+	ScanResource(ctx context.Context, r *schemas.Resource, rev int64, fn func(engine.StoredObject)) (int64, error)
+	DeleteStored(ctx context.Context, o engine.StoredObject, policy metav1.DeletionPropagation) error
+	RemoveOwnerReferences(ctx context.Context, o engine.StoredObject, uids []string) error
+	RemoveFinalizer(ctx context.Context, o engine.StoredObject, finalizer string) error
+}
+
+var _ Store = (*engine.Store)(nil)
+
+// Options configure a Collector.
+type Options struct {
+	// Interval is the time between passes when nothing triggers one;
+	// DefaultInterval when 0.
+	Interval time.Duration
+	// MaxPasses bounds the passes run back to back while they act;
+	// DefaultMaxPasses when 0.
+	MaxPasses int
+	// MinGap is the least time between the end of one collection and the
+	// start of the next, so a burst of triggers costs a few passes, not
+	// one per write; DefaultMinGap when 0.
+	MinGap time.Duration
+	Logger *slog.Logger
+}
+
+const (
+	DefaultInterval  = 30 * time.Second
+	DefaultMaxPasses = 64
+	DefaultMinGap    = 100 * time.Millisecond
+)
+
+// Collector collects garbage: see the package documentation.
+type Collector struct {
+	store    Store
+	registry func() *schemas.Registry
+	opts     Options
+	log      *slog.Logger
+	trigger  chan struct{}
+}
+
+// New returns a Collector of the objects of store, for the resources of the
+// current registry snapshot.
+func New(store Store, registry func() *schemas.Registry, opts Options) *Collector {
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultInterval
+	}
+	if opts.MaxPasses <= 0 {
+		opts.MaxPasses = DefaultMaxPasses
+	}
+	if opts.MinGap <= 0 {
+		opts.MinGap = DefaultMinGap
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Collector{store: store, registry: registry, opts: opts, log: opts.Logger, trigger: make(chan struct{}, 1)}
+}
+
+// Trigger asks for a pass soon. It never blocks: triggers while a pass is
+// pending are one.
+func (c *Collector) Trigger() {
+	select {
+	case c.trigger <- struct{}{}:
+	default:
+	}
+}
+
+// Run collects until ctx ends: at once, on Trigger and every Interval.
+func (c *Collector) Run(ctx context.Context) {
+	ticker := time.NewTicker(c.opts.Interval)
+	defer ticker.Stop()
+	for {
+		if _, err := c.Collect(ctx); err != nil && ctx.Err() == nil {
+			c.log.Warn("garbage collection", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.trigger:
+		case <-ticker.C:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(c.opts.MinGap):
+		}
+	}
+}
+
+// Collect runs passes until one has nothing to do (or MaxPasses), and
+// returns how many writes they made.
+func (c *Collector) Collect(ctx context.Context) (int, error) {
+	total := 0
+	for range c.opts.MaxPasses {
+		n, err := c.Pass(ctx)
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// Pass reads one snapshot, plans and acts. It returns how many writes
+// succeeded; writes that lost a race (the object moved or went) are
+// skipped, the next pass decides again.
+func (c *Collector) Pass(ctx context.Context) (int, error) {
+	reg := c.registry()
+	objs, err := c.snapshot(ctx, reg)
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	for _, a := range Plan(objs, RegistryKinds(reg)) {
+		err := c.act(ctx, a)
+		switch {
+		case err == nil:
+			done++
+		case lostRace(err):
+			c.log.Debug("garbage collector: object moved", "object", a.Object.String(), "err", err)
+		default:
+			if ctx.Err() != nil {
+				return done, ctx.Err()
+			}
+			c.log.Warn("garbage collector", "object", a.Object.String(), "err", err)
+		}
+	}
+	return done, nil
+}
+
+// snapshot reads every object of every resource at one revision.
+func (c *Collector) snapshot(ctx context.Context, reg *schemas.Registry) ([]engine.StoredObject, error) {
+	var objs []engine.StoredObject
+	var rev int64
+	for _, g := range reg.Groups() {
+		for _, r := range g.Resources {
+			read, err := c.store.ScanResource(ctx, r, rev, func(o engine.StoredObject) { objs = append(objs, o) })
+			if err != nil {
+				return nil, err
+			}
+			rev = read
+		}
+	}
+	return objs, nil
+}
+
+func (c *Collector) act(ctx context.Context, a Action) error {
+	c.log.Debug("garbage collector", "action", a.Kind, "object", a.Object.String(), "policy", a.Policy, "uids", a.UIDs, "finalizer", a.Finalizer)
+	switch a.Kind {
+	case Delete:
+		return c.store.DeleteStored(ctx, a.Object, a.Policy)
+	case RemoveOwnerReferences:
+		return c.store.RemoveOwnerReferences(ctx, a.Object, a.UIDs)
+	case RemoveFinalizer:
+		return c.store.RemoveFinalizer(ctx, a.Object, a.Finalizer)
+	}
+	return nil
+}
+
+// lostRace reports an error of a write whose object moved or went.
+func lostRace(err error) bool {
+	return errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrKeyNotFound) ||
+		apierrors.IsConflict(err) || apierrors.IsNotFound(err)
+}

@@ -1,0 +1,250 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// PatchType is the media type of a patch.
+type PatchType string
+
+// The patch types specd serves, as kube-apiserver does for a custom
+// resource (no strategic merge patch).
+const (
+	JSONPatchType  PatchType = "application/json-patch+json"
+	MergePatchType PatchType = "application/merge-patch+json"
+	ApplyPatchType PatchType = "application/apply-patch+yaml"
+)
+
+const (
+	// maxJSONPatchOperations is kube-apiserver's limit.
+	maxJSONPatchOperations = 10000
+	// maxPatchAttempts bounds the retries of a patch whose write lost a
+	// race with another write.
+	maxPatchAttempts = 16
+)
+
+// PatchOptions are the options of a patch.
+type PatchOptions struct {
+	WriteOptions
+	// Subresource is "" or "status": a status patch changes only status.
+	Subresource string
+	// Force takes over the fields other managers own (apply only).
+	Force bool
+}
+
+// PatchResult is what a patch answers; Created is set when an apply
+// created the object.
+type PatchResult struct {
+	Result
+	Created bool
+}
+
+// Patch applies patch to the current object, in rv's version, and stores
+// the result through the update pipeline (prune, default, validate,
+// generation, status rules) with an update-if-revision. A write that
+// loses a race is retried on the new object, unless the patch names a
+// resourceVersion, which then answers 409. An apply of an object that does
+// not exist creates it.
+func (s *Store) Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt PatchType, patch []byte, opts PatchOptions) (PatchResult, error) {
+	r := rv.Resource
+	status := opts.Subresource == "status"
+	if (status && !rv.StatusSubresource) || (opts.Subresource != "" && !status) {
+		return PatchResult{}, apierrors.NewNotFound(groupResource(r), name)
+	}
+	p, err := newPatcher(rv, pt, patch, opts)
+	if err != nil {
+		return PatchResult{}, err
+	}
+	key := s.objectKey(r, namespace, name)
+	for attempt := 1; ; attempt++ {
+		kv, err := s.storage.Get(ctx, key)
+		if errors.Is(err, ErrKeyNotFound) && pt == ApplyPatchType && !status {
+			return s.applyCreate(ctx, rv, namespace, name, p)
+		}
+		if err != nil {
+			return PatchResult{}, storageError(r, name, err)
+		}
+		res, err := s.patchOnce(ctx, rv, namespace, name, p, kv)
+		if errors.Is(err, errPatchRetry) {
+			if attempt < maxPatchAttempts {
+				continue
+			}
+			return PatchResult{}, apierrors.NewConflict(groupResource(r), name, errModified)
+		}
+		if err != nil {
+			return PatchResult{}, err
+		}
+		return PatchResult{Result: res}, nil
+	}
+}
+
+// errPatchRetry is patchOnce's answer when its write lost a race.
+var errPatchRetry = errors.New("engine: patch lost a race")
+
+// patchOnce patches the stored kv. A write that lost a race answers
+// errPatchRetry; other errors are Status errors.
+func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, p *patcher, kv KeyValue) (Result, error) {
+	r := rv.Resource
+	cur, err := s.toVersion(rv, kv.Value)
+	if err != nil {
+		return Result{}, err
+	}
+	if cur, err = appendWithResourceVersion(make([]byte, 0, len(cur)+32), cur, kv.ModRevision); err != nil {
+		return Result{}, apierrors.NewInternalError(err)
+	}
+	body, wopts, err := p.apply(s, rv, cur)
+	if err != nil {
+		return Result{}, err
+	}
+	req, err := p.decode(rv, body)
+	if err != nil {
+		return Result{}, err
+	}
+	if req.meta.Name != name {
+		return Result{}, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", req.meta.Name, name))
+	}
+	if err := req.setNamespace(r, namespace); err != nil {
+		return Result{}, err
+	}
+	obj, st, err := s.prepareUpdateOpts(rv, req, kv, p.opts.Subresource == "status", wopts)
+	if err != nil {
+		return Result{}, err
+	}
+	rev := kv.ModRevision
+	// A patch that changes nothing is not written, as in kube-apiserver.
+	if !p.opts.DryRun && !bytes.Equal(st, kv.Value) {
+		if rev, err = s.storage.Update(ctx, s.objectKey(r, namespace, name), st, kv.ModRevision); err != nil {
+			if errors.Is(err, ErrConflict) {
+				return Result{}, errPatchRetry
+			}
+			return Result{}, storageError(r, name, err)
+		}
+	}
+	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, rev)
+	if err != nil {
+		return Result{}, apierrors.NewInternalError(err)
+	}
+	return Result{Object: out, Warnings: append(p.warnings, req.warnings...)}, nil
+}
+
+// patcher is one patch request, checked once before the first attempt.
+type patcher struct {
+	pt       PatchType
+	patch    []byte
+	ops      jsonpatch.Patch // a JSON patch, decoded
+	config   *request        // an apply's configuration, decoded
+	opts     PatchOptions
+	warnings []string // about the patch itself
+}
+
+func newPatcher(rv *schemas.ResourceVersion, pt PatchType, patch []byte, opts PatchOptions) (*patcher, error) {
+	p := &patcher{pt: pt, patch: patch, opts: opts}
+	switch pt {
+	case JSONPatchType:
+		ops, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		if len(ops) > maxJSONPatchOperations {
+			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
+				"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
+		}
+		p.ops = ops
+	case MergePatchType:
+		if opts.FieldValidation != FieldValidationIgnore {
+			var v map[string]any
+			strict, err := kjson.UnmarshalStrict(patch, &v, kjson.DisallowDuplicateFields)
+			if err != nil {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			}
+			if len(strict) > 0 && opts.FieldValidation == FieldValidationStrict {
+				return nil, patchInvalid(patch, strict)
+			}
+			for _, e := range strict {
+				p.warnings = append(p.warnings, e.Error())
+			}
+		}
+	case ApplyPatchType:
+		config, err := decodeApplyConfig(rv, patch, opts)
+		if err != nil {
+			return nil, err
+		}
+		p.config = config
+		p.warnings = config.warnings
+	default:
+		return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
+			Reason: metav1.StatusReasonUnsupportedMediaType, Message: fmt.Sprintf("unsupported patch type %q", pt)}}
+	}
+	return p, nil
+}
+
+// apply returns the patched object cur, and the write options for it.
+func (p *patcher) apply(s *Store, rv *schemas.ResourceVersion, cur []byte) ([]byte, WriteOptions, error) {
+	switch p.pt {
+	case JSONPatchType:
+		out, err := p.ops.Apply(cur)
+		if err != nil {
+			return nil, p.opts.WriteOptions, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+		}
+		return out, p.opts.WriteOptions, nil
+	case MergePatchType:
+		out, err := jsonpatch.MergePatch(cur, p.patch)
+		if err != nil { // jsonpatch.ErrBadJSONPatch: the patch is not JSON
+			return nil, p.opts.WriteOptions, apierrors.NewBadRequest(err.Error())
+		}
+		return out, p.opts.WriteOptions, nil
+	default:
+		return s.applyToCurrent(rv, cur, p)
+	}
+}
+
+// decode decodes the patched object with fieldValidation: unknown fields
+// are warnings (Warn), dropped (Ignore), or one Invalid on "patch" listing
+// them all (Strict), as kube-apiserver answers a patch.
+func (p *patcher) decode(rv *schemas.ResourceVersion, body []byte) (*request, error) {
+	fv := p.opts.FieldValidation
+	if p.pt == ApplyPatchType {
+		// The configuration was checked before; what the merge kept of the
+		// stored object is not the client's to answer for.
+		fv = FieldValidationIgnore
+	}
+	req, err := decodeWrite(rv, body, FieldValidationWarn)
+	if err != nil {
+		return nil, err
+	}
+	switch fv {
+	case FieldValidationStrict:
+		if len(req.warnings) > 0 {
+			errs := make([]error, len(req.warnings))
+			for i, w := range req.warnings {
+				errs[i] = errors.New(w)
+			}
+			return nil, patchInvalid(body, errs)
+		}
+	case FieldValidationIgnore:
+		req.warnings = nil
+	}
+	return req, nil
+}
+
+// patchInvalid is kube-apiserver's answer to a patch that fails strict
+// field validation.
+func patchInvalid(patched []byte, errs []error) error {
+	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+		field.Invalid(field.NewPath("patch"), string(patched), runtime.NewStrictDecodingError(errs).Error()),
+	})
+}

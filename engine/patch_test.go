@@ -1,0 +1,277 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/schemas"
+)
+
+// patchWidgets is the Widget of the recorded exchanges with its OpenAPI
+// schema, from which the field manager builds its type.
+func patchWidgets(tb testing.TB) *schemas.ResourceVersion {
+	tb.Helper()
+	rv := widgets(tb)
+	var s openapi3.Schema
+	if err := json.Unmarshal([]byte(widgetSchema), &s); err != nil {
+		tb.Fatal(err)
+	}
+	rv.OpenAPI = &s
+	return rv
+}
+
+const w1 = `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w1","labels":{"tier":"gold"}},"spec":{"size":3,"tags":["a"]}}`
+
+// python is the manager of the recorded exchanges: the user agent's prefix.
+var python = engine.WriteOptions{FieldManager: "Python-urllib"}
+
+func patchOpts(sub string) engine.PatchOptions {
+	return engine.PatchOptions{WriteOptions: python, Subresource: sub}
+}
+
+// sameAsReference compares obj with a recorded response body, without
+// uid and resourceVersion.
+func sameAsReference(tb testing.TB, obj []byte, n string) {
+	tb.Helper()
+	want := loadExchange(tb, n).Response.Body
+	sameJSON(tb, withoutIDs(tb, obj), withoutIDs(tb, want))
+}
+
+func withoutIDs(tb testing.TB, obj []byte) []byte {
+	tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(obj, &m); err != nil {
+		tb.Fatal(err)
+	}
+	md := m["metadata"].(map[string]any)
+	delete(md, "uid")
+	delete(md, "resourceVersion")
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func mustGet(tb testing.TB, s *engine.Store, rv *schemas.ResourceVersion, name string) []byte {
+	tb.Helper()
+	obj, err := s.Get(context.Background(), rv, "default", name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return obj
+}
+
+// TestPatchReferenceSequence replays the recorded create, merge patch,
+// JSON patch, failed test, status patch and status-only patch.
+func TestPatchReferenceSequence(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	rv := patchWidgets(t)
+	res, err := s.Create(ctx, rv, "default", []byte(w1), python)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsReference(t, res.Object, "07")
+
+	// 34 follows a PUT that moved the generation to 2; do the same.
+	upd := gjson.GetBytes(res.Object, "@this").String()
+	upd = setJSON(t, upd, "spec.size", 5)
+	if _, err := s.Update(ctx, rv, "default", "w1", []byte(upd), python); err != nil {
+		t.Fatal(err)
+	}
+
+	p, err := s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, loadExchange(t, "34").requestBody(), patchOpts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsReference(t, p.Object, "34")
+
+	p, err = s.Patch(ctx, rv, "default", "w1", engine.JSONPatchType, loadExchange(t, "35").requestBody(), patchOpts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsReference(t, p.Object, "35")
+
+	before := mustGet(t, s, rv, "w1")
+	_, err = s.Patch(ctx, rv, "default", "w1", engine.JSONPatchType, loadExchange(t, "36").requestBody(), patchOpts(""))
+	sameJSON(t, statusOf(t, err), loadExchange(t, "36").Response.Body)
+	if after := mustGet(t, s, rv, "w1"); string(after) != string(before) {
+		t.Fatalf("failed test op changed the object:\n%s\n%s", before, after)
+	}
+
+	p, err = s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, loadExchange(t, "39").requestBody(), patchOpts("status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsReference(t, p.Object, "39")
+
+	p40, err := s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, loadExchange(t, "40").requestBody(), patchOpts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsReference(t, p40.Object, "40")
+	if rvOf(p40.Object) != rvOf(p.Object) {
+		t.Errorf("a patch that changes nothing was written: resourceVersion %s -> %s", rvOf(p.Object), rvOf(p40.Object))
+	}
+}
+
+func setJSON(tb testing.TB, doc, path string, v any) string {
+	tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(doc), &m); err != nil {
+		tb.Fatal(err)
+	}
+	cur := m
+	parts := splitPath(path)
+	for _, k := range parts[:len(parts)-1] {
+		next, ok := cur[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			cur[k] = next
+		}
+		cur = next
+	}
+	cur[parts[len(parts)-1]] = v
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func splitPath(p string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] == '.' {
+			out = append(out, p[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, p[start:])
+}
+
+func TestPatchErrorsLeaveObjectUnchanged(t *testing.T) {
+	ctx := context.Background()
+	tests := map[string]struct {
+		pt     engine.PatchType
+		patch  string
+		opts   engine.PatchOptions
+		code   int32
+		reason metav1.StatusReason
+	}{
+		"invalid value":         {pt: engine.MergePatchType, patch: `{"spec":{"size":0}}`, code: 422, reason: metav1.StatusReasonInvalid},
+		"malformed merge patch": {pt: engine.MergePatchType, patch: `{"spec":`, code: 400, reason: metav1.StatusReasonBadRequest},
+		"malformed json patch":  {pt: engine.JSONPatchType, patch: `{"op":"add"}`, code: 400, reason: metav1.StatusReasonBadRequest},
+		"json patch bad path":   {pt: engine.JSONPatchType, patch: `[{"op":"replace","path":"/spec/nope/x","value":1}]`, code: 422, reason: metav1.StatusReasonInvalid},
+		"stale resourceVersion": {pt: engine.MergePatchType, patch: `{"metadata":{"resourceVersion":"1"},"spec":{"size":4}}`, code: 409, reason: metav1.StatusReasonConflict},
+		"renames the object":    {pt: engine.MergePatchType, patch: `{"metadata":{"name":"w9"}}`, code: 400, reason: metav1.StatusReasonBadRequest},
+		"strict unknown field": {pt: engine.MergePatchType, patch: `{"spec":{"bogus":1}}`, code: 422, reason: metav1.StatusReasonInvalid,
+			opts: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldValidation: engine.FieldValidationStrict}}},
+		"changes the kind": {pt: engine.JSONPatchType, patch: `[{"op":"replace","path":"/kind","value":"Gadget"}]`, code: 422, reason: metav1.StatusReasonInvalid},
+		"dry run":          {pt: engine.MergePatchType, patch: `{"spec":{"size":9}}`, opts: engine.PatchOptions{WriteOptions: engine.WriteOptions{DryRun: true}}},
+		"dry run apply": {pt: engine.ApplyPatchType, patch: "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 9}\n",
+			opts: engine.PatchOptions{WriteOptions: engine.WriteOptions{DryRun: true, FieldManager: "a"}, Force: true}},
+		"other subresource": {pt: engine.MergePatchType, patch: `{"spec":{"size":4}}`, opts: engine.PatchOptions{Subresource: "scale"}, code: 404, reason: metav1.StatusReasonNotFound},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, _ := newStore(t)
+			rv := patchWidgets(t)
+			mustCreate(t, s, rv, "default", w1)
+			before := mustGet(t, s, rv, "w1")
+			res, err := s.Patch(ctx, rv, "default", "w1", tc.pt, []byte(tc.patch), tc.opts)
+			if tc.code == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.opts.DryRun && gjson.GetBytes(res.Object, "spec.size").Int() != 9 {
+					t.Errorf("dry run answered %s", res.Object)
+				}
+			} else {
+				var se *apierrors.StatusError
+				if !errorsAs(err, &se) || se.ErrStatus.Code != tc.code || se.ErrStatus.Reason != tc.reason {
+					t.Fatalf("got %v, want %d %s", err, tc.code, tc.reason)
+				}
+			}
+			if after := mustGet(t, s, rv, "w1"); string(after) != string(before) {
+				t.Fatalf("object changed:\n%s\n%s", before, after)
+			}
+		})
+	}
+}
+
+func TestPatchNotFound(t *testing.T) {
+	s, _ := newStore(t)
+	rv := patchWidgets(t)
+	for pt, patch := range map[engine.PatchType]string{engine.MergePatchType: `{}`, engine.JSONPatchType: `[]`} {
+		_, err := s.Patch(context.Background(), rv, "default", "nope", pt, []byte(patch), engine.PatchOptions{})
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("%s: %v, want NotFound", pt, err)
+		}
+	}
+	apply := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: nope}\nstatus: {ready: true}\n"
+	_, err := s.Patch(context.Background(), rv, "default", "nope", engine.ApplyPatchType, []byte(apply),
+		engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "a"}, Subresource: "status"})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("apply to status: %v, want NotFound", err)
+	}
+}
+
+// racingStorage writes to the object behind the store's back right before
+// the first update it is asked for, so that update loses the race.
+type racingStorage struct {
+	engine.Storage
+	raced atomic.Bool
+	race  func()
+}
+
+func (r *racingStorage) Update(ctx context.Context, key string, value []byte, rev int64) (int64, error) {
+	if r.raced.CompareAndSwap(false, true) {
+		r.race()
+	}
+	return r.Storage.Update(ctx, key, value, rev)
+}
+
+func TestPatchRetriesWithoutResourceVersion(t *testing.T) {
+	ctx := context.Background()
+	st := etcdstorage.New(testClient)
+	opts := engine.Options{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1)), Now: func() time.Time { return testNow }}
+	base := engine.NewStore(st, opts)
+	rv := patchWidgets(t)
+	mustCreate(t, base, rv, "default", w1)
+	rs := &racingStorage{Storage: st}
+	n := 0
+	rs.race = func() {
+		n++
+		label := fmt.Sprintf(`{"metadata":{"labels":{"raced":"%d"}}}`, n)
+		if _, err := base.Patch(ctx, rv, "default", "w1", engine.MergePatchType, []byte(label), engine.PatchOptions{}); err != nil {
+			t.Error(err)
+		}
+	}
+	s := engine.NewStore(rs, opts)
+
+	res, err := s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, []byte(`{"spec":{"size":4}}`), engine.PatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gjson.GetBytes(res.Object, "spec.size").Int() != 4 || gjson.GetBytes(res.Object, "metadata.labels.raced").String() != "1" {
+		t.Fatalf("the retried patch lost a change: %s", res.Object)
+	}
+
+	rs.raced.Store(false)
+	withRV := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"size":5}}`, rvOf(res.Object))
+	_, err = s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, []byte(withRV), engine.PatchOptions{})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("a patch naming a resourceVersion that lost the race: %v, want Conflict", err)
+	}
+	if got := gjson.GetBytes(mustGet(t, base, rv, "w1"), "spec.size").Int(); got != 4 {
+		t.Errorf("size %d after the conflict, want 4", got)
+	}
+}

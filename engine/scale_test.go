@@ -1,0 +1,80 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas"
+)
+
+const replicatedSchema = `{
+  "type": "object",
+  "properties": {
+    "spec": {"type": "object", "properties": {"replicas": {"type": "integer", "maximum": 10}, "selector": {"type": "string"}}},
+    "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}
+  }
+}`
+
+func replicated(tb testing.TB) *schemas.ResourceVersion {
+	r := &schemas.Resource{Group: "apps.example.com", Kind: "Pool", ListKind: "PoolList", Plural: "pools",
+		Singular: "pool", Scope: schemas.Namespaced, StorageVersion: "v1"}
+	rv := &schemas.ResourceVersion{Resource: r, Version: "v1", Storage: true, StatusSubresource: true, Schema: compile(tb, replicatedSchema),
+		Scale: &schemas.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".spec.selector"}}
+	r.Versions = []*schemas.ResourceVersion{rv}
+	return rv
+}
+
+func TestScale(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	rv := replicated(t)
+	obj := mustCreate(t, s, rv, "default", `{"apiVersion":"apps.example.com/v1","kind":"Pool","metadata":{"name":"p"},"spec":{"replicas":2,"selector":"app=p"}}`)
+
+	got, err := s.GetScale(ctx, rv, "default", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameJSON(t, withoutVolatile(t, got, "metadata.creationTimestamp"), []byte(`{"kind":"Scale","apiVersion":"autoscaling/v1",
+		"metadata":{"name":"p","namespace":"default"},"spec":{"replicas":2},"status":{"replicas":0,"selector":"app=p"}}`))
+	if rvOf(got) != rvOf(obj) {
+		t.Fatalf("scale resourceVersion %s, want the object's %s", rvOf(got), rvOf(obj))
+	}
+
+	tests := map[string]struct {
+		body  string
+		check func(error) bool
+	}{
+		"stale resourceVersion": {`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p","resourceVersion":"1"},"spec":{"replicas":3}}`, apierrors.IsConflict},
+		"negative":              {`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p"},"spec":{"replicas":-1}}`, apierrors.IsInvalid},
+		"over the schema":       {`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p"},"spec":{"replicas":11}}`, apierrors.IsInvalid},
+		"other name":            {`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"q"},"spec":{"replicas":1}}`, apierrors.IsBadRequest},
+		"not a Scale":           {`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}`, apierrors.IsBadRequest},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := s.UpdateScale(ctx, rv, "default", "p", []byte(tc.body), engine.WriteOptions{})
+			if !tc.check(err) {
+				t.Fatalf("err %v", err)
+			}
+		})
+	}
+
+	res, err := s.UpdateScale(ctx, rv, "default", "p", []byte(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p","resourceVersion":"`+rvOf(obj)+`"},"spec":{"replicas":5}}`), engine.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gjson.GetBytes(res.Object, "spec.replicas").Int() != 5 || rvOf(res.Object) == rvOf(obj) {
+		t.Fatalf("scale answer %s", res.Object)
+	}
+	now, _ := s.Get(ctx, rv, "default", "p")
+	if gjson.GetBytes(now, "spec.replicas").Int() != 5 || gjson.GetBytes(now, "metadata.generation").Int() != 2 {
+		t.Fatalf("object after scaling: %s", now)
+	}
+	if _, err := s.GetScale(ctx, widgets(t), "default", "p"); !apierrors.IsNotFound(err) {
+		t.Fatalf("scale of a resource without it: %v", err)
+	}
+}

@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// parseResourceVersion reads a resourceVersion parameter: "" is 0.
+func parseResourceVersion(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q", v))
+	}
+	return n, nil
+}
+
+// listFromCache serves the first page of a list from the watch cache when
+// its resourceVersion allows it: "0" (any), or N not older than the cache
+// (NotOlderThan or no match). served is false when storage must answer:
+// no cache, a consistent read (unset), a continue token, Exact (then
+// opts.Revision is set to N), or a cache still behind N. Later pages
+// continue from storage at the cache's revision, one snapshot throughout.
+func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, prefix string, req ListRequest, opts *ListOptions) (res ListResult, last string, served bool, err error) {
+	n, err := parseResourceVersion(req.ResourceVersion)
+	if err != nil {
+		return ListResult{}, "", false, err
+	}
+	switch {
+	case req.Continue != "":
+		return ListResult{}, "", false, nil
+	case metav1.ResourceVersionMatch(req.ResourceVersionMatch) == metav1.ResourceVersionMatchExact:
+		opts.Revision = n
+		return ListResult{}, "", false, nil
+	case req.ResourceVersion == "" || s.cache == nil:
+		return ListResult{}, "", false, nil
+	}
+	copts := CacheListOptions{Prefix: prefix, MinRevision: n}
+	if req.Selector.Empty() {
+		copts.Limit = opts.Limit
+	}
+	// A cache that is not ready soon (etcd unreachable when it started)
+	// leaves the list to storage.
+	cctx, cancel := context.WithTimeout(ctx, cacheReadyTimeout)
+	defer cancel()
+	res, err = s.cache.List(cctx, s.resourcePrefix(rv.Resource), copts)
+	if errors.Is(err, ErrCacheBehind) {
+		return ListResult{}, "", false, nil
+	}
+	if err != nil {
+		return ListResult{}, "", false, apierrors.NewInternalError(err)
+	}
+	if !req.Selector.Empty() {
+		if res, err = s.filterCached(rv, req.Selector, res, opts.Limit); err != nil {
+			return ListResult{}, "", false, err
+		}
+	}
+	if len(res.Items) > 0 {
+		last = res.Items[len(res.Items)-1].Key
+	}
+	return res, last, true, nil
+}
+
+// filterCached keeps the items sel selects, at most limit (0: all) of
+// them. Like a filtered list from storage, a page that stops early has
+// Remaining -1 (unknown).
+func (s *Store) filterCached(rv *schemas.ResourceVersion, sel Selector, res ListResult, limit int64) (ListResult, error) {
+	out := ListResult{Revision: res.Revision}
+	for _, kv := range res.Items {
+		ok, err := s.selected(rv, sel, kv.Value)
+		if err != nil {
+			return ListResult{}, err
+		}
+		if !ok {
+			continue
+		}
+		if limit > 0 && int64(len(out.Items)) == limit {
+			out.More, out.Remaining = true, -1
+			return out, nil
+		}
+		out.Items = append(out.Items, kv)
+	}
+	return out, nil
+}
+
+// resourcePrefix is the key prefix of every object of r: what one cache
+// holds.
+func (s *Store) resourcePrefix(r *schemas.Resource) string {
+	return s.listPrefix(r, "")
+}
+
+// cacheReadyTimeout is how long a list waits for a cache that is still
+// loading before it reads storage instead.
+const cacheReadyTimeout = 3 * time.Second
+
+// tooOldList is kube-apiserver's message for an Exact list at a compacted
+// revision.
+const tooOldList = "The resourceVersion for the provided list is too old."
+
+// StartCaches starts the watch cache of every resource of reg, as
+// kube-apiserver does at start-up: a cache started only on its first use
+// would answer 410 Expired to a watch from a version read before it began.
+func (s *Store) StartCaches(reg *schemas.Registry) {
+	if s.cache == nil {
+		return
+	}
+	for _, g := range reg.Groups() {
+		for _, r := range g.Resources {
+			s.cache.Start(s.resourcePrefix(r))
+		}
+	}
+}

@@ -1,0 +1,268 @@
+package watchcache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/specd-io/specd/engine"
+)
+
+// Cache is the watch cache of one resource: the keys under one prefix.
+type Cache struct {
+	storage  engine.Storage
+	resource string
+	cfg      Config
+	log      *slog.Logger
+
+	// ready is closed when the first list is loaded.
+	ready     chan struct{}
+	readyOnce sync.Once
+
+	mu       sync.RWMutex
+	objects  objects
+	window   window
+	rev      int64 // every change up to rev is applied
+	watchers map[*watcher]struct{}
+	closed   bool
+	// changed is closed and replaced whenever rev moves.
+	changed chan struct{}
+}
+
+func newCache(storage engine.Storage, resource string, cfg Config) *Cache {
+	return &Cache{
+		storage: storage, resource: resource, cfg: cfg,
+		log:      cfg.Logger.With("resource", resource),
+		ready:    make(chan struct{}),
+		objects:  newObjects(),
+		window:   newWindow(cfg.Window),
+		watchers: map[*watcher]struct{}{},
+		changed:  make(chan struct{}),
+	}
+}
+
+// run lists and watches until ctx ends, listing again whenever the watch
+// fails (compaction, a lost leader).
+func (c *Cache) run(ctx context.Context) {
+	defer c.close()
+	bookmarks := time.NewTicker(c.cfg.BookmarkInterval)
+	defer bookmarks.Stop()
+	for ctx.Err() == nil {
+		err := c.listAndWatch(ctx, bookmarks.C)
+		if ctx.Err() != nil {
+			return
+		}
+		c.log.Warn("watch cache restarts", "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(retryDelay):
+		}
+	}
+}
+
+func (c *Cache) listAndWatch(ctx context.Context, bookmarks <-chan time.Time) error {
+	res, err := c.storage.List(ctx, c.resource, engine.ListOptions{})
+	if err != nil {
+		return err
+	}
+	c.reset(res)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := c.storage.Watch(wctx, c.resource, res.Revision)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return ctx.Err()
+			}
+			if ev.Err != nil {
+				return ev.Err
+			}
+			c.apply(ev)
+		case <-bookmarks:
+			c.bookmark()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// reset loads a fresh list. Watchers of the state before it are cut off:
+// what changed in between is unknown.
+func (c *Cache) reset(res engine.ListResult) {
+	c.mu.Lock()
+	c.objects.load(res.Items)
+	c.window.reset(res.Revision)
+	c.setRev(res.Revision)
+	for w := range c.watchers {
+		c.drop(w)
+	}
+	c.mu.Unlock()
+	c.readyOnce.Do(func() { close(c.ready) })
+}
+
+// apply adds one storage event and hands it to every watcher of its key.
+func (c *Cache) apply(ev engine.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ev.Type == engine.EventBookmark {
+		if ev.Revision > c.rev {
+			c.setRev(ev.Revision)
+		}
+		return
+	}
+	if ev.Revision <= c.rev {
+		return // already in the list the watch started after
+	}
+	switch ev.Type {
+	case engine.EventDeleted:
+		if prev := c.objects.remove(ev.Key); prev != nil && ev.PrevValue == nil {
+			ev.PrevValue = prev.value
+		}
+	default:
+		prev := c.objects.put(&entry{key: ev.Key, value: ev.Value, rev: ev.Revision})
+		if prev != nil && ev.PrevValue == nil {
+			ev.PrevValue = prev.value
+		}
+	}
+	ev.Encoded = &engine.Encodings{}
+	e := &ev
+	c.window.push(e)
+	c.setRev(ev.Revision)
+	for w := range c.watchers {
+		if !w.wants(ev.Key) {
+			continue
+		}
+		select {
+		case w.ch <- e:
+		default:
+			c.log.Info("watcher cut off: too far behind", "buffer", cap(w.ch))
+			c.drop(w)
+		}
+	}
+}
+
+// bookmark sends the current revision to the watchers that asked for
+// bookmarks and have room for one.
+func (c *Cache) bookmark() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := &engine.Event{Type: engine.EventBookmark, Revision: c.rev}
+	for w := range c.watchers {
+		if w.bookmarks {
+			select {
+			case w.ch <- e:
+			default:
+			}
+		}
+	}
+}
+
+func (c *Cache) setRev(rev int64) {
+	c.rev = rev
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// drop ends w; c.mu is held.
+func (c *Cache) drop(w *watcher) {
+	if _, ok := c.watchers[w]; ok {
+		delete(c.watchers, w)
+		close(w.ch)
+	}
+}
+
+func (c *Cache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	for w := range c.watchers {
+		c.drop(w)
+	}
+}
+
+// waitReady waits for the first list.
+func (c *Cache) waitReady(ctx context.Context) error {
+	select {
+	case <-c.ready:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("watch cache %s: not ready: %w: %w", c.resource, engine.ErrCacheBehind, ctx.Err())
+	}
+}
+
+// Revision is the revision the cache has applied every change up to.
+func (c *Cache) Revision() int64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.rev
+}
+
+// WaitRevision waits until the cache has applied rev, or ctx ends.
+func (c *Cache) WaitRevision(ctx context.Context, rev int64) error {
+	if err := c.waitReady(ctx); err != nil {
+		return err
+	}
+	for {
+		c.mu.RLock()
+		cur, changed := c.rev, c.changed
+		c.mu.RUnlock()
+		if cur >= rev {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return errors.Join(engine.ErrCacheBehind, ctx.Err())
+		}
+	}
+}
+
+// List returns the objects under opts.Prefix at the cache's revision.
+func (c *Cache) List(ctx context.Context, opts engine.CacheListOptions) (engine.ListResult, error) {
+	if err := c.waitReady(ctx); err != nil {
+		return engine.ListResult{}, err
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if opts.MinRevision > c.rev {
+		return engine.ListResult{}, fmt.Errorf("watch cache %s at %d, asked for %d: %w", c.resource, c.rev, opts.MinRevision, engine.ErrCacheBehind)
+	}
+	items, remaining := c.objects.list(opts.Prefix, opts.Limit)
+	return engine.ListResult{Items: items, Revision: c.rev, More: remaining > 0, Remaining: remaining}, nil
+}
+
+// Watch starts a watch.
+func (c *Cache) Watch(ctx context.Context, opts engine.CacheWatchOptions) (engine.CacheWatch, error) {
+	if err := c.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := &watcher{cache: c, prefix: opts.Prefix, key: opts.Key, bookmarks: opts.Bookmarks,
+		ch: make(chan *engine.Event, c.cfg.WatcherBuffer)}
+	if c.closed {
+		close(w.ch)
+		return w, nil
+	}
+	start := opts.AfterRevision
+	switch {
+	case opts.Initial || start == 0:
+		start = c.rev
+		if opts.Initial {
+			w.initial, w.initialRev = c.objects.selected(opts.Prefix, opts.Key), c.rev
+		}
+	case start < c.window.oldest():
+		return nil, &engine.ExpiredError{Revision: start, Oldest: c.window.oldest()}
+	case start < c.rev:
+		w.backlog = c.window.since(start, w.wants)
+	default:
+		w.skipTo = start // a revision the cache has not reached yet
+	}
+	c.watchers[w] = struct{}{}
+	return w, nil
+}

@@ -1,0 +1,17 @@
+// Package watchcache keeps the objects of each resource in memory, fed by
+// one storage watch per resource, and serves lists and watches from there
+// (engine.Cache).
+//
+// The cache holds the stored bytes as storage returned them, never decoded
+// objects: the current value of every key, kept in key order for lists,
+// and a bounded window of recent events so that a watch can start from a
+// past revision. A value superseded within the window is shared between
+// the window and nothing else, so the cache costs little more than the
+// JSON it holds.
+//
+// Each watcher has a bounded buffer of events. The cache never waits for a
+// watcher: one whose buffer is full is cut off (its watch ends with
+// engine.ErrWatchClosed) and the client watches again from the last
+// revision it saw, so a slow client can neither stall the others nor make
+// the cache grow.
+package watchcache

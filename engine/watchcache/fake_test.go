@@ -1,0 +1,127 @@
+package watchcache
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/specd-io/specd/engine"
+)
+
+// fakeStorage is an in-memory engine.Storage whose watch is fed by its own
+// writes, for tests that need exact control of revisions.
+type fakeStorage struct {
+	mu       sync.Mutex
+	rev      int64
+	data     map[string]engine.KeyValue
+	watchers []fakeWatch
+}
+
+type fakeWatch struct {
+	ctx    context.Context
+	prefix string
+	ch     chan engine.Event
+}
+
+var _ engine.Storage = (*fakeStorage)(nil)
+
+func newFakeStorage() *fakeStorage { return &fakeStorage{data: map[string]engine.KeyValue{}} }
+
+func (f *fakeStorage) emit(ev engine.Event) {
+	for _, w := range f.watchers {
+		if (ev.Type == engine.EventBookmark || strings.HasPrefix(ev.Key, w.prefix)) && w.ctx.Err() == nil {
+			select {
+			case w.ch <- ev:
+			case <-w.ctx.Done():
+			}
+		}
+	}
+}
+
+func (f *fakeStorage) Create(_ context.Context, key string, value []byte) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.data[key]; ok {
+		return 0, engine.ErrKeyExists
+	}
+	f.rev++
+	f.data[key] = engine.KeyValue{Key: key, Value: value, ModRevision: f.rev}
+	f.emit(engine.Event{Type: engine.EventAdded, Key: key, Value: value, Revision: f.rev})
+	return f.rev, nil
+}
+
+func (f *fakeStorage) Get(_ context.Context, key string) (engine.KeyValue, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	kv, ok := f.data[key]
+	if !ok {
+		return kv, engine.ErrKeyNotFound
+	}
+	return kv, nil
+}
+
+func (f *fakeStorage) List(_ context.Context, prefix string, _ engine.ListOptions) (engine.ListResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var items []engine.KeyValue
+	for k, kv := range f.data {
+		if strings.HasPrefix(k, prefix) {
+			// A copy, as a real storage answers with fresh bytes.
+			kv.Value = bytes.Clone(kv.Value)
+			items = append(items, kv)
+		}
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Key < items[j].Key })
+	return engine.ListResult{Items: items, Revision: f.rev}, nil
+}
+
+func (f *fakeStorage) Update(_ context.Context, key string, value []byte, _ int64) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev, ok := f.data[key]
+	if !ok {
+		return 0, engine.ErrKeyNotFound
+	}
+	f.rev++
+	f.data[key] = engine.KeyValue{Key: key, Value: value, ModRevision: f.rev}
+	f.emit(engine.Event{Type: engine.EventModified, Key: key, Value: value, PrevValue: prev.Value, Revision: f.rev})
+	return f.rev, nil
+}
+
+func (f *fakeStorage) Delete(_ context.Context, key string, _ int64) (engine.KeyValue, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev, ok := f.data[key]
+	if !ok {
+		return prev, engine.ErrKeyNotFound
+	}
+	f.rev++
+	delete(f.data, key)
+	f.emit(engine.Event{Type: engine.EventDeleted, Key: key, Value: prev.Value, PrevValue: prev.Value, Revision: f.rev})
+	return prev, nil
+}
+
+// Watch only watches from now (the cache asks after its list's revision,
+// which is now: the fake's writes are synchronous).
+func (f *fakeStorage) Watch(ctx context.Context, prefix string, after int64) <-chan engine.Event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch := make(chan engine.Event, 1024)
+	if after != f.rev {
+		ch <- engine.Event{Err: fmt.Errorf("fake: watch after %d at %d: %w", after, f.rev, engine.ErrCompacted)}
+		close(ch)
+		return ch
+	}
+	f.watchers = append(f.watchers, fakeWatch{ctx: ctx, prefix: prefix, ch: ch})
+	return ch
+}
+
+// bookmark sends a progress notification at the current revision.
+func (f *fakeStorage) bookmark() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.emit(engine.Event{Type: engine.EventBookmark, Revision: f.rev})
+}

@@ -1,0 +1,69 @@
+package watchcache
+
+import (
+	"context"
+	"strings"
+
+	"github.com/specd-io/specd/engine"
+)
+
+// watcher is one watch on a Cache.
+type watcher struct {
+	cache     *Cache
+	prefix    string
+	key       string
+	bookmarks bool
+
+	initial    []engine.KeyValue
+	initialRev int64
+	// backlog is the window's events the watch starts with.
+	backlog []*engine.Event
+	// skipTo: events up to it are not sent.
+	skipTo int64
+	// ch gets the live events; the cache closes it to end the watch.
+	ch chan *engine.Event
+}
+
+var _ engine.CacheWatch = (*watcher)(nil)
+
+// wants reports whether key is one the watcher selected.
+func (w *watcher) wants(key string) bool {
+	if w.key != "" {
+		return key == w.key
+	}
+	return strings.HasPrefix(key, w.prefix)
+}
+
+func (w *watcher) Initial() ([]engine.KeyValue, int64) { return w.initial, w.initialRev }
+
+func (w *watcher) Next(ctx context.Context) (engine.Event, error) {
+	for {
+		var e *engine.Event
+		if len(w.backlog) > 0 {
+			e, w.backlog = w.backlog[0], w.backlog[1:]
+		} else {
+			var ok bool
+			select {
+			case e, ok = <-w.ch:
+				if !ok {
+					return engine.Event{}, engine.ErrWatchClosed
+				}
+			case <-ctx.Done():
+				return engine.Event{}, ctx.Err()
+			}
+		}
+		if e.Revision <= w.skipTo {
+			continue
+		}
+		return *e, nil
+	}
+}
+
+func (w *watcher) Pending() bool { return len(w.backlog) > 0 || len(w.ch) > 0 }
+
+func (w *watcher) Stop() {
+	c := w.cache
+	c.mu.Lock()
+	c.drop(w)
+	c.mu.Unlock()
+}

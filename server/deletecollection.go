@@ -1,0 +1,51 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas"
+)
+
+// collectionDeleter is what deletecollection needs from the store.
+// *engine.Store satisfies it.
+type collectionDeleter interface {
+	DeleteCollection(ctx context.Context, rv *schemas.ResourceVersion, namespace string, sel engine.Selector, opts engine.DeleteOptions) ([]byte, error)
+}
+
+var _ collectionDeleter = (*engine.Store)(nil)
+
+// deleteCollection serves DELETE on a collection: every object the
+// labelSelector and fieldSelector match is deleted, and the answer is the
+// list of them as they were, as kube-apiserver answers for a custom
+// resource.
+func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t target) {
+	store, ok := s.cfg.Store.(collectionDeleter)
+	if !ok {
+		writeStatus(w, methodNotAllowedStatus(r.Method, t.rv.Resource.GroupResource()))
+		return
+	}
+	enc, ok := negotiate(r, false)
+	if !ok {
+		notAcceptable(w)
+		return
+	}
+	q := r.URL.Query()
+	sel, err := engine.ParseSelector(t.rv, q.Get("labelSelector"), q.Get("fieldSelector"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	opts, err := deleteOptions(r, s.cfg.MaxBodyBytes)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	list, err := store.DeleteCollection(r.Context(), t.rv, t.namespace, sel, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeObject(w, r, http.StatusOK, enc, list)
+}

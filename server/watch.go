@@ -1,0 +1,269 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	listvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas"
+)
+
+// watchStore is a store that can watch; *engine.Store is one.
+type watchStore interface {
+	Watch(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.WatchRequest) (*engine.Watch, error)
+}
+
+var _ watchStore = (*engine.Store)(nil)
+
+// minWatchTimeout is the shortest default watch duration; as in
+// kube-apiserver, a watch without timeoutSeconds lasts between it and
+// twice it, so that clients spread their re-watches.
+const minWatchTimeout = 30 * time.Minute
+
+// watches ends every open watch when the server shuts down:
+// http.Server.Shutdown waits for handlers, and a watch never ends by
+// itself.
+type watches struct {
+	once      sync.Once
+	closeOnce sync.Once
+	closing   chan struct{}
+}
+
+func (ws *watches) done() chan struct{} {
+	ws.once.Do(func() { ws.closing = make(chan struct{}) })
+	return ws.closing
+}
+
+// CloseWatches ends every open watch and refuses new ones: call it when
+// the HTTP server shuts down (http.Server.RegisterOnShutdown).
+func (s *Server) CloseWatches() {
+	done := s.watches.done()
+	s.watches.closeOnce.Do(func() { close(done) })
+}
+
+// watch serves ?watch=true on a collection: a chunked stream of
+// {"type","object"} JSON values, one per line, as kube-apiserver writes.
+func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
+	store, ok := s.cfg.Store.(watchStore)
+	if !ok {
+		writeStatus(w, methodNotAllowedStatus("watch", t.rv.Resource.GroupResource()))
+		return
+	}
+	enc, ok := negotiate(r, true)
+	if !ok || enc.yaml {
+		notAcceptable(w)
+		return
+	}
+	q := r.URL.Query()
+	req, timeout, err := watchRequest(t.rv, q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	closing := s.watches.done()
+	select {
+	case <-closing:
+		writeStatus(w, failure(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "the server is shutting down"))
+		return
+	default:
+	}
+	var table *tableBuilder
+	if enc.table {
+		include, err := parseIncludeObject(q.Get("includeObject"))
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		table = newTableBuilder(t.rv, include, s.cfg.Now())
+	}
+	ctx, cancelClose := context.WithCancel(ctx)
+	defer cancelClose()
+	rc := http.NewResponseController(w)
+	go func() {
+		select {
+		case <-closing:
+			cancelClose()
+			// A handler stuck writing to a client that does not read
+			// must not hold up the shutdown either.
+			_ = rc.SetWriteDeadline(time.Now())
+		case <-ctx.Done():
+		}
+	}()
+
+	watch, err := store.Watch(ctx, t.rv, t.namespace, req)
+	if err != nil && !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
+		s.writeError(w, r, err)
+		return
+	}
+	sw := startStream(w, rc)
+	if err != nil {
+		// As kube-apiserver: a too old resourceVersion is the one ERROR
+		// event of a successful stream.
+		sw.status(err)
+		return
+	}
+	defer watch.Stop()
+	s.stream(ctx, sw, watch, table)
+}
+
+// stream copies events to the client until the watch or ctx ends.
+func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Watch, table *tableBuilder) {
+	for {
+		ev, err := watch.Next(ctx)
+		if err != nil {
+			if !errors.Is(err, engine.ErrWatchClosed) && ctx.Err() == nil {
+				sw.status(err)
+			}
+			return
+		}
+		obj := ev.Object
+		if table != nil && ev.Type != engine.EventBookmark {
+			table.cells.now = s.cfg.Now() // ages as of this event
+			if obj, err = table.object(obj).encode(); err != nil {
+				sw.status(err)
+				return
+			}
+		}
+		if err := sw.event(ev.Type.String(), obj, !watch.Pending()); err != nil {
+			return // the client went away
+		}
+	}
+}
+
+// watchRequest reads and validates the watch parameters, as
+// kube-apiserver's ListOptions validation does.
+func watchRequest(rv *schemas.ResourceVersion, q url.Values) (engine.WatchRequest, time.Duration, error) {
+	opts := internalversion.ListOptions{
+		Watch:                true,
+		ResourceVersion:      q.Get("resourceVersion"),
+		ResourceVersionMatch: metav1.ResourceVersionMatch(q.Get("resourceVersionMatch")),
+		AllowWatchBookmarks:  boolParam(q.Get("allowWatchBookmarks")),
+	}
+	if v := q.Get("sendInitialEvents"); v != "" {
+		b := boolParam(v)
+		opts.SendInitialEvents = &b
+	}
+	timeout := minWatchTimeout + rand.N(minWatchTimeout)
+	if v := q.Get("timeoutSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return engine.WatchRequest{}, 0, badRequest("invalid timeoutSeconds %q: must be a non-negative integer", v)
+		}
+		if n > 0 {
+			timeout = time.Duration(n) * time.Second
+		}
+	}
+	if errs := listvalidation.ValidateListOptions(&opts, true); len(errs) > 0 {
+		return engine.WatchRequest{}, 0, optionsInvalid("ListOptions", errs)
+	}
+	sel, err := engine.ParseSelector(rv, q.Get("labelSelector"), q.Get("fieldSelector"))
+	if err != nil {
+		return engine.WatchRequest{}, 0, err
+	}
+	return engine.WatchRequest{
+		ResourceVersion:      opts.ResourceVersion,
+		ResourceVersionMatch: string(opts.ResourceVersionMatch),
+		SendInitialEvents:    opts.SendInitialEvents,
+		AllowBookmarks:       opts.AllowWatchBookmarks,
+		Selector:             sel,
+	}, timeout, nil
+}
+
+// boolParam reads a boolean query parameter as kube-apiserver does.
+func boolParam(v string) bool {
+	b, _ := strconv.ParseBool(v)
+	return b
+}
+
+// isWatch reports whether a GET asks for a watch.
+func isWatch(q url.Values) bool {
+	return boolParam(q.Get("watch"))
+}
+
+// streamWriter writes watch events, flushing when asked.
+type streamWriter struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	buf []byte
+}
+
+// startStream sends the headers of a watch response: JSON, chunked (no
+// Content-Length), as kube-apiserver answers.
+func startStream(w http.ResponseWriter, rc *http.ResponseController) *streamWriter {
+	h := w.Header()
+	h["Content-Type"] = []string{contentTypeJSON}
+	h["Cache-Control"] = []string{"no-cache, private"}
+	h["Transfer-Encoding"] = []string{"chunked"}
+	w.WriteHeader(http.StatusOK)
+	sw := &streamWriter{w: w, rc: rc}
+	_ = sw.rc.Flush()
+	return sw
+}
+
+// event writes {"type":T,"object":OBJ} and a newline.
+func (sw *streamWriter) event(typ string, obj []byte, flush bool) error {
+	b := sw.buf[:0]
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","object":`...)
+	b = append(b, obj...)
+	b = append(b, "}\n"...)
+	sw.buf = b
+	if _, err := sw.w.Write(b); err != nil {
+		return err
+	}
+	if flush {
+		return sw.rc.Flush()
+	}
+	return nil
+}
+
+// status writes err as an ERROR event with its Status.
+func (sw *streamWriter) status(err error) {
+	var st metav1.Status
+	var api apierrors.APIStatus
+	if errors.As(err, &api) {
+		st = api.Status()
+	} else {
+		st = apierrors.NewInternalError(err).ErrStatus
+	}
+	st.Kind, st.APIVersion = "Status", "v1"
+	body, merr := json.Marshal(&st)
+	if merr != nil {
+		return
+	}
+	_ = sw.event("ERROR", body, true)
+}
+
+// listResourceVersion reads resourceVersion and resourceVersionMatch of a
+// list, validated as kube-apiserver validates ListOptions.
+func listResourceVersion(q url.Values, req *engine.ListRequest) error {
+	opts := internalversion.ListOptions{
+		ResourceVersion:      q.Get("resourceVersion"),
+		ResourceVersionMatch: metav1.ResourceVersionMatch(q.Get("resourceVersionMatch")),
+		Continue:             q.Get("continue"),
+	}
+	if q.Get("sendInitialEvents") != "" {
+		b := boolParam(q.Get("sendInitialEvents"))
+		opts.SendInitialEvents = &b
+	}
+	if errs := listvalidation.ValidateListOptions(&opts, true); len(errs) > 0 {
+		return optionsInvalid("ListOptions", errs)
+	}
+	req.ResourceVersion, req.ResourceVersionMatch = opts.ResourceVersion, string(opts.ResourceVersionMatch)
+	return nil
+}
