@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -76,6 +78,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	tightenGC()
 	if err := serve(ctx, cfg, log); err != nil {
 		fmt.Fprintf(stderr, "specd serve: %v\n", err)
 		return 1
@@ -182,4 +185,17 @@ func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (engine
 		stopEmbedded()
 	}
 	return etcdstorage.New(client), closeAll, nil
+}
+
+// gcPercent is specd's default GOGC. specd allocates much per request and
+// keeps little per object beyond the watch cache, so Go's default pacing
+// (GOGC=100) lets the heap grow to twice the live data. 50 halves that
+// headroom for a few percent of CPU (docs/performance.md). A GOGC in the
+// environment still wins.
+const gcPercent = 50
+
+func tightenGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 }
