@@ -61,6 +61,9 @@ type PatchResult struct {
 // not exist creates it.
 func (s *Store) Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt PatchType, patch []byte, opts PatchOptions) (PatchResult, error) {
 	r := rv.Resource
+	if opts.Subresource == "scale" {
+		return s.patchScale(ctx, rv, namespace, name, pt, patch, opts)
+	}
 	status := opts.Subresource == "status"
 	if (status && !rv.StatusSubresource) || (opts.Subresource != "" && !status) {
 		return PatchResult{}, apierrors.NewNotFound(groupResource(r), name)

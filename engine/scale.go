@@ -76,6 +76,44 @@ func (s *Store) UpdateScale(ctx context.Context, rv *schemas.ResourceVersion, na
 	return Result{Object: out, Warnings: res.Warnings}, nil
 }
 
+// patchScale applies a merge or JSON patch to the object's Scale, as
+// `kubectl scale` sends one, and writes the result with UpdateScale. The
+// patched Scale carries the resourceVersion it was read at, so a write that
+// lost a race is a conflict, retried on a fresh read unless the patch
+// itself names a resourceVersion.
+func (s *Store) patchScale(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt PatchType, patch []byte, opts PatchOptions) (PatchResult, error) {
+	if rv.Scale == nil {
+		return PatchResult{}, apierrors.NewNotFound(groupResource(rv.Resource), name)
+	}
+	if pt == ApplyPatchType {
+		return PatchResult{}, apierrors.NewBadRequest("server-side apply is not supported on the scale subresource; use a merge or JSON patch")
+	}
+	p, err := newPatcher(rv, pt, patch, opts)
+	if err != nil {
+		return PatchResult{}, err
+	}
+	pinned := gjson.GetBytes(patch, "metadata.resourceVersion").Exists()
+	for attempt := 1; ; attempt++ {
+		cur, err := s.GetScale(ctx, rv, namespace, name)
+		if err != nil {
+			return PatchResult{}, err
+		}
+		patched, wopts, err := p.apply(s, rv, cur)
+		if err != nil {
+			return PatchResult{}, err
+		}
+		res, err := s.UpdateScale(ctx, rv, namespace, name, patched, wopts)
+		if apierrors.IsConflict(err) && !pinned && attempt < maxPatchAttempts {
+			continue
+		}
+		if err != nil {
+			return PatchResult{}, err
+		}
+		res.Warnings = append(p.warnings, res.Warnings...)
+		return PatchResult{Result: res}, nil
+	}
+}
+
 // scaleOf builds the Scale of obj (in rv's version).
 func scaleOf(rv *schemas.ResourceVersion, obj []byte) ([]byte, error) {
 	md := gjson.GetBytes(obj, "metadata")

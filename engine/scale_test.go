@@ -74,6 +74,44 @@ func TestScale(t *testing.T) {
 	if gjson.GetBytes(now, "spec.replicas").Int() != 5 || gjson.GetBytes(now, "metadata.generation").Int() != 2 {
 		t.Fatalf("object after scaling: %s", now)
 	}
+	patches := map[string]struct {
+		pt       engine.PatchType
+		patch    string
+		replicas int64
+		check    func(error) bool
+	}{
+		"merge patch":                {engine.MergePatchType, `{"spec":{"replicas":7}}`, 7, nil},
+		"json patch":                 {engine.JSONPatchType, `[{"op":"replace","path":"/spec/replicas","value":4}]`, 4, nil},
+		"patch over the schema":      {engine.MergePatchType, `{"spec":{"replicas":11}}`, 0, apierrors.IsInvalid},
+		"patch with a stale version": {engine.MergePatchType, `{"metadata":{"resourceVersion":"1"},"spec":{"replicas":3}}`, 0, apierrors.IsConflict},
+		"apply":                      {engine.ApplyPatchType, `{"spec":{"replicas":3}}`, 0, apierrors.IsBadRequest},
+	}
+	for name, tc := range patches {
+		t.Run(name, func(t *testing.T) {
+			before, _ := s.Get(ctx, rv, "default", "p")
+			res, err := s.Patch(ctx, rv, "default", "p", tc.pt, []byte(tc.patch),
+				engine.PatchOptions{Subresource: "scale", WriteOptions: engine.WriteOptions{FieldManager: "test"}})
+			after, _ := s.Get(ctx, rv, "default", "p")
+			if tc.check != nil {
+				if !tc.check(err) {
+					t.Fatalf("err %v", err)
+				}
+				if string(after) != string(before) {
+					t.Fatalf("a failed scale patch changed the object:\n%s\n%s", before, after)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gjson.GetBytes(res.Object, "kind").String() != "Scale" || gjson.GetBytes(res.Object, "spec.replicas").Int() != tc.replicas {
+				t.Fatalf("scale patch answer %s", res.Object)
+			}
+			if gjson.GetBytes(after, "spec.replicas").Int() != tc.replicas {
+				t.Fatalf("object after a scale patch: %s", after)
+			}
+		})
+	}
 	if _, err := s.GetScale(ctx, widgets(t), "default", "p"); !apierrors.IsNotFound(err) {
 		t.Fatalf("scale of a resource without it: %v", err)
 	}

@@ -21,7 +21,7 @@ type scaler interface {
 var _ scaler = (*engine.Store)(nil)
 
 // scaleVerbs are served on the scale subresource.
-var scaleVerbs = []string{"get", "update"}
+var scaleVerbs = []string{"get", "patch", "update"}
 
 // scaleKind is the kind a scale subresource answers with.
 var scaleKind = metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
@@ -49,12 +49,16 @@ func hasSubresource(rv *schemas.ResourceVersion, sub string) bool {
 	return false
 }
 
-// serveScale serves GET and PUT on the scale subresource: an
+// serveScale serves GET, PUT and PATCH on the scale subresource: an
 // autoscaling/v1 Scale. It reports false for other methods (405).
 func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t target) bool {
 	store, ok := s.cfg.Store.(scaler)
-	if !ok || (r.Method != http.MethodGet && r.Method != http.MethodPut) {
+	if !ok || (r.Method != http.MethodGet && r.Method != http.MethodPut && r.Method != http.MethodPatch) {
 		return false
+	}
+	if r.Method == http.MethodPatch {
+		s.patch(w, r, t)
+		return true
 	}
 	if r.Method == http.MethodGet {
 		enc, ok := negotiate(r, false)

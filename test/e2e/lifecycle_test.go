@@ -345,8 +345,13 @@ spec:
 	if got := jsonpath(t, k, "{.spec.replicas}", "pool", "p"); got != "5" {
 		t.Fatalf("replicas %q after kubectl scale, want 5", got)
 	}
+	// Without a precondition kubectl sends a merge patch to /scale.
+	k.OK(t, "scale", "pool", "p", "--replicas=6")
+	if got := jsonpath(t, k, "{.spec.replicas}", "pool", "p"); got != "6" {
+		t.Fatalf("replicas %q after kubectl scale --replicas=6, want 6", got)
+	}
 	stderr := k.Fail(t, "scale", "pool", "p", "--current-replicas=2", "--replicas=3")
-	if !strings.Contains(stderr, "Expected replicas to be 2, was 5") {
+	if !strings.Contains(stderr, "Expected replicas to be 2, was 6") {
 		t.Fatalf("scale with a wrong precondition: %q", stderr)
 	}
 	client := &http.Client{Timeout: 10 * time.Second}
