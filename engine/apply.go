@@ -107,7 +107,7 @@ func (s *Store) applyCreate(ctx context.Context, rv *schemas.ResourceVersion, na
 		obj = p.config.obj
 	}
 	if got, _ := p.config.metaMap["name"].(string); got != name {
-		return PatchResult{}, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", got, name))
+		return PatchResult{}, errNameMismatch(got, name)
 	}
 	body, err := encode(obj, 512)
 	if err != nil {

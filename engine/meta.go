@@ -46,6 +46,21 @@ func (req *request) setNamespace(r *schemas.Resource, namespace string) error {
 	return nil
 }
 
+// errNameMismatch is kube-apiserver's answer when the body names another
+// object than the URL.
+func errNameMismatch(body, url string) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", body, url))
+}
+
+// setTarget checks the body's name against the URL's and makes the
+// object's namespace the request's, for a write to an existing object.
+func (req *request) setTarget(r *schemas.Resource, namespace, name string) error {
+	if req.meta.Name != name {
+		return errNameMismatch(req.meta.Name, name)
+	}
+	return req.setNamespace(r, namespace)
+}
+
 // generateName returns base plus a random suffix.
 func generateName(base string) string {
 	if len(base) > maxGeneratedPrefix {

@@ -48,7 +48,7 @@ func (s *Store) UpdateScale(ctx context.Context, rv *schemas.ResourceVersion, na
 		return Result{}, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type Scale): %s %s", sc.APIVersion, sc.Kind))
 	}
 	if sc.Name != "" && sc.Name != name {
-		return Result{}, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", sc.Name, name))
+		return Result{}, errNameMismatch(sc.Name, name)
 	}
 	if sc.Spec.Replicas < 0 {
 		return Result{}, apierrors.NewInvalid(scaleKind(), name, field.ErrorList{

@@ -38,10 +38,7 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 	if err != nil {
 		return Result{}, err
 	}
-	if req.meta.Name != name {
-		return Result{}, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", req.meta.Name, name))
-	}
-	if err := req.setNamespace(r, namespace); err != nil {
+	if err := req.setTarget(r, namespace, name); err != nil {
 		return Result{}, err
 	}
 	key := s.objectKey(r, namespace, name)

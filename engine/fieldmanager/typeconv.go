@@ -1,13 +1,14 @@
 package fieldmanager
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/specd-io/specd/schemas/structural"
 )
 
 // The names of the types every resource schema shares, as kube-openapi's
@@ -203,44 +204,23 @@ func (c *converter) list(s *openapi3.Schema, preserve bool) schema.Atom {
 	case "map":
 		l.ElementRelationship = schema.Associative
 		var keys []string
-		if raw, ok := s.Extensions["x-kubernetes-list-map-keys"]; ok && decodeExt(raw, &keys) {
+		if ok, err := structural.Extension(s, "x-kubernetes-list-map-keys", &keys); ok && err == nil {
 			l.Keys = keys
 		}
 	}
 	return schema.Atom{List: l}
 }
 
+// boolExt and stringExt read extensions the loader has already checked,
+// so a value of the wrong type reads as unset.
 func boolExt(s *openapi3.Schema, name string) bool {
 	var b bool
-	if raw, ok := s.Extensions[name]; ok {
-		decodeExt(raw, &b)
-	}
+	_, _ = structural.Extension(s, name, &b)
 	return b
 }
 
 func stringExt(s *openapi3.Schema, name string) string {
 	var v string
-	if raw, ok := s.Extensions[name]; ok {
-		decodeExt(raw, &v)
-	}
+	_, _ = structural.Extension(s, name, &v)
 	return v
-}
-
-// decodeExt decodes an extension value, stored as decoded JSON or as raw
-// JSON bytes.
-func decodeExt(v any, out any) bool {
-	var raw []byte
-	switch v := v.(type) {
-	case json.RawMessage:
-		raw = v
-	case []byte:
-		raw = v
-	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return false
-		}
-		raw = b
-	}
-	return json.Unmarshal(raw, out) == nil
 }

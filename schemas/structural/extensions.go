@@ -17,10 +17,11 @@ const (
 	extValidations           = "x-kubernetes-validations"
 )
 
-// extension decodes extension name into out. kin-openapi stores extensions
-// as decoded JSON (any) when it unmarshals a document, and callers building
-// schemas by hand may store json.RawMessage: both are accepted.
-func extension(s *openapi3.Schema, name string, out any) (bool, error) {
+// Extension decodes the extension name of s into out and reports whether s
+// has it. kin-openapi stores extensions as decoded JSON (any) when it
+// unmarshals a document, and callers building schemas by hand may store
+// json.RawMessage: both are accepted.
+func Extension(s *openapi3.Schema, name string, out any) (bool, error) {
 	v, ok := s.Extensions[name]
 	if !ok {
 		return false, nil
@@ -66,7 +67,7 @@ func (c *compiler) compileExtensions(n *node, s *openapi3.Schema, ptr string) {
 	// CEL rules are accepted but not evaluated yet (see doc.go); they must
 	// at least be a list of rules.
 	var rules []map[string]any
-	if _, err := extension(s, extValidations, &rules); err != nil {
+	if _, err := Extension(s, extValidations, &rules); err != nil {
 		c.errorf(pointerJoin(ptr, extValidations), "must be a list of rules: %v", err)
 	}
 }
@@ -74,7 +75,7 @@ func (c *compiler) compileExtensions(n *node, s *openapi3.Schema, ptr string) {
 func (c *compiler) compileListType(n *node, s *openapi3.Schema, ptr string) {
 	c.stringExt(s, ptr, extListType, &n.listType)
 	keysPtr := pointerJoin(ptr, extListMapKeys)
-	hasKeys, err := extension(s, extListMapKeys, &n.listMapKeys)
+	hasKeys, err := Extension(s, extListMapKeys, &n.listMapKeys)
 	if err != nil {
 		c.errorf(keysPtr, "must be a list of strings: %v", err)
 	}
@@ -96,13 +97,13 @@ func (c *compiler) compileListType(n *node, s *openapi3.Schema, ptr string) {
 }
 
 func (c *compiler) boolExt(s *openapi3.Schema, ptr, name string, out *bool) {
-	if _, err := extension(s, name, out); err != nil {
+	if _, err := Extension(s, name, out); err != nil {
 		c.errorf(pointerJoin(ptr, name), "must be a boolean: %v", err)
 	}
 }
 
 func (c *compiler) stringExt(s *openapi3.Schema, ptr, name string, out *string) bool {
-	ok, err := extension(s, name, out)
+	ok, err := Extension(s, name, out)
 	if err != nil {
 		c.errorf(pointerJoin(ptr, name), "must be a string: %v", err)
 	}
