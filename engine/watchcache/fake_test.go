@@ -12,12 +12,14 @@ import (
 )
 
 // fakeStorage is an in-memory engine.Storage whose watch is fed by its own
-// writes, for tests that need exact control of revisions.
+// writes, for tests that need exact control of revisions. Like etcd, a
+// watch from a past revision first replays what happened since.
 type fakeStorage struct {
 	mu       sync.Mutex
 	rev      int64
 	data     map[string]engine.KeyValue
 	watchers []fakeWatch
+	history  []engine.Event // every write, oldest first
 }
 
 type fakeWatch struct {
@@ -31,6 +33,9 @@ var _ engine.Storage = (*fakeStorage)(nil)
 func newFakeStorage() *fakeStorage { return &fakeStorage{data: map[string]engine.KeyValue{}} }
 
 func (f *fakeStorage) emit(ev engine.Event) {
+	if ev.Type != engine.EventBookmark {
+		f.history = append(f.history, ev)
+	}
 	for _, w := range f.watchers {
 		if (ev.Type == engine.EventBookmark || strings.HasPrefix(ev.Key, w.prefix)) && w.ctx.Err() == nil {
 			select {
@@ -110,10 +115,15 @@ func (f *fakeStorage) Watch(ctx context.Context, prefix string, after int64) <-c
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ch := make(chan engine.Event, 1024)
-	if after != f.rev {
-		ch <- engine.Event{Err: fmt.Errorf("fake: watch after %d at %d: %w", after, f.rev, engine.ErrCompacted)}
+	if after > f.rev {
+		ch <- engine.Event{Err: fmt.Errorf("fake: watch after %d, ahead of %d", after, f.rev)}
 		close(ch)
 		return ch
+	}
+	for _, ev := range f.history {
+		if ev.Revision > after && strings.HasPrefix(ev.Key, prefix) {
+			ch <- ev
+		}
 	}
 	f.watchers = append(f.watchers, fakeWatch{ctx: ctx, prefix: prefix, ch: ch})
 	return ch
