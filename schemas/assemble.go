@@ -126,7 +126,9 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		}
 		res.Versions = append(res.Versions, rv)
 		k.gvs[i].Resources = append(k.gvs[i].Resources, rv)
+		checkConversion(r, probs)
 	}
+	setVersioning(res, k.decls)
 	return res
 }
 

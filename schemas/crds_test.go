@@ -33,9 +33,12 @@ type crd struct {
 		} `json:"names"`
 		Scope    string `json:"scope"`
 		Versions []struct {
-			Name    string `json:"name"`
-			Storage bool   `json:"storage"`
-			Schema  struct {
+			Name               string  `json:"name"`
+			Storage            bool    `json:"storage"`
+			Served             bool    `json:"served"`
+			Deprecated         bool    `json:"deprecated"`
+			DeprecationWarning *string `json:"deprecationWarning"`
+			Schema             struct {
 				OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
 			} `json:"schema"`
 			Subresources *struct {
@@ -144,6 +147,13 @@ func writeSpecdFiles(t testing.TB, dir string, crds []*crd) {
 				"scope":    c.Spec.Scope,
 				"storage":  v.Storage,
 				"singular": c.Spec.Names.Singular,
+				"served":   v.Served,
+			}
+			if v.Deprecated {
+				ext["deprecated"] = true
+			}
+			if v.DeprecationWarning != nil {
+				ext["deprecationWarning"] = *v.DeprecationWarning
 			}
 			if len(c.Spec.Names.ShortNames) > 0 {
 				ext["shortNames"] = c.Spec.Names.ShortNames
@@ -232,6 +242,11 @@ func checkAgainstCRDs(t *testing.T, reg *Registry, crds []*crd) {
 			if len(rv.PrinterColumns) != len(v.AdditionalPrinterColumns) || len(rv.SelectableFields) != len(v.SelectableFields) {
 				t.Errorf("%s %s: %d columns and %d selectable fields, want %d and %d", res.GroupResource(), v.Name,
 					len(rv.PrinterColumns), len(rv.SelectableFields), len(v.AdditionalPrinterColumns), len(v.SelectableFields))
+			}
+			if rv.Served() != v.Served || rv.Deprecated != v.Deprecated ||
+				(v.DeprecationWarning != nil && rv.DeprecationWarning != *v.DeprecationWarning) ||
+				(v.Deprecated && rv.DeprecationWarning == "") {
+				t.Errorf("%s %s: served %v deprecated %v warning %q", res.GroupResource(), v.Name, rv.Served(), rv.Deprecated, rv.DeprecationWarning)
 			}
 			if rv.StatusSubresource != (v.Subresources != nil && v.Subresources.Status != nil) {
 				t.Errorf("%s %s: status subresource %v", res.GroupResource(), v.Name, rv.StatusSubresource)

@@ -3,7 +3,10 @@
 // each version's compiled object schema.
 //
 // A Registry is never modified after Load returns it, so a server can swap
-// one in atomically and every request sees a single consistent view.
+// one in atomically and every request sees a single consistent view;
+// Disable derives a copy with groups or versions switched off. A kind may
+// be served in several versions, one of them its storage version; each
+// version's conversion rules are kept as written, for package converters.
 // Problems found while loading are collected, not returned one at a time:
 // a LoadError names every file and JSON pointer that is wrong.
 //

@@ -45,9 +45,11 @@ func TestLoadExamples(t *testing.T) {
 	}
 	want := []string{
 		"library.example.com/v1 books kind=Book list=BookList singular=book scope=Namespaced short=[bk] categories=[library] storage=true status=true columns=4 selectable=2",
+		"library.example.com/v1beta1 books kind=Book list=BookList singular=book scope=Namespaced short=[bk] categories=[library] storage=false status=true columns=4 selectable=2",
 		"shop.example.com/v1 books kind=Book list=BookList singular=book scope=Namespaced short=[] categories=[shop] storage=true status=false columns=2 selectable=0",
 		"shop.example.com/v1 warehouses kind=Warehouse list=WarehouseList singular=warehouse scope=Cluster short=[wh] categories=[shop] storage=true status=false columns=2 selectable=0",
 		"shop.example.com/v1 widgets kind=Widget list=WidgetList singular=widget scope=Namespaced short=[wg] categories=[shop] storage=true status=true columns=5 selectable=1",
+		"shop.example.com/v2beta1 widgets kind=Widget list=WidgetList singular=widget scope=Namespaced short=[wg] categories=[shop] storage=false status=true columns=5 selectable=1",
 	}
 	if diff := cmp.Diff(want, summary(reg)); diff != "" {
 		t.Errorf("registry (-want +got):\n%s", diff)

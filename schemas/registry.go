@@ -26,20 +26,22 @@ type Registry struct {
 // Group is an API group and the versions it serves.
 type Group struct {
 	Name string
-	// Versions are ordered by Kubernetes version priority: the preferred
-	// version first (GA > beta > alpha, higher numbers first).
+	// Versions are ordered by Kubernetes version priority (GA > beta >
+	// alpha, higher numbers first), served or not: see ServedVersions
+	// and PreferredVersion.
 	Versions []*GroupVersion
 	// Resources are the group's resources across all its versions, sorted
 	// by plural name.
 	Resources []*Resource
 }
 
-// GroupVersion is one served group version: one schema file.
+// GroupVersion is one group version: one schema file.
 type GroupVersion struct {
 	Group   string
 	Version string
 	File    string // path of the schema file it was loaded from
-	// Resources are sorted by plural name.
+	// Resources are sorted by plural name, served or not (see
+	// ServedResources).
 	Resources []*ResourceVersion
 }
 
@@ -66,6 +68,23 @@ type ResourceVersion struct {
 	Storage  bool
 	File     string // schema file that declares it
 	Pointer  string // JSON pointer of its schema in File
+	// Hidden is true when the version is not served: served: false in its
+	// x-specd-resource, or specd serve --disable. A hidden version is not
+	// in discovery and not routed; its objects stay in storage. (The zero
+	// value serves, so that registries built by hand serve everything.)
+	Hidden bool
+	// Deprecated versions answer every request with DeprecationWarning in
+	// a Warning header (code 299), as kube-apiserver does for a deprecated
+	// CRD version. DeprecationWarning is "" when Deprecated is false.
+	Deprecated         bool
+	DeprecationWarning string
+	defaultWarning     bool // DeprecationWarning is kube's default message
+	// ConversionRules is the decoded JSON list of x-specd-resource
+	// conversion.rules (nil when not given; only non-storage versions may
+	// have it), not interpreted here: package converters compiles it.
+	// ConversionPointer is its JSON pointer in File, "" when not given.
+	ConversionRules   []any
+	ConversionPointer string
 	// Subresources.
 	StatusSubresource bool
 	Scale             *ScaleSubresource // nil: no scale subresource
@@ -125,14 +144,15 @@ func (r *Registry) GroupVersion(group, version string) *GroupVersion {
 	return nil
 }
 
-// Lookup returns the resource served at /apis/group/version/plural, or nil.
+// Lookup returns the resource served at /apis/group/version/plural, or nil
+// (also when that version of the resource is not served).
 func (r *Registry) Lookup(group, version, plural string) *ResourceVersion {
 	gv := r.GroupVersion(group, version)
 	if gv == nil {
 		return nil
 	}
 	for _, rv := range gv.Resources {
-		if rv.Resource.Plural == plural {
+		if rv.Resource.Plural == plural && rv.Served() {
 			return rv
 		}
 	}
@@ -149,12 +169,50 @@ func (g *Group) Resource(plural string) *Resource {
 	return nil
 }
 
-// PreferredVersion is the version clients should use by default.
-func (g *Group) PreferredVersion() *GroupVersion {
-	if len(g.Versions) == 0 {
-		return nil
+// ServedVersions are the group's versions that serve at least one
+// resource, in version priority order; discovery lists only these.
+func (g *Group) ServedVersions() []*GroupVersion {
+	out := make([]*GroupVersion, 0, len(g.Versions))
+	for _, gv := range g.Versions {
+		if gv.Served() {
+			out = append(out, gv)
+		}
 	}
-	return g.Versions[0]
+	return out
+}
+
+// PreferredVersion is the version clients should use by default: the
+// served version of highest priority (GA, then beta, then alpha), or nil
+// when no version is served.
+func (g *Group) PreferredVersion() *GroupVersion {
+	for _, gv := range g.Versions {
+		if gv.Served() {
+			return gv
+		}
+	}
+	return nil
+}
+
+// Served reports whether the group version serves at least one resource.
+func (gv *GroupVersion) Served() bool {
+	for _, rv := range gv.Resources {
+		if rv.Served() {
+			return true
+		}
+	}
+	return false
+}
+
+// ServedResources are the resources served in this group version, sorted
+// by plural name.
+func (gv *GroupVersion) ServedResources() []*ResourceVersion {
+	out := make([]*ResourceVersion, 0, len(gv.Resources))
+	for _, rv := range gv.Resources {
+		if rv.Served() {
+			out = append(out, rv)
+		}
+	}
+	return out
 }
 
 // Namespaced reports whether objects of r live in namespaces.
@@ -177,6 +235,9 @@ func (r *Resource) Version(v string) *ResourceVersion {
 	}
 	return nil
 }
+
+// Served reports whether the version is served (not Hidden).
+func (rv *ResourceVersion) Served() bool { return !rv.Hidden }
 
 // APIVersion is "group/version", the value of an object's apiVersion.
 func (rv *ResourceVersion) APIVersion() string {

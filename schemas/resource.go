@@ -11,7 +11,8 @@ const resourceExt = "x-specd-resource"
 
 var resourceFields = []string{
 	"kind", "plural", "singular", "shortNames", "categories", "scope",
-	"storage", "subresources", "printerColumns", "selectableFields",
+	"storage", "served", "deprecated", "deprecationWarning", "conversion",
+	"subresources", "printerColumns", "selectableFields",
 }
 
 // resourceDecl is one x-specd-resource: a kind as one file declares it.
@@ -25,6 +26,10 @@ type resourceDecl struct {
 	shortNames, categories []string
 	scope                  Scope
 	storage                *bool
+	served                 *bool
+	deprecated             bool
+	warning                *string // deprecationWarning as given
+	conversion             bool    // a conversion block is given
 	rv                     *ResourceVersion
 }
 
@@ -57,6 +62,7 @@ func decodeResource(d decoder, name string, s *openapi3.Schema, ext any) *resour
 	kindOK := r.decodeNames(d, m, name)
 	r.decodeScope(d, m)
 	r.storage = d.boolean(m, "storage", r.ext)
+	r.decodeVersioning(d, m)
 	r.rv.StatusSubresource = decodeSubresources(d, m, r.ext)
 	r.rv.Scale = decodeScale(d, m, r.ext, s)
 	checkRoot(d, r.pointer, s, r.rv.StatusSubresource)

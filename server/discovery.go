@@ -67,10 +67,22 @@ func groupList(reg *schemas.Registry) *metav1.APIGroupList {
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
 		Groups:   make([]metav1.APIGroup, 0, len(reg.Groups())),
 	}
-	for _, g := range reg.Groups() {
+	for _, g := range servedGroups(reg) {
 		l.Groups = append(l.Groups, *apiGroupBody(g))
 	}
 	return l
+}
+
+// servedGroups are the groups with at least one served version: a group
+// whose versions are all hidden or disabled is not in discovery.
+func servedGroups(reg *schemas.Registry) []*schemas.Group {
+	out := make([]*schemas.Group, 0, len(reg.Groups()))
+	for _, g := range reg.Groups() {
+		if g.PreferredVersion() != nil {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 func apiGroup(g *schemas.Group) *metav1.APIGroup {
@@ -80,8 +92,9 @@ func apiGroup(g *schemas.Group) *metav1.APIGroup {
 }
 
 func apiGroupBody(g *schemas.Group) *metav1.APIGroup {
-	ag := &metav1.APIGroup{Name: g.Name, Versions: make([]metav1.GroupVersionForDiscovery, 0, len(g.Versions))}
-	for _, gv := range g.Versions {
+	served := g.ServedVersions()
+	ag := &metav1.APIGroup{Name: g.Name, Versions: make([]metav1.GroupVersionForDiscovery, 0, len(served))}
+	for _, gv := range served {
 		ag.Versions = append(ag.Versions, metav1.GroupVersionForDiscovery{
 			GroupVersion: gv.Group + "/" + gv.Version, Version: gv.Version,
 		})
@@ -98,7 +111,7 @@ func resourceList(gv *schemas.GroupVersion) *metav1.APIResourceList {
 		GroupVersion: gv.Group + "/" + gv.Version,
 		APIResources: make([]metav1.APIResource, 0, len(gv.Resources)),
 	}
-	for _, rv := range gv.Resources {
+	for _, rv := range gv.ServedResources() {
 		res := rv.Resource
 		l.APIResources = append(l.APIResources, metav1.APIResource{
 			Name:         res.Plural,
@@ -131,7 +144,7 @@ func aggregatedList(groups []*schemas.Group) *apidiscoveryv2.APIGroupDiscoveryLi
 	}
 	for _, g := range groups {
 		item := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: g.Name}}
-		for _, gv := range g.Versions {
+		for _, gv := range g.ServedVersions() {
 			item.Versions = append(item.Versions, aggregatedVersion(gv))
 		}
 		l.Items = append(l.Items, item)
@@ -141,7 +154,7 @@ func aggregatedList(groups []*schemas.Group) *apidiscoveryv2.APIGroupDiscoveryLi
 
 func aggregatedVersion(gv *schemas.GroupVersion) apidiscoveryv2.APIVersionDiscovery {
 	v := apidiscoveryv2.APIVersionDiscovery{Version: gv.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
-	for _, rv := range gv.Resources {
+	for _, rv := range gv.ServedResources() {
 		res := rv.Resource
 		kind := &metav1.GroupVersionKind{Group: res.Group, Version: rv.Version, Kind: res.Kind}
 		d := apidiscoveryv2.APIResourceDiscovery{

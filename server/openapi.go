@@ -32,7 +32,7 @@ func openapiDocs(reg *schemas.Registry) (map[string]openapiDoc, []byte) {
 	docs := make(map[string]openapiDoc)
 	index := openapiIndex{Paths: make(map[string]openapiIndexEntry)}
 	for _, g := range reg.Groups() {
-		for _, gv := range g.Versions {
+		for _, gv := range g.ServedVersions() {
 			body := mustJSON(groupVersionOpenAPI(gv))
 			sum := sha512.Sum512(body)
 			doc := openapiDoc{body: body, hash: strings.ToUpper(hex.EncodeToString(sum[:]))}

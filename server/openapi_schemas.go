@@ -29,7 +29,7 @@ func groupVersionOpenAPI(gv *schemas.GroupVersion) *oaDocument {
 		Paths:      make(map[string]*oaPathItem),
 		Components: oaComponents{Schemas: metaSchemas()},
 	}
-	for _, rv := range gv.Resources {
+	for _, rv := range gv.ServedResources() {
 		resourcePaths(doc.Paths, rv)
 		res := rv.Resource
 		doc.Components.Schemas[schemaName(res.Group, rv.Version, res.Kind)] = kindSchema(rv, doc.Components.Schemas)

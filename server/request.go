@@ -28,6 +28,11 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, notFoundStatus())
 		return
 	}
+	if t.rv.Deprecated {
+		// Every answer in a deprecated version carries its warning, errors
+		// included, as kube-apiserver does for a deprecated CRD version.
+		addWarnings(w, []string{t.rv.DeprecationWarning})
+	}
 	if err := t.validate(); err != nil {
 		s.writeError(w, r, err)
 		return

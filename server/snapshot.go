@@ -41,10 +41,10 @@ func newSnapshot(reg *schemas.Registry) *snapshot {
 	c.legacy = mustJSON(legacyVersions())
 	c.legacyAggregated = mustJSON(aggregatedList(nil))
 	c.apis = mustJSON(groupList(reg))
-	c.apisAggregated = mustJSON(aggregatedList(reg.Groups()))
-	for _, g := range reg.Groups() {
+	c.apisAggregated = mustJSON(aggregatedList(servedGroups(reg)))
+	for _, g := range servedGroups(reg) {
 		c.groups[g.Name] = mustJSON(apiGroup(g))
-		for _, gv := range g.Versions {
+		for _, gv := range g.ServedVersions() {
 			c.groupVersions[gv.Group+"/"+gv.Version] = mustJSON(resourceList(gv))
 		}
 	}

@@ -34,6 +34,8 @@ type specdOptions struct {
 	DataDir string
 	// EtcdServers, when set, is passed as --etcd-servers.
 	EtcdServers []string
+	// Args are more flags for specd serve, such as --disable.
+	Args []string
 }
 
 // specd is one running `specd serve`.
@@ -96,6 +98,7 @@ func launch(t testing.TB, opts specdOptions) (*specd, error) {
 	if len(opts.EtcdServers) > 0 {
 		args = append(args, "--etcd-servers", strings.Join(opts.EtcdServers, ","))
 	}
+	args = append(args, opts.Args...)
 	s.cmd = exec.Command(binaries.specd, args...)
 	s.cmd.Stdout = s.stderr
 	s.cmd.Stderr = s.stderr
