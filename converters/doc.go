@@ -1,7 +1,19 @@
 // Package converters converts objects between the versions of a resource,
-// hub and spoke through the storage version, working on the raw JSON.
+// hub and spoke through the storage version, working on the raw JSON with
+// gjson and sjson: no object is decoded into a tree.
 //
-// Today every version of a kind shares one schema shape, so a conversion
-// rewrites apiVersion and nothing else (what a CustomResourceDefinition's
-// "None" strategy does). Declarative rules come with multi-version support.
+// Each non-storage version (a spoke) declares rules that map its fields to
+// the storage version (the hub): rename, enum, toList/fromList, split/join,
+// nest/flatten and constant, each with an exact inverse. Compile checks a
+// rule list against both schemas and reports every problem with its file
+// and JSON pointer; NewSet compiles every resource of a registry into a
+// Set, the Converter the engine uses. A version without rules converts
+// field for field, as None does.
+//
+// Conversion is lossless: what a version cannot hold (fields it lacks, list
+// elements after the first, values a rule cannot map exactly) is kept in
+// the specd.io/conversion-data annotation and restored when the object
+// returns to a version that holds it; the annotation is removed when empty.
+// Rules.RoundTrip checks this on one object. The rule format is documented
+// in docs/conversion.md.
 package converters

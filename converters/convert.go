@@ -1,0 +1,151 @@
+package converters
+
+import (
+	"fmt"
+
+	"github.com/tidwall/gjson"
+)
+
+// ToHub converts obj, an object of the spoke version, to the hub version.
+func (r *Rules) ToHub(obj []byte, hubAPIVersion string) ([]byte, error) {
+	return r.convert(obj, true, hubAPIVersion)
+}
+
+// FromHub converts obj, an object of the hub version, to the spoke version.
+func (r *Rules) FromHub(obj []byte, spokeAPIVersion string) ([]byte, error) {
+	return r.convert(obj, false, spokeAPIVersion)
+}
+
+// convert runs the steps in order to the hub, in reverse order from it.
+// The target version's own data kept aside in the source object comes back;
+// what the target cannot hold is kept aside for the source version.
+func (r *Rules) convert(obj []byte, toHub bool, apiVersion string) ([]byte, error) {
+	src, dst, srcShape, dstShape := r.spoke, r.hub, r.spokeShape, r.hubShape
+	if !toHub {
+		src, dst, srcShape, dstShape = r.hub, r.spoke, r.hubShape, r.spokeShape
+	}
+	obj, bk, err := takeBookkeeping(obj)
+	if err != nil {
+		return nil, err
+	}
+	if r.same && bk == nil {
+		return None{}.Convert(obj, apiVersion)
+	}
+	in, err := bk.take(dst)
+	if err != nil {
+		return nil, err
+	}
+	out := &entry{}
+	if !r.same {
+		// Fields the source version does not declare either are kept
+		// first, so that no rule mistakes them for its own.
+		if obj, err = keepAside(obj, srcShape, r.skip, out); err != nil {
+			return nil, err
+		}
+	}
+	if obj, err = r.runSteps(obj, toHub, in, out); err != nil {
+		return nil, err
+	}
+	if !r.same {
+		if obj, err = keepAside(obj, dstShape, r.skip, out); err != nil {
+			return nil, err
+		}
+	}
+	// After keepAside: what comes back is never kept aside again, even
+	// when neither version declares it.
+	if obj, err = restore(obj, in); err != nil {
+		return nil, err
+	}
+	delete(bk, src) // an object never carries its own version's entry
+	if !out.empty() {
+		if bk == nil {
+			bk = bookkeeping{}
+		}
+		raw, err := marshalEntry(out)
+		if err != nil {
+			return nil, err
+		}
+		bk[src] = raw
+	}
+	if obj, err = putBookkeeping(obj, bk); err != nil {
+		return nil, err
+	}
+	return None{}.Convert(obj, apiVersion)
+}
+
+// runSteps runs the steps in order to the hub, in reverse order from it.
+// When every rule is under one top-level field that obj has as an object,
+// they work on that field alone and it is put back once.
+func (r *Rules) runSteps(obj []byte, toHub bool, in, out *entry) ([]byte, error) {
+	target, rel := obj, false
+	if r.top != "" {
+		if sub := gjson.GetBytes(obj, r.topLoc.get); sub.IsObject() {
+			target, rel = []byte(sub.Raw), true
+		}
+	}
+	var err error
+	for i := range r.steps {
+		s := r.steps[i]
+		if !toHub {
+			s = r.steps[len(r.steps)-1-i]
+		}
+		if target, err = s.run(target, toHub, rel, in, out); err != nil {
+			return nil, err
+		}
+	}
+	if rel {
+		return setAt(obj, r.topLoc, string(target))
+	}
+	return target, nil
+}
+
+// RoundTrip converts obj both ways, spoke -> hub -> spoke when obj is in
+// the spoke version and hub -> spoke -> hub otherwise, and returns the path
+// of the first place where the result differs from obj ("" when it is the
+// same, metadata.annotations being absent and empty alike).
+func (r *Rules) RoundTrip(obj []byte) (string, error) {
+	av := gjson.GetBytes(obj, "apiVersion").Str
+	group, version := splitAPIVersion(av)
+	toHub := version != r.hub
+	there, back := apiVersion(group, r.hub), av
+	if !toHub {
+		there = apiVersion(group, r.spoke)
+	}
+	mid, err := r.convert(obj, toHub, there)
+	if err != nil {
+		return "", err
+	}
+	got, err := r.convert(mid, !toHub, back)
+	if err != nil {
+		return "", err
+	}
+	if d := firstDiff(normal(obj), normal(got), nil); d != nil {
+		return d.String(), fmt.Errorf("converters: %s %s does not round trip through %s: %s differs", r.spoke, r.hub, there, d)
+	}
+	return "", nil
+}
+
+// normal parses obj for comparison: empty annotations count as absent, as
+// ObjectMeta's omitempty makes them.
+func normal(obj []byte) gjson.Result {
+	if a := gjson.GetBytes(obj, "metadata.annotations"); a.IsObject() && isEmptyObject(a) {
+		obj, _ = deletePath(append([]byte(nil), obj...), path{"metadata", "annotations"})
+	}
+	return gjson.ParseBytes(obj)
+}
+
+func splitAPIVersion(av string) (group, version string) {
+	for i := len(av) - 1; i >= 0; i-- {
+		if av[i] == '/' {
+			return av[:i], av[i+1:]
+		}
+	}
+	return "", av
+}
+
+func apiVersion(group, version string) string {
+	if group == "" {
+		return version
+	}
+	return group + "/" + version
+}
