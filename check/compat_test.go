@@ -1,0 +1,222 @@
+package check
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const baseSpec = `
+color: {type: string, enum: [red, green]}
+size: {type: integer, minimum: 1, maximum: 100, default: 10}
+name: {type: string, maxLength: 20}
+tags: {type: array, items: {type: string}}`
+
+// TestCompare: one compatibility rule per case, as a pair of tiny schema
+// directories. Each finding is "severity rule file#pointer field".
+func TestCompare(t *testing.T) {
+	v1 := version{name: "v1", storage: true, spec: baseSpec}
+	with := func(v version, f func(*version)) version { f(&v); return v }
+	spec := func(name, s string) version { return with(v1, func(v *version) { v.name, v.spec = name, s }) }
+	served := func(name string) version { return with(v1, func(v *version) { v.name, v.storage = name, false }) }
+	cases := map[string]struct {
+		previous, next []version
+		want           []string
+	}{
+		"no change": {previous: []version{v1}, next: []version{v1}},
+		"new optional field": {
+			previous: []version{v1},
+			next:     []version{spec("v1", baseSpec+"\nextra: {type: string}")},
+		},
+		"new required field": {
+			previous: []version{v1},
+			next:     []version{with(spec("v1", baseSpec+"\nextra: {type: string}"), func(v *version) { v.extra = "required: [extra]" })},
+			want:     []string{"error field-required v1.yaml#/components/schemas/Thing/properties/spec/required/0 .spec.extra"},
+		},
+		"new required field with a default": {
+			previous: []version{v1},
+			next:     []version{with(spec("v1", baseSpec+"\nextra: {type: string, default: x}"), func(v *version) { v.extra = "required: [extra]" })},
+		},
+		"existing field becomes required in alpha": {
+			previous: []version{spec("v1alpha1", baseSpec)},
+			next:     []version{with(spec("v1alpha1", baseSpec), func(v *version) { v.extra = "required: [name]" })},
+			want:     []string{"warning field-required v1alpha1.yaml#/components/schemas/Thing/properties/spec/required/0 .spec.name"},
+		},
+		"removed field": {
+			previous: []version{v1},
+			next:     []version{spec("v1", strings.Replace(baseSpec, "tags: {type: array, items: {type: string}}", "", 1))},
+			want:     []string{"error field-removed v1.yaml#/components/schemas/Thing/properties/spec/properties/tags .spec.tags"},
+		},
+		"removed field in beta": {
+			previous: []version{spec("v2beta1", baseSpec)},
+			next:     []version{spec("v2beta1", strings.Replace(baseSpec, "tags: {type: array, items: {type: string}}", "", 1))},
+			want:     []string{"error field-removed v2beta1.yaml#/components/schemas/Thing/properties/spec/properties/tags .spec.tags"},
+		},
+		"removed field in alpha": {
+			previous: []version{spec("v1alpha1", baseSpec)},
+			next:     []version{spec("v1alpha1", strings.Replace(baseSpec, "tags: {type: array, items: {type: string}}", "", 1))},
+			want:     []string{"warning field-removed v1alpha1.yaml#/components/schemas/Thing/properties/spec/properties/tags .spec.tags"},
+		},
+		"changed type": {
+			previous: []version{v1},
+			next:     []version{spec("v1", strings.Replace(baseSpec, "name: {type: string, maxLength: 20}", "name: {type: integer}", 1))},
+			want:     []string{"error type-changed v1.yaml#/components/schemas/Thing/properties/spec/properties/name/type .spec.name"},
+		},
+		"changed item type": {
+			previous: []version{v1},
+			next:     []version{spec("v1", strings.Replace(baseSpec, "items: {type: string}", "items: {type: boolean}", 1))},
+			want:     []string{"error type-changed v1.yaml#/components/schemas/Thing/properties/spec/properties/tags/items/type .spec.tags[*]"},
+		},
+		"new enum value in stable": {
+			previous: []version{v1},
+			next:     []version{spec("v1", strings.Replace(baseSpec, "[red, green]", "[red, green, blue]", 1))},
+			want:     []string{"error enum-value-added v1.yaml#/components/schemas/Thing/properties/spec/properties/color/enum .spec.color"},
+		},
+		"new enum value in beta": {
+			previous: []version{spec("v1beta1", baseSpec)},
+			next:     []version{spec("v1beta1", strings.Replace(baseSpec, "[red, green]", "[red, green, blue]", 1))},
+			want:     []string{"warning enum-value-added v1beta1.yaml#/components/schemas/Thing/properties/spec/properties/color/enum .spec.color"},
+		},
+		"removed enum value": {
+			previous: []version{v1},
+			next:     []version{spec("v1", strings.Replace(baseSpec, "[red, green]", "[red]", 1))},
+			want:     []string{"error enum-value-removed v1.yaml#/components/schemas/Thing/properties/spec/properties/color/enum .spec.color"},
+		},
+		"changed default": {
+			previous: []version{v1},
+			next:     []version{spec("v1", strings.Replace(baseSpec, "default: 10", "default: 20", 1))},
+			want:     []string{"error default-changed v1.yaml#/components/schemas/Thing/properties/spec/properties/size/default .spec.size"},
+		},
+		"new default": {
+			previous: []version{v1},
+			next:     []version{spec("v1", strings.Replace(baseSpec, "maxLength: 20", "maxLength: 20, default: anon", 1))},
+			want:     []string{"error default-changed v1.yaml#/components/schemas/Thing/properties/spec/properties/name/default .spec.name"},
+		},
+		"tightened validation": {
+			previous: []version{v1},
+			next: []version{spec("v1", strings.NewReplacer("maxLength: 20", "maxLength: 10, pattern: '^[a-z]+$'",
+				"minimum: 1", "minimum: 5").Replace(baseSpec))},
+			want: []string{
+				"error validation-tightened v1.yaml#/components/schemas/Thing/properties/spec/properties/name/maxLength .spec.name",
+				"error validation-tightened v1.yaml#/components/schemas/Thing/properties/spec/properties/name/pattern .spec.name",
+				"error validation-tightened v1.yaml#/components/schemas/Thing/properties/spec/properties/size/minimum .spec.size",
+			},
+		},
+		"loosened validation": {
+			previous: []version{v1},
+			next:     []version{spec("v1", strings.NewReplacer("maxLength: 20", "maxLength: 30", "minimum: 1", "minimum: 0").Replace(baseSpec))},
+		},
+		"removed version": {
+			previous: []version{v1, served("v2")},
+			next:     []version{v1},
+			want:     []string{"error version-removed v2.yaml#/components/schemas/Thing "},
+		},
+		"removed alpha version": {
+			previous: []version{v1, served("v2alpha1")},
+			next:     []version{v1},
+			want:     []string{"warning version-removed v2alpha1.yaml#/components/schemas/Thing "},
+		},
+		"removed storage version": {
+			previous: []version{spec("v1beta1", baseSpec), served("v1")},
+			next:     []version{spec("v1", baseSpec)},
+			want: []string{
+				"error storage-version-removed v1beta1.yaml#/components/schemas/Thing ",
+				"error version-removed v1beta1.yaml#/components/schemas/Thing ",
+			},
+		},
+		"changed storage version": {
+			previous: []version{spec("v1beta1", baseSpec), served("v1")},
+			next:     []version{served("v1beta1"), spec("v1", baseSpec)},
+			want:     []string{"warning storage-version-changed v1.yaml#/components/schemas/Thing "},
+		},
+		"changed scope": {
+			previous: []version{v1},
+			next:     []version{with(v1, func(v *version) { v.res = "scope: Cluster" })},
+			want:     []string{"error scope-changed v1.yaml#/components/schemas/Thing/x-specd-resource "},
+		},
+		"unserved version": {
+			previous: []version{v1, served("v2")},
+			next:     []version{v1, with(served("v2"), func(v *version) { v.res = "served: false" })},
+			want:     []string{"error version-unserved v2.yaml#/components/schemas/Thing/x-specd-resource "},
+		},
+		"removed deprecated beta version": {
+			previous: []version{v1, with(served("v2beta1"), func(v *version) { v.res = "deprecated: true" })},
+			next:     []version{v1},
+			want:     []string{"warning version-removed v2beta1.yaml#/components/schemas/Thing "},
+		},
+		"removed beta version": {
+			previous: []version{v1, served("v2beta1")},
+			next:     []version{v1},
+			want:     []string{"error version-removed v2beta1.yaml#/components/schemas/Thing "},
+		},
+		"removed selectable field": {
+			previous: []version{with(v1, func(v *version) { v.res = "selectableFields: [{jsonPath: .spec.color}]" })},
+			next:     []version{v1},
+			want:     []string{"error selectable-field-removed v1.yaml#/components/schemas/Thing/x-specd-resource/selectableFields/0 .spec.color"},
+		},
+		"new validation rule": {
+			previous: []version{v1},
+			next:     []version{with(v1, func(v *version) { v.extra = "x-kubernetes-validations: [{rule: 'self.size > 2'}]" })},
+			want:     []string{"error validation-tightened v1.yaml#/components/schemas/Thing/properties/spec/x-kubernetes-validations/0 .spec"},
+		},
+		"removed resource": {
+			previous: []version{v1},
+			next:     []version{with(v1, func(v *version) { v.res = "plural: gizmos" })},
+			want: []string{
+				"error resource-removed v1.yaml#/components/schemas/Thing ",
+				"error storage-version-removed v1.yaml#/components/schemas/Thing ",
+			},
+		},
+		"changed kind": {
+			previous: []version{v1},
+			next:     []version{with(v1, func(v *version) { v.res = "kind: Gizmo\nplural: things" })},
+			want:     []string{"error kind-changed v1.yaml#/components/schemas/Thing/x-specd-resource "},
+		},
+		"unknown fields no longer preserved": {
+			previous: []version{spec("v1", baseSpec+"\nconfig: {type: object, x-kubernetes-preserve-unknown-fields: true}")},
+			next:     []version{spec("v1", baseSpec+"\nconfig: {type: object}")},
+			want:     []string{"error unknown-fields-pruned v1.yaml#/components/schemas/Thing/properties/spec/properties/config .spec.config"},
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			previous, next := writeDir(t, c.previous...), writeDir(t, c.next...)
+			findings := Compare(loadDir(t, previous), loadDir(t, next))
+			var got []string
+			for _, f := range findings {
+				if f.Message == "" || f.Resource != "things.test.example.com" {
+					t.Errorf("finding without message or resource: %+v", f)
+				}
+				got = append(got, strings.Join([]string{string(f.Severity), f.Rule, filepath.Base(f.File) + "#" + f.Pointer, f.Field}, " "))
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+				for _, f := range findings {
+					t.Logf("%s", f.Message)
+				}
+			}
+		})
+	}
+}
+
+// TestCompareUnchanged: a directory compared with itself has no finding,
+// for the examples and for real CRDs (no false positives).
+func TestCompareUnchanged(t *testing.T) {
+	examples := loadDir(t, filepath.Join("..", "examples", "schemas"))
+	if f := Compare(examples, examples); len(f) != 0 {
+		t.Errorf("examples: %+v", f)
+	}
+	corpus := crdCorpus(t)
+	for _, project := range []string{"cert-manager", "cluster-api"} {
+		t.Run(project, func(t *testing.T) {
+			dir := t.TempDir()
+			writeSpecdFiles(t, dir, readCRDs(t, filepath.Join(corpus, project, "crds")))
+			previous, next := loadDir(t, dir), loadDir(t, dir)
+			if f := Compare(previous, next); len(f) != 0 {
+				t.Errorf("%d findings, first %+v", len(f), f[0])
+			}
+		})
+	}
+}

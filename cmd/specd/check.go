@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/specd-io/specd/check"
+	"github.com/specd-io/specd/schemas"
+)
+
+// checkConfig is everything `specd check` is told on its command line.
+type checkConfig struct {
+	Schemas  string
+	Previous string
+	Output   string
+	Seed     int64
+	Rounds   int
+}
+
+func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
+	var cfg checkConfig
+	fs := flag.NewFlagSet("specd check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files to check (required)")
+	fs.StringVar(&cfg.Previous, "previous", "", "directory of the previous schema files: report every incompatible change")
+	fs.StringVar(&cfg.Output, "output", "text", "text or json")
+	fs.Int64Var(&cfg.Seed, "seed", 1, "seed of the random objects generated from the schemas")
+	fs.IntVar(&cfg.Rounds, "rounds", 20, "random objects generated per resource version (0: none)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	case cfg.Schemas == "":
+		return cfg, errors.New("--schemas is required")
+	case cfg.Output != "text" && cfg.Output != "json":
+		return cfg, fmt.Errorf("--output %q: must be text or json", cfg.Output)
+	case cfg.Rounds < 0:
+		return cfg, fmt.Errorf("--rounds %d: must not be negative", cfg.Rounds)
+	}
+	return cfg, nil
+}
+
+// checkCommand exits 0 when the schemas are clean, 1 on any problem or
+// error finding, 2 on a usage error.
+func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseCheckFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "specd check: %v\n", err)
+		return 2
+	}
+	report := runCheck(ctx, cfg, stderr)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "specd check: interrupted")
+		return 1
+	}
+	write := report.WriteText
+	if cfg.Output == "json" {
+		write = report.WriteJSON
+	}
+	if err := write(stdout); err != nil {
+		fmt.Fprintf(stderr, "specd check: %v\n", err)
+		return 1
+	}
+	if report.Failed() {
+		return 1
+	}
+	return 0
+}
+
+// runCheck loads the schemas (and the previous ones), fuzzes every
+// resource version and compares the two directories.
+func runCheck(ctx context.Context, cfg checkConfig, stderr io.Writer) *check.Report {
+	report := &check.Report{}
+	next := report.LoadSchemas(cfg.Schemas)
+	var previous *schemas.Registry
+	if cfg.Previous != "" {
+		previous = report.LoadSchemas(cfg.Previous)
+	}
+	if next == nil {
+		return report
+	}
+	roundTrip := roundTrips(next, cfg.Schemas, report)
+	if cfg.Rounds > 0 && roundTrip != nil {
+		fuzz := check.Fuzz{Seed: cfg.Seed, Rounds: cfg.Rounds, RoundTrip: roundTrip}
+		if bar := newProgressBar(stderr, "fuzz"); bar != nil {
+			fuzz.Progress = bar.update
+			defer bar.done()
+		}
+		fuzz.Run(ctx, next, report)
+	}
+	if previous != nil {
+		report.Findings = append(report.Findings, check.Compare(previous, next)...)
+	}
+	return report
+}
