@@ -16,6 +16,7 @@ const usage = `specd serves Kubernetes-style APIs declared in OpenAPI files.
 
 Usage:
   specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR]
+  specd check --schemas DIR [--previous DIR] [--output text|json] [--seed N] [--rounds N]
   specd bench [flags]
   specd version
 
@@ -37,6 +38,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		return serveCommand(ctx, args[1:], stderr)
+	case "check":
+		return checkCommand(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	case "version", "--version":

@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/specd-io/specd/converters"
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/watchcache"
@@ -32,6 +33,23 @@ type serveConfig struct {
 	EtcdServers []string
 	Plugins     string
 	LogLevel    slog.Level
+	// Disable names the groups ("G") and group versions ("G/V") not to
+	// serve.
+	Disable []string
+}
+
+// listFlag is a repeatable flag whose values may also be comma-separated.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
@@ -45,6 +63,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&etcdServers, "etcd-servers", "", "comma-separated etcd URLs; without it specd starts an embedded etcd")
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G) or group version (G/V) not to serve; repeatable or comma-separated")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -64,6 +83,11 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		return cfg, fmt.Errorf("--log-level: %w", err)
+	}
+	for _, d := range cfg.Disable {
+		if g, v, _ := strings.Cut(d, "/"); g == "" || strings.Contains(v, "/") || strings.HasSuffix(d, "/") {
+			return cfg, fmt.Errorf("--disable %q: want a group (G) or a group version (G/V)", d)
+		}
 	}
 	return cfg, nil
 }
@@ -93,6 +117,15 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if registry, err = registry.Disable(cfg.Disable...); err != nil {
+		return fmt.Errorf("--disable: %w", err)
+	}
+	// Conversion rules are compiled (and checked) before anything starts,
+	// like the schemas they belong to.
+	converter, err := converters.NewSet(registry, converters.DeclaredRules)
+	if err != nil {
+		return err
+	}
 	log.Info("schemas loaded", "dir", cfg.Schemas, "groups", len(registry.Groups()))
 
 	storage, closeStorage, err := openStorage(ctx, cfg, log)
@@ -111,7 +144,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// The garbage collector runs a pass at once, after deletes and
 	// periodically; it stops before the storage closes.
 	trigger := &gcTrigger{}
-	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: caches, OnDelete: trigger.Trigger})
+	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: caches, OnDelete: trigger.Trigger, Converter: converter})
 	store.StartCaches(registry)
 	defer startCollector(ctx, store, current.Load, trigger, log)()
 	handler := server.New(server.Config{
