@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/specd-io/specd/internal/crdcorpus"
 )
 
 const baseSpec = `
@@ -208,11 +210,11 @@ func TestCompareUnchanged(t *testing.T) {
 	if f := Compare(examples, examples); len(f) != 0 {
 		t.Errorf("examples: %+v", f)
 	}
-	corpus := crdCorpus(t)
+	corpus := crdcorpus.Dir(t)
 	for _, project := range []string{"cert-manager", "cluster-api"} {
 		t.Run(project, func(t *testing.T) {
 			dir := t.TempDir()
-			writeSpecdFiles(t, dir, readCRDs(t, filepath.Join(corpus, project, "crds")))
+			crdcorpus.WriteSpecdFiles(t, dir, crdcorpus.Read(t, filepath.Join(corpus, project, "crds")))
 			previous, next := loadDir(t, dir), loadDir(t, dir)
 			if f := Compare(previous, next); len(f) != 0 {
 				t.Errorf("%d findings, first %+v", len(f), f[0])

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/specd-io/specd/internal/crdcorpus"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -59,7 +60,7 @@ func TestGenerateExamples(t *testing.T) {
 }
 
 func TestGenerateCRDCorpus(t *testing.T) {
-	corpus := crdCorpus(t)
+	corpus := crdcorpus.Dir(t)
 	projects, _ := filepath.Glob(filepath.Join(corpus, "*", "crds"))
 	if len(projects) == 0 {
 		t.Fatalf("no projects in %s", corpus)
@@ -68,7 +69,7 @@ func TestGenerateCRDCorpus(t *testing.T) {
 		t.Run(filepath.Base(filepath.Dir(p)), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			writeSpecdFiles(t, dir, readCRDs(t, p))
+			crdcorpus.WriteSpecdFiles(t, dir, crdcorpus.Read(t, p))
 			checkGenerated(t, loadDir(t, dir), 7)
 		})
 	}

@@ -1,69 +1,21 @@
 package schemas
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
-
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/specd-io/specd/internal/crdcorpus"
 )
-
-// crd is the part of an apiextensions.k8s.io/v1 CustomResourceDefinition
-// that a specd schema file carries.
-type crd struct {
-	Kind string `json:"kind"`
-	Spec struct {
-		Group string `json:"group"`
-		Names struct {
-			Kind       string   `json:"kind"`
-			Plural     string   `json:"plural"`
-			Singular   string   `json:"singular"`
-			ShortNames []string `json:"shortNames"`
-			Categories []string `json:"categories"`
-		} `json:"names"`
-		Scope    string `json:"scope"`
-		Versions []struct {
-			Name               string  `json:"name"`
-			Storage            bool    `json:"storage"`
-			Served             bool    `json:"served"`
-			Deprecated         bool    `json:"deprecated"`
-			DeprecationWarning *string `json:"deprecationWarning"`
-			Schema             struct {
-				OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
-			} `json:"schema"`
-			Subresources *struct {
-				Status map[string]any `json:"status"`
-			} `json:"subresources"`
-			AdditionalPrinterColumns []map[string]any `json:"additionalPrinterColumns"`
-			SelectableFields         []map[string]any `json:"selectableFields"`
-		} `json:"versions"`
-	} `json:"spec"`
-}
-
-// crdCorpus is shared/crds beside the repository (CI has it there too).
-func crdCorpus(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(repoRoot(t), "..", "shared", "crds")
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		t.Fatalf("the CRD corpus must be at %s: %v", dir, err)
-	}
-	return dir
-}
 
 // TestLoadCRDCorpus wraps every version of every CRD of the corpus into
 // specd schema files, one per group version, and loads each project.
 func TestLoadCRDCorpus(t *testing.T) {
-	corpus := crdCorpus(t)
+	corpus := crdcorpus.Dir(t)
 	projects, err := filepath.Glob(filepath.Join(corpus, "*", "crds"))
 	if err != nil || len(projects) == 0 {
 		t.Fatalf("no projects in %s (%v)", corpus, err)
@@ -71,7 +23,7 @@ func TestLoadCRDCorpus(t *testing.T) {
 	totalCRDs, totalVersions := 0, 0
 	for _, p := range projects {
 		project := filepath.Base(filepath.Dir(p))
-		crds := readCRDs(t, p)
+		crds := crdcorpus.Read(t, p)
 		totalCRDs += len(crds)
 		for _, c := range crds {
 			totalVersions += len(c.Spec.Versions)
@@ -79,7 +31,7 @@ func TestLoadCRDCorpus(t *testing.T) {
 		t.Run(project, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			writeSpecdFiles(t, dir, crds)
+			crdcorpus.WriteSpecdFiles(t, dir, crds)
 			reg, err := Load(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -95,119 +47,8 @@ func TestLoadCRDCorpus(t *testing.T) {
 	}
 }
 
-func readCRDs(t testing.TB, dir string) []*crd {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	var out []*crd
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-		for {
-			doc, err := r.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			var c crd
-			if err := yaml.Unmarshal(doc, &c); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			if c.Kind == "CustomResourceDefinition" {
-				out = append(out, &c)
-			}
-		}
-	}
-	return out
-}
-
-// writeSpecdFiles writes one specd schema file per group version of crds,
-// as YAML, and every third one as JSON.
-func writeSpecdFiles(t testing.TB, dir string, crds []*crd) {
-	t.Helper()
-	docs := map[[2]string]map[string]any{}
-	for _, c := range crds {
-		for _, v := range c.Spec.Versions {
-			key := [2]string{c.Spec.Group, v.Name}
-			if docs[key] == nil {
-				docs[key] = map[string]any{
-					"openapi":    "3.0.3",
-					"info":       map[string]any{"title": c.Spec.Group, "version": v.Name},
-					"x-specd":    map[string]any{"group": c.Spec.Group},
-					"components": map[string]any{"schemas": map[string]any{}},
-				}
-			}
-			ext := map[string]any{
-				"kind":     c.Spec.Names.Kind,
-				"plural":   c.Spec.Names.Plural,
-				"scope":    c.Spec.Scope,
-				"storage":  v.Storage,
-				"singular": c.Spec.Names.Singular,
-				"served":   v.Served,
-			}
-			if v.Deprecated {
-				ext["deprecated"] = true
-			}
-			if v.DeprecationWarning != nil {
-				ext["deprecationWarning"] = *v.DeprecationWarning
-			}
-			if len(c.Spec.Names.ShortNames) > 0 {
-				ext["shortNames"] = c.Spec.Names.ShortNames
-			}
-			if len(c.Spec.Names.Categories) > 0 {
-				ext["categories"] = c.Spec.Names.Categories
-			}
-			if v.Subresources != nil && v.Subresources.Status != nil {
-				ext["subresources"] = map[string]any{"status": map[string]any{}}
-			}
-			if len(v.AdditionalPrinterColumns) > 0 {
-				ext["printerColumns"] = v.AdditionalPrinterColumns
-			}
-			if len(v.SelectableFields) > 0 {
-				ext["selectableFields"] = v.SelectableFields
-			}
-			schema := v.Schema.OpenAPIV3Schema
-			if schema == nil {
-				schema = map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
-			}
-			schema["x-specd-resource"] = ext
-			docs[key]["components"].(map[string]any)["schemas"].(map[string]any)[c.Spec.Names.Kind] = schema
-		}
-	}
-	keys := make([][2]string, 0, len(docs))
-	for k := range docs {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"/"+keys[i][1] < keys[j][0]+"/"+keys[j][1] })
-	for i, k := range keys {
-		var data []byte
-		var err error
-		name := filepath.Join(dir, k[0], k[1])
-		if i%3 != 2 {
-			data, err = yaml.Marshal(docs[k])
-			name += ".yaml"
-		} else {
-			data, err = json.MarshalIndent(docs[k], "", "  ")
-			name += ".json"
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // checkAgainstCRDs compares the registry with the CRDs it came from.
-func checkAgainstCRDs(t *testing.T, reg *Registry, crds []*crd) {
+func checkAgainstCRDs(t *testing.T, reg *Registry, crds []*crdcorpus.CRD) {
 	t.Helper()
 	for _, c := range crds {
 		g := reg.Group(c.Spec.Group)
@@ -294,12 +135,12 @@ func checkEqualsEnum(t *testing.T, dir string, reg *Registry) {
 // BenchmarkLoadCRDs loads the whole CRD corpus as one directory per
 // project (about 20 MB of schemas).
 func BenchmarkLoadCRDs(b *testing.B) {
-	corpus := crdCorpus(b)
+	corpus := crdcorpus.Dir(b)
 	projects, _ := filepath.Glob(filepath.Join(corpus, "*", "crds"))
 	var dirs []string
 	for _, p := range projects {
 		dir := filepath.Join(b.TempDir(), filepath.Base(filepath.Dir(p)))
-		writeSpecdFiles(b, dir, readCRDs(b, p))
+		crdcorpus.WriteSpecdFiles(b, dir, crdcorpus.Read(b, p))
 		dirs = append(dirs, dir)
 	}
 	b.ResetTimer()

@@ -1,0 +1,187 @@
+// Package crdcorpus reads the corpus of real CustomResourceDefinitions in
+// shared/crds beside the repository (where CI has it too) and wraps them
+// as specd schema files, for the tests of every package that checks its
+// work against real-world schemas. A missing corpus fails the test: it is
+// never skipped.
+package crdcorpus
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"testing"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// CRD is the part of an apiextensions.k8s.io/v1 CustomResourceDefinition
+// that a specd schema file carries.
+type CRD struct {
+	Kind string `json:"kind"`
+	Spec struct {
+		Group string `json:"group"`
+		Names struct {
+			Kind       string   `json:"kind"`
+			Plural     string   `json:"plural"`
+			Singular   string   `json:"singular"`
+			ShortNames []string `json:"shortNames"`
+			Categories []string `json:"categories"`
+		} `json:"names"`
+		Scope    string `json:"scope"`
+		Versions []struct {
+			Name               string  `json:"name"`
+			Storage            bool    `json:"storage"`
+			Served             bool    `json:"served"`
+			Deprecated         bool    `json:"deprecated"`
+			DeprecationWarning *string `json:"deprecationWarning"`
+			Schema             struct {
+				OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
+			} `json:"schema"`
+			Subresources *struct {
+				Status map[string]any `json:"status"`
+			} `json:"subresources"`
+			AdditionalPrinterColumns []map[string]any `json:"additionalPrinterColumns"`
+			SelectableFields         []map[string]any `json:"selectableFields"`
+		} `json:"versions"`
+	} `json:"spec"`
+}
+
+// Dir is shared/crds beside the repository.
+func Dir(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(repoRoot(t), "..", "shared", "crds")
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+		t.Fatalf("the CRD corpus must be at %s: %v", dir, err)
+	}
+	return dir
+}
+
+// Read returns the CRDs of the YAML files in dir.
+func Read(t testing.TB, dir string) []*CRD {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	var out []*CRD
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+		for {
+			doc, err := r.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			var c CRD
+			if err := yaml.Unmarshal(doc, &c); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if c.Kind == "CustomResourceDefinition" {
+				out = append(out, &c)
+			}
+		}
+	}
+	return out
+}
+
+// WriteSpecdFiles writes one specd schema file per group version of crds,
+// as YAML, and every third one as JSON.
+func WriteSpecdFiles(t testing.TB, dir string, crds []*CRD) {
+	t.Helper()
+	docs := map[[2]string]map[string]any{}
+	for _, c := range crds {
+		for _, v := range c.Spec.Versions {
+			key := [2]string{c.Spec.Group, v.Name}
+			if docs[key] == nil {
+				docs[key] = map[string]any{
+					"openapi":    "3.0.3",
+					"info":       map[string]any{"title": c.Spec.Group, "version": v.Name},
+					"x-specd":    map[string]any{"group": c.Spec.Group},
+					"components": map[string]any{"schemas": map[string]any{}},
+				}
+			}
+			ext := map[string]any{
+				"kind":     c.Spec.Names.Kind,
+				"plural":   c.Spec.Names.Plural,
+				"scope":    c.Spec.Scope,
+				"storage":  v.Storage,
+				"singular": c.Spec.Names.Singular,
+				"served":   v.Served,
+			}
+			if v.Deprecated {
+				ext["deprecated"] = true
+			}
+			if v.DeprecationWarning != nil {
+				ext["deprecationWarning"] = *v.DeprecationWarning
+			}
+			if len(c.Spec.Names.ShortNames) > 0 {
+				ext["shortNames"] = c.Spec.Names.ShortNames
+			}
+			if len(c.Spec.Names.Categories) > 0 {
+				ext["categories"] = c.Spec.Names.Categories
+			}
+			if v.Subresources != nil && v.Subresources.Status != nil {
+				ext["subresources"] = map[string]any{"status": map[string]any{}}
+			}
+			if len(v.AdditionalPrinterColumns) > 0 {
+				ext["printerColumns"] = v.AdditionalPrinterColumns
+			}
+			if len(v.SelectableFields) > 0 {
+				ext["selectableFields"] = v.SelectableFields
+			}
+			schema := v.Schema.OpenAPIV3Schema
+			if schema == nil {
+				schema = map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+			}
+			schema["x-specd-resource"] = ext
+			docs[key]["components"].(map[string]any)["schemas"].(map[string]any)[c.Spec.Names.Kind] = schema
+		}
+	}
+	keys := make([][2]string, 0, len(docs))
+	for k := range docs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"/"+keys[i][1] < keys[j][0]+"/"+keys[j][1] })
+	for i, k := range keys {
+		var data []byte
+		var err error
+		name := filepath.Join(dir, k[0], k[1])
+		if i%3 != 2 {
+			data, err = yaml.Marshal(docs[k])
+			name += ".yaml"
+		} else {
+			data, err = json.MarshalIndent(docs[k], "", "  ")
+			name += ".json"
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// repoRoot is the root of the specd repository: two folders up from this
+// file.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("crdcorpus: cannot find its own source file")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
