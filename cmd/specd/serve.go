@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/converters"
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
@@ -126,6 +127,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if err := proveRoundTrips(ctx, registry, roundTripOf(converter)); err != nil {
+		return err
+	}
 	log.Info("schemas loaded", "dir", cfg.Schemas, "groups", len(registry.Groups()))
 
 	storage, closeStorage, err := openStorage(ctx, cfg, log)
@@ -231,4 +235,28 @@ func tightenGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
+}
+
+// loadRounds is how many random objects of each version specd round-trips
+// through its conversion rules before it serves them: enough to catch a
+// rule that loses a field, bounded so start-up stays fast. specd check
+// runs more (--rounds).
+const loadRounds = 16
+
+// proveRoundTrips refuses to start when a version's conversion rules lose
+// or change data, naming the version's file and the path, as a broken
+// schema file does.
+func proveRoundTrips(ctx context.Context, reg *schemas.Registry, roundTrip check.RoundTrip) error {
+	report := &check.Report{}
+	check.Fuzz{Seed: 1, Rounds: loadRounds, RoundTrip: roundTrip}.Run(ctx, reg, report)
+	var problems []schemas.Problem
+	for _, f := range report.Findings {
+		if f.Severity == check.Error {
+			problems = append(problems, schemas.Problem{File: f.File, Pointer: f.Pointer, Message: f.Message})
+		}
+	}
+	if len(problems) > 0 {
+		return &schemas.LoadError{Problems: problems}
+	}
+	return ctx.Err()
 }
