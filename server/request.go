@@ -112,7 +112,8 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, name
 		if s.serveScale(w, r, t) {
 			return
 		}
-	case t.subresource != "":
+	case t.name != "":
+		// An object and its status answer the same methods, but for DELETE.
 		switch r.Method {
 		case http.MethodGet:
 			s.get(w, r, t)
@@ -122,22 +123,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, name
 			return
 		case http.MethodPatch:
 			s.patch(w, r, t)
-			return
-		}
-	case t.name != "":
-		switch r.Method {
-		case http.MethodGet:
-			s.get(w, r, t)
-			return
-		case http.MethodPut:
-			s.update(w, r, t)
 			return
 		case http.MethodDelete:
-			s.delete(w, r, t)
-			return
-		case http.MethodPatch:
-			s.patch(w, r, t)
-			return
+			if t.subresource == "" {
+				s.delete(w, r, t)
+				return
+			}
 		}
 	default:
 		switch {

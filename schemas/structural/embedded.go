@@ -61,43 +61,48 @@ func (pr *pruner) coerceEmbedded(x map[string]any) {
 	x["metadata"] = m
 }
 
+// typeField checks apiVersion or kind of an embedded resource, when
+// present, as kube-apiserver does: a string, not empty, and well formed by
+// wellFormed (which answers "" or what is wrong).
+func (v *validator) typeField(x map[string]any, name string, wellFormed func(string) string) {
+	val, ok := x[name]
+	if !ok {
+		return
+	}
+	s, isStr := val.(string)
+	switch {
+	case !isStr:
+		v.metaErrs = append(v.metaErrs, field.Invalid(v.p.fieldPath(name), val, "must be a string"))
+	case s == "":
+		v.metaErrs = append(v.metaErrs, field.Invalid(v.p.fieldPath(name), s, "must not be empty"))
+	default:
+		if msg := wellFormed(s); msg != "" {
+			v.metaErrs = append(v.metaErrs, field.Invalid(v.p.fieldPath(name), s, msg))
+		}
+	}
+}
+
 // validateEmbedded checks the type meta of an embedded resource as
 // kube-apiserver does (apiVersion and kind required, well-formed) and that
 // its metadata is valid ObjectMeta (names, labels, annotations, ...).
 func (v *validator) validateEmbedded(x map[string]any) {
-	if _, ok := x["apiVersion"]; !ok {
-		v.metaErrs = append(v.metaErrs, field.Required(v.p.fieldPath("apiVersion"), ""))
-	}
-	if _, ok := x["kind"]; !ok {
-		v.metaErrs = append(v.metaErrs, field.Required(v.p.fieldPath("kind"), ""))
-	}
-	if av, ok := x["apiVersion"]; ok {
-		s, isStr := av.(string)
-		switch {
-		case !isStr:
-			v.metaErrs = append(v.metaErrs, field.Invalid(v.p.fieldPath("apiVersion"), av, "must be a string"))
-		case s == "":
-			v.metaErrs = append(v.metaErrs, field.Invalid(v.p.fieldPath("apiVersion"), s, "must not be empty"))
-		default:
-			if _, err := schema.ParseGroupVersion(s); err != nil {
-				v.metaErrs = append(v.metaErrs, field.Invalid(v.p.fieldPath("apiVersion"), s, err.Error()))
-			}
+	for _, name := range []string{"apiVersion", "kind"} {
+		if _, ok := x[name]; !ok {
+			v.metaErrs = append(v.metaErrs, field.Required(v.p.fieldPath(name), ""))
 		}
 	}
-	if k, ok := x["kind"]; ok {
-		s, isStr := k.(string)
-		switch {
-		case !isStr:
-			v.metaErrs = append(v.metaErrs, field.Invalid(v.p.fieldPath("kind"), k, "must be a string"))
-		case s == "":
-			v.metaErrs = append(v.metaErrs, field.Invalid(v.p.fieldPath("kind"), s, "must not be empty"))
-		default:
-			if errs := utilvalidation.IsDNS1035Label(strings.ToLower(s)); len(errs) > 0 {
-				v.metaErrs = append(v.metaErrs, field.Invalid(v.p.fieldPath("kind"), s,
-					"may have mixed case, but should otherwise match: "+strings.Join(errs, ",")))
-			}
+	v.typeField(x, "apiVersion", func(s string) string {
+		if _, err := schema.ParseGroupVersion(s); err != nil {
+			return err.Error()
 		}
-	}
+		return ""
+	})
+	v.typeField(x, "kind", func(s string) string {
+		if errs := utilvalidation.IsDNS1035Label(strings.ToLower(s)); len(errs) > 0 {
+			return "may have mixed case, but should otherwise match: " + strings.Join(errs, ",")
+		}
+		return ""
+	})
 	if m, ok := x["metadata"]; ok {
 		meta, _, err := decodeObjectMeta(m)
 		if err != nil {
