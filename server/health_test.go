@@ -86,3 +86,15 @@ func TestInternalErrorsAreLogged(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+func TestMetricsEndpoint(t *testing.T) {
+	reg := testRegistry()
+	s := New(Config{Registry: func() *schemas.Registry { return reg }, Store: newFakeStore()})
+	w := serve(t, s, request{path: "/metrics"})
+	if w.Code != 200 || !strings.Contains(w.Body.String(), "go_goroutines") {
+		t.Errorf("/metrics: %d %.200q", w.Code, w.Body)
+	}
+	if w := serve(t, s, request{method: "POST", path: "/metrics"}); w.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST /metrics: %d, want 405", w.Code)
+	}
+}

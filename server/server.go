@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/specd-io/specd/internal/metrics"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -87,6 +88,7 @@ func (s *Server) routes() *mux.Router {
 	r.HandleFunc("/livez", getOnly(s.healthz))
 	r.HandleFunc("/readyz", getOnly(s.readyz))
 	r.HandleFunc("/version", getOnly(s.serveVersion))
+	r.Handle("/metrics", getOnly(metrics.Handler().ServeHTTP))
 
 	r.HandleFunc("/api", getOnly(s.serveLegacyAPI))
 	r.HandleFunc("/apis", getOnly(s.serveAPIs))
