@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"testing"
@@ -69,21 +70,9 @@ func Read(t testing.TB, dir string) []*CRD {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	var out []*CRD
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-		for {
-			doc, err := r.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
+		for _, doc := range YAMLDocs(t, f) {
 			var c CRD
-			if err := yaml.Unmarshal(doc, &c); err != nil {
+			if err := json.Unmarshal(doc, &c); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
 			if c.Kind == "CustomResourceDefinition" {
@@ -93,6 +82,39 @@ func Read(t testing.TB, dir string) []*CRD {
 	}
 	return out
 }
+
+// YAMLDocs returns the documents of a multi-document YAML file as JSON,
+// without the empty ones (only comments, or null).
+func YAMLDocs(t testing.TB, file string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var out [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if len(bytes.TrimSpace(commentLine.ReplaceAll(doc, nil))) == 0 {
+			continue
+		}
+		j, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if string(j) != "null" {
+			out = append(out, j)
+		}
+	}
+}
+
+var commentLine = regexp.MustCompile(`(?m)^\s*#.*$`)
 
 // WriteSpecdFiles writes one specd schema file per group version of crds,
 // as YAML, and every third one as JSON.

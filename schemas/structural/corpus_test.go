@@ -1,11 +1,7 @@
 package structural
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,13 +11,10 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	yamlutil "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
-)
 
-// corpusDir is shared/crds beside the repository (see shared/crds/README.md).
-const corpusDir = "../../../shared/crds"
+	"github.com/specd-io/specd/internal/crdcorpus"
+)
 
 // corpusExceptions are corpus objects kube-apiserver rejects for a reason
 // this package does not check: a CEL rule (x-kubernetes-validations, not
@@ -55,52 +48,15 @@ type crdDoc struct {
 	} `json:"metadata"`
 }
 
-// yamlDocs splits a multi-document YAML file and converts each document to
-// JSON, skipping empty documents.
-func yamlDocs(t *testing.T, file string) [][]byte {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := yamlutil.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var out [][]byte
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
-			continue
-		}
-		j, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		if string(j) == "null" {
-			continue
-		}
-		out = append(out, j)
-	}
-	return out
-}
-
-var commentLine = regexp.MustCompile(`(?m)^\s*#.*$`)
-
-func stripComments(b []byte) []byte { return commentLine.ReplaceAll(b, nil) }
-
 // loadCorpusCRDs compiles every CRD version of a project, keyed by
 // "apiVersion/kind".
-func loadCorpusCRDs(t *testing.T, project string) (map[string]crdVersion, int) {
+func loadCorpusCRDs(t *testing.T, corpusDir, project string) (map[string]crdVersion, int) {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(corpusDir, project, "crds", "*.yaml"))
 	out := map[string]crdVersion{}
 	n := 0
 	for _, f := range files {
-		for _, doc := range yamlDocs(t, f) {
+		for _, doc := range crdcorpus.YAMLDocs(t, f) {
 			var crd crdDoc
 			if err := json.Unmarshal(doc, &crd); err != nil {
 				t.Fatalf("%s: %v", f, err)
@@ -126,7 +82,7 @@ func loadCorpusCRDs(t *testing.T, project string) (map[string]crdVersion, int) {
 
 // recordedErrors reads the kube-apiserver errors recorded in SOURCE.txt for
 // rejected examples: "rejected-examples/<file>" -> doc -> errors.
-func recordedErrors(t *testing.T, project string) map[string][]string {
+func recordedErrors(t *testing.T, corpusDir, project string) map[string][]string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(corpusDir, project, "SOURCE.txt"))
 	if err != nil {
@@ -149,9 +105,7 @@ func recordedErrors(t *testing.T, project string) map[string][]string {
 }
 
 func TestCorpus(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Fatalf("CRD corpus missing (expected shared/crds beside the repository): %v", err)
-	}
+	corpusDir := crdcorpus.Dir(t)
 	projects, _ := filepath.Glob(filepath.Join(corpusDir, "*", "crds"))
 	if len(projects) == 0 {
 		t.Fatal("no projects in the CRD corpus")
@@ -161,13 +115,13 @@ func TestCorpus(t *testing.T) {
 	for _, dir := range projects {
 		project := filepath.Base(filepath.Dir(dir))
 		t.Run(project, func(t *testing.T) {
-			crds, n := loadCorpusCRDs(t, project)
+			crds, n := loadCorpusCRDs(t, corpusDir, project)
 			versions += n
-			recorded := recordedErrors(t, project)
+			recorded := recordedErrors(t, corpusDir, project)
 			for _, sub := range []string{"examples", "invalid-examples", "rejected-examples"} {
 				files, _ := filepath.Glob(filepath.Join(corpusDir, project, sub, "*.yaml"))
 				for _, f := range files {
-					for i, doc := range yamlDocs(t, f) {
+					for i, doc := range crdcorpus.YAMLDocs(t, f) {
 						key := project + "/" + sub + "/" + filepath.Base(f) + "#" + itoa(i)
 						var obj map[string]any
 						if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, &obj); err != nil {
@@ -241,7 +195,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // The prometheus-operator alertmanagerconfigs CRD has an unquoted "=" in an
 // enum; Kubernetes (and sigs.k8s.io/yaml) read it as the string "=".
 func TestCorpusEqualsSignEnum(t *testing.T) {
-	crds, _ := loadCorpusCRDs(t, "prometheus-operator")
+	crds, _ := loadCorpusCRDs(t, crdcorpus.Dir(t), "prometheus-operator")
 	cv, ok := crds["monitoring.coreos.com/v1alpha1/AlertmanagerConfig"]
 	if !ok {
 		t.Fatal("AlertmanagerConfig v1alpha1 not in the corpus")

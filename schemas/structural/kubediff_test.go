@@ -15,6 +15,8 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/specd-io/specd/internal/crdcorpus"
 )
 
 // This file checks Validate against kube-openapi's own validator, set up
@@ -192,6 +194,7 @@ func TestCorpusMatchesKubeOpenAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long differential test")
 	}
+	corpusDir := crdcorpus.Dir(t)
 	projects, _ := filepath.Glob(filepath.Join(corpusDir, "*", "crds"))
 	if len(projects) == 0 {
 		t.Fatal("CRD corpus missing")
@@ -200,11 +203,11 @@ func TestCorpusMatchesKubeOpenAPI(t *testing.T) {
 	compared, failed := 0, 0
 	for _, dir := range projects {
 		project := filepath.Base(filepath.Dir(dir))
-		schemas := corpusSchemaSources(t, project)
+		schemas := corpusSchemaSources(t, corpusDir, project)
 		for _, sub := range []string{"examples", "invalid-examples", "rejected-examples"} {
 			files, _ := filepath.Glob(filepath.Join(corpusDir, project, sub, "*.yaml"))
 			for _, f := range files {
-				for i, doc := range yamlDocs(t, f) {
+				for i, doc := range crdcorpus.YAMLDocs(t, f) {
 					var obj map[string]any
 					if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, &obj); err != nil {
 						t.Fatal(err)
@@ -242,12 +245,12 @@ func TestCorpusMatchesKubeOpenAPI(t *testing.T) {
 }
 
 // corpusSchemaSources returns each CRD version's openAPIV3Schema as JSON.
-func corpusSchemaSources(t *testing.T, project string) map[string][]byte {
+func corpusSchemaSources(t *testing.T, corpusDir, project string) map[string][]byte {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(corpusDir, project, "crds", "*.yaml"))
 	out := map[string][]byte{}
 	for _, f := range files {
-		for _, doc := range yamlDocs(t, f) {
+		for _, doc := range crdcorpus.YAMLDocs(t, f) {
 			var crd crdDoc
 			if err := json.Unmarshal(doc, &crd); err != nil {
 				t.Fatal(err)
