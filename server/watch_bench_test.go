@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -114,61 +117,172 @@ func (s *timedStorage) at(rev int64) time.Time {
 // BenchmarkWatchFanOut100 writes one widget per iteration with 100 HTTP
 // watchers open and reports how long each event took from the cache's
 // receipt (from etcd) to a watcher's decoded line: p50, p99 and max over
-// every delivery.
+// every delivery. The watchers run in this process ("in-process") or, as
+// real clients do, in another one ("readers-apart": this test binary run
+// again as a reader, see TestMain), so that the server's share of the two
+// cores is not taken by the benchmark's own readers' HTTP stack.
 func BenchmarkWatchFanOut100(b *testing.B) {
 	for _, pace := range []time.Duration{0, 5 * time.Millisecond} {
 		name := "back-to-back"
 		if pace > 0 {
 			name = "every-" + pace.String()
 		}
-		b.Run(name, func(b *testing.B) { benchFanOut(b, 100, pace) })
+		for _, readers := range []struct {
+			name  string
+			start startReaders
+		}{{"in-process", readersInProcess}, {"readers-apart", readersApart}} {
+			b.Run(name+"/"+readers.name, func(b *testing.B) { benchFanOut(b, 100, pace, readers.start) })
+		}
 	}
 }
 
-func benchFanOut(b *testing.B, watchers int, pace time.Duration) {
+// delivery is one event line a watcher read: its resourceVersion and the
+// wall-clock time it was read at (comparable across processes).
+type delivery struct {
+	rev int64
+	at  int64 // UnixNano
+}
+
+// startReaders opens n watches of url and returns a function that ends
+// them and returns every delivery.
+type startReaders func(b *testing.B, url string, n int) (stop func() []delivery)
+
+// readerCPU is the CPU time the last readersApart process used.
+var readerCPU time.Duration
+
+// readersInProcess runs the watchers as goroutines of this process.
+func readersInProcess(b *testing.B, url string, n int) func() []delivery {
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var all []delivery
+	var ready, done sync.WaitGroup
+	for range n {
+		ready.Add(1)
+		done.Go(func() {
+			mine := readWatch(ctx, url, ready.Done)
+			mu.Lock()
+			all = append(all, mine...)
+			mu.Unlock()
+		})
+	}
+	ready.Wait()
+	return func() []delivery {
+		cancel()
+		done.Wait()
+		return all
+	}
+}
+
+// readWatch reads one watch until ctx ends, noting each line's
+// resourceVersion and arrival; opened is called once the stream is open.
+func readWatch(ctx context.Context, url string, opened func()) []delivery {
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	opened()
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var mine []delivery
+	for sc.Scan() {
+		at := time.Now().UnixNano()
+		mine = append(mine, delivery{rev: gjson.GetBytes(sc.Bytes(), "object.metadata.resourceVersion").Int(), at: at})
+	}
+	return mine
+}
+
+// readerEnv names the environment variables that make this test binary a
+// watch reader (TestMain): the URL to watch and how many watches to open.
+const (
+	readerURLEnv   = "SPECD_BENCH_WATCH_URL"
+	readerCountEnv = "SPECD_BENCH_WATCHERS"
+)
+
+// readersApart runs the watchers in a child process: this test binary,
+// which TestMain turns into a reader. The child prints "ready" once every
+// watch is open, reads until its stdin closes, then prints each delivery
+// as "rev unixnano". It runs with GOMAXPROCS=1, as one client process
+// holding many watches would be configured to leave the cores it shares
+// with the server to the server.
+func readersApart(b *testing.B, url string, n int) func() []delivery {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), readerURLEnv+"="+url, readerCountEnv+"="+strconv.Itoa(n), "GOMAXPROCS=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	out := bufio.NewScanner(stdout)
+	if !out.Scan() || out.Text() != "ready" {
+		_ = cmd.Process.Kill()
+		b.Fatalf("watch reader did not start: %q", out.Text())
+	}
+	return func() []delivery {
+		stdin.Close()
+		var all []delivery
+		for out.Scan() {
+			var d delivery
+			if _, err := fmt.Sscan(out.Text(), &d.rev, &d.at); err != nil {
+				b.Fatalf("watch reader: %q: %v", out.Text(), err)
+			}
+			all = append(all, d)
+		}
+		if err := cmd.Wait(); err != nil {
+			b.Fatalf("watch reader: %v", err)
+		}
+		readerCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		return all
+	}
+}
+
+// runWatchReader is the child of readersApart.
+func runWatchReader(url string, n int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var all []delivery
+	var ready, done sync.WaitGroup
+	for range n {
+		ready.Add(1)
+		done.Go(func() {
+			mine := readWatch(ctx, url, ready.Done)
+			mu.Lock()
+			all = append(all, mine...)
+			mu.Unlock()
+		})
+	}
+	ready.Wait()
+	fmt.Println("ready")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	cancel()
+	done.Wait()
+	w := bufio.NewWriter(os.Stdout)
+	for _, d := range all {
+		fmt.Fprintln(w, d.rev, d.at)
+	}
+	_ = w.Flush()
+}
+
+func benchFanOut(b *testing.B, watchers int, pace time.Duration, start startReaders) {
 	ts := &timedStorage{seen: map[int64]time.Time{}}
 	e := startWatchServerOn(b, watchcache.Config{}, nil, func(s engine.Storage) engine.Storage {
 		ts.Storage = s
 		return ts
 	})
-	start := e.create(b, "start", "red")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var mu sync.Mutex
-	var lat []time.Duration
-	var ready, done sync.WaitGroup
-	counts := make([]chan int, watchers)
-	for i := range watchers {
-		counts[i] = make(chan int, 1)
-		ready.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			req, _ := http.NewRequestWithContext(ctx, "GET", e.URL+watchWidgets+"?watch=true&resourceVersion="+start, nil)
-			resp, err := http.DefaultClient.Do(req)
-			ready.Done()
-			if err != nil {
-				return
-			}
-			defer resp.Body.Close()
-			sc := bufio.NewScanner(resp.Body)
-			sc.Buffer(make([]byte, 64<<10), 1<<20)
-			var mine []time.Duration
-			for sc.Scan() {
-				now := time.Now()
-				rev := gjson.GetBytes(sc.Bytes(), "object.metadata.resourceVersion").Int()
-				mine = append(mine, now.Sub(ts.at(rev)))
-			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
-	}
-	ready.Wait()
+	first := e.create(b, "start", "red")
+	stop := start(b, e.URL+watchWidgets+"?watch=true&resourceVersion="+first, watchers)
 	rv := e.reg.Lookup("shop.example.com", "v1", "widgets")
 	i := 0
 	for b.Loop() {
-		if _, err := e.store.Create(ctx, rv, "default", []byte(benchPayload(i)), engine.WriteOptions{}); err != nil {
+		if _, err := e.store.Create(context.Background(), rv, "default", []byte(benchPayload(i)), engine.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		i++
@@ -178,14 +292,21 @@ func benchFanOut(b *testing.B, watchers int, pace time.Duration) {
 	}
 	b.StopTimer()
 	time.Sleep(500 * time.Millisecond) // the last events arrive
-	cancel()
-	done.Wait()
-	slices.Sort(lat)
-	if len(lat) < watchers*i {
-		b.Fatalf("%d deliveries, want %d", len(lat), watchers*i)
+	deliveries := stop()
+	if len(deliveries) < watchers*i {
+		b.Fatalf("%d deliveries, want %d", len(deliveries), watchers*i)
 	}
+	lat := make([]time.Duration, len(deliveries))
+	for j, d := range deliveries {
+		lat[j] = time.Duration(d.at - ts.at(d.rev).UnixNano())
+	}
+	slices.Sort(lat)
 	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
 	b.ReportMetric(pct(0.5), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+	if readerCPU > 0 {
+		b.ReportMetric(float64(readerCPU.Nanoseconds())/1000/float64(len(deliveries)), "reader-cpu-us/delivery")
+		readerCPU = 0
+	}
 }
