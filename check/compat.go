@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/specd-io/specd/schemas"
@@ -9,9 +10,18 @@ import (
 // Compare names every change from the previous registry to the next one
 // that breaks an existing client or stored object, under the rules of
 // "So you want to change the API?". Findings are sorted by file and
-// pointer; the rules are listed in docs/check.md.
+// pointer; the rules are listed in docs/check.md. Removing the storage
+// version is always an error: Compare cannot know whether objects are
+// stored in it (CompareStored can).
 func Compare(previous, next *schemas.Registry) []Finding {
-	r := &Report{}
+	return CompareStored(context.Background(), previous, next, nil)
+}
+
+// CompareStored is Compare, with stored telling, when not nil, whether
+// objects are stored in a version that is removed: it is an error only
+// then.
+func CompareStored(ctx context.Context, previous, next *schemas.Registry, stored StoredObjects) []Finding {
+	c := &comparer{Report: &Report{}, ctx: ctx, stored: stored}
 	for _, og := range previous.Groups() {
 		ng := next.Group(og.Name)
 		for _, ores := range og.Resources {
@@ -19,11 +29,19 @@ func Compare(previous, next *schemas.Registry) []Finding {
 			if ng != nil {
 				nres = ng.Resource(ores.Plural)
 			}
-			r.compareResource(ores, nres)
+			c.compareResource(ores, nres)
 		}
 	}
-	r.sortFindings()
-	return r.Findings
+	c.sortFindings()
+	return c.Findings
+}
+
+// comparer is one Compare: the report it fills, and where it reads what
+// is stored.
+type comparer struct {
+	*Report
+	ctx    context.Context
+	stored StoredObjects
 }
 
 func (r *Report) add(sev Severity, rule, file, pointer string, rv *schemas.ResourceVersion, field, format string, args ...any) {
@@ -34,7 +52,7 @@ func (r *Report) add(sev Severity, rule, file, pointer string, rv *schemas.Resou
 	})
 }
 
-func (r *Report) compareResource(old, next *schemas.Resource) {
+func (r *comparer) compareResource(old, next *schemas.Resource) {
 	if next == nil {
 		for _, ov := range old.Versions {
 			r.add(breaking(ov.Version), "resource-removed", ov.File, ov.Pointer, ov, "",
@@ -63,18 +81,21 @@ func (r *Report) compareResource(old, next *schemas.Resource) {
 // registry that does not declare it at all cannot read them. Changing the
 // storage version to another one is fine when the old one stays declared
 // (specd migrates the stored objects); that is a warning to keep it until
-// the migration is done.
-func (r *Report) storageRemoved(old, next *schemas.Resource) {
+// the migration is done. With r.stored, what is stored decides
+// (compat_stored.go).
+func (r *comparer) storageRemoved(old, next *schemas.Resource) {
 	ov := old.Version(old.StorageVersion)
 	if ov == nil {
 		return
 	}
-	switch {
-	case next == nil || next.Version(old.StorageVersion) == nil:
+	if r.stored != nil {
+		r.storedRemoved(old, next)
+	} else if next == nil || next.Version(old.StorageVersion) == nil {
 		r.add(Error, "storage-version-removed", ov.File, ov.Pointer, ov, "",
-			"%s is the storage version of %s and is removed: objects stored in it can no longer be read; keep it until they are migrated to %s",
+			"%s is the storage version of %s and is removed: objects stored in it can no longer be read; keep it until they are migrated to %s (specd check --etcd-servers tells whether any is stored)",
 			ov.Version, old.GroupResource(), storageOf(next))
-	case next.StorageVersion != old.StorageVersion:
+	}
+	if next != nil && next.Version(old.StorageVersion) != nil && next.StorageVersion != old.StorageVersion {
 		nv := next.Version(next.StorageVersion)
 		r.add(Warning, "storage-version-changed", nv.File, nv.Pointer, nv, "",
 			"the storage version of %s changes from %s to %s: stored objects are migrated; keep %s until the migration is done",
@@ -122,6 +143,7 @@ func (r *Report) compareVersion(ov, nv *schemas.ResourceVersion) {
 			"the status subresource is removed: clients that write /status fail")
 	}
 	r.selectableFields(ov, nv, sev)
+	r.printerColumns(ov, nv)
 	fc := fieldCompare{r: r, ov: ov, nv: nv, sev: sev}
 	fc.schema(ov.OpenAPI, nv.OpenAPI, ov.Pointer, nv.Pointer, "", true)
 }

@@ -17,6 +17,9 @@ type fieldCompare struct {
 	r      *Report
 	ov, nv *schemas.ResourceVersion
 	sev    Severity // of a breaking change in this version
+	// branch names the allOf, anyOf or oneOf branch being compared
+	// ("oneOf branch 1"), "" outside branches.
+	branch string
 }
 
 var tokenEscaper = strings.NewReplacer("~", "~0", "/", "~1")
@@ -41,7 +44,15 @@ func fieldName(path string) string {
 }
 
 func (c fieldCompare) newf(rule, pointer, path, format string, args ...any) {
-	c.r.add(c.sev, rule, c.nv.File, pointer, c.nv, path, format, args...)
+	c.r.add(c.sev, rule, c.nv.File, pointer, c.nv, path, format+c.inBranch(), args...)
+}
+
+// inBranch ends a message about a change inside a branch.
+func (c fieldCompare) inBranch() string {
+	if c.branch == "" {
+		return ""
+	}
+	return " (in " + c.branch + ")"
 }
 
 func (c fieldCompare) schema(o, n *openapi3.Schema, op, np, path string, root bool) {
@@ -59,8 +70,10 @@ func (c fieldCompare) schema(o, n *openapi3.Schema, op, np, path string, root bo
 		c.newf("unknown-fields-pruned", np, path,
 			"%s no longer preserves unknown fields: the ones stored are pruned when read", fieldName(path))
 	}
+	c.listTypes(o, n, np, path)
 	c.properties(o, n, op, np, path, root)
 	c.required(o, n, np, path, root)
+	c.branches(o, n, op, np, path)
 	if o.Items != nil && n.Items != nil {
 		c.schema(o.Items.Value, n.Items.Value, childPointer(op, o.Items, "items"), childPointer(np, n.Items, "items"), path+"[*]", false)
 	}
@@ -101,7 +114,12 @@ func (c fieldCompare) properties(o, n *openapi3.Schema, op, np, path string, roo
 		}
 		oref := o.Properties[name]
 		nref, ok := n.Properties[name]
-		if !ok {
+		switch {
+		case !ok && c.branch != "":
+			c.r.add(c.sev, "field-removed", c.ov.File, childPointer(op, oref, "properties", name), c.ov, path+"."+name,
+				"field %s.%s is removed from %s: clients generated from the published OpenAPI lose it, and the values it told apart are checked differently", path, name, c.branch)
+			continue
+		case !ok:
 			c.r.add(c.sev, "field-removed", c.ov.File, childPointer(op, oref, "properties", name), c.ov, path+"."+name,
 				"field %s.%s is removed: clients that set it fail or lose it, and stored values are pruned", path, name)
 			continue

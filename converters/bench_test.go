@@ -2,6 +2,7 @@ package converters
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -88,5 +89,43 @@ func BenchmarkDecodeBaseline(b *testing.B) {
 		if _, err := json.Marshal(m); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkConvertElements: rules inside the elements of a list of 10
+// ports (FuzzElementRoundTrip's resource), with and without what v1
+// cannot hold of each element.
+func BenchmarkConvertElements(b *testing.B) {
+	r := portsResource(b)
+	var plain, extra []string
+	for i := range 10 {
+		n := itoa(i)
+		plain = append(plain, `{"name":"p`+n+`","number":`+n+`,"proto":"TCP","hosts":["h`+n+`"],"x":`+n+`}`)
+		extra = append(extra, `{"name":"p`+n+`","number":`+n+`,"proto":"TCP","hosts":["h`+n+`","i"],"x":`+n+`,"app":"http"}`)
+	}
+	for name, ports := range map[string][]string{"hub-to-v1": plain, "hub-to-v1-bookkeeping": extra} {
+		in := []byte(obj("v2", `,"spec":{"ports":[`+strings.Join(ports, ",")+`]}`))
+		back, err := r.FromHub(in, testGroup+"/v1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if _, err := r.FromHub(in, testGroup+"/v1"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(strings.Replace(name, "hub-to-v1", "v1-to-hub", 1), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(back)))
+			for b.Loop() {
+				if _, err := r.ToHub(back, testGroup+"/v2"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

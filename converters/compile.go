@@ -51,6 +51,28 @@ type Rules struct {
 	topLoc *loc
 	// skip: subtrees the walks need not enter.
 	skip skipSet
+	// batches are the steps in order, consecutive element steps of one
+	// list together: they run in one pass over its elements.
+	// batchesBack: the same, each batch in reverse order.
+	batches, batchesBack [][]*step
+}
+
+func batch(steps []*step) (fwd, back [][]*step) {
+	for _, s := range steps {
+		if n := len(fwd); n > 0 && s.each != nil && fwd[n-1][0].each != nil && fwd[n-1][0].each.sameList(s.each) {
+			fwd[n-1] = append(fwd[n-1], s)
+			continue
+		}
+		fwd = append(fwd, []*step{s})
+	}
+	for _, b := range fwd {
+		r := make([]*step, len(b))
+		for i, s := range b {
+			r[len(b)-1-i] = s
+		}
+		back = append(back, r)
+	}
+	return fwd, back
 }
 
 // commonTop is the first key of every step's paths, "" when they differ
@@ -106,6 +128,9 @@ func Compile(spoke, hub *schemas.ResourceVersion, rules []any, file, pointer str
 	for i, raw := range rules {
 		at := pointer + "/" + strconv.Itoa(i)
 		steps := c.rule(raw, at)
+		for _, s := range steps {
+			s.at = at
+		}
 		r.steps = append(r.steps, steps...)
 		all = append(all, ruleAt{steps, at})
 	}
@@ -123,15 +148,28 @@ func Compile(spoke, hub *schemas.ResourceVersion, rules []any, file, pointer str
 	if len(c.probs) > 0 {
 		return nil, c.probs
 	}
+	c.planElements(r.steps)
+	if len(c.probs) > 0 {
+		return nil, c.probs
+	}
 	r.skip = skippable(c.spoke, c.hub, r.steps)
 	r.top = commonTop(r.steps)
+	for _, s := range r.steps {
+		if s.each != nil && r.top != "" && !s.each.below(r.top) {
+			r.top = ""
+		}
+	}
 	r.topLoc = newLoc(path{r.top})
 	for _, s := range r.steps {
+		if s.each != nil {
+			continue
+		}
 		s.fromL, s.toL = newLoc(s.from), newLoc(s.to)
 		if r.top != "" {
 			s.fromR, s.toR = relLoc(s.from), relLoc(s.to)
 		}
 	}
+	r.batches, r.batchesBack = batch(r.steps)
 	r.same = len(r.steps) == 0 && shapesEqual(c.spoke, c.hub)
 	return r, nil
 }
@@ -139,7 +177,12 @@ func Compile(spoke, hub *schemas.ResourceVersion, rules []any, file, pointer str
 func overlap(p, q path) bool { return p != nil && q != nil && (p.hasPrefix(q) || q.hasPrefix(p)) }
 
 // conflict checks step x (of an earlier rule at ax) against y (at by).
+// A rule that moves the list another rule goes into does not conflict
+// with it.
 func (c *compiler) conflict(x, y *step, ax, by string) {
+	if movesList(x, y) || movesList(y, x) {
+		return
+	}
 	switch {
 	case overlap(x.to, y.to):
 		c.addf(by, "two rules write hub field %s (the other is %s)", y.to, ax)

@@ -120,3 +120,83 @@ func TestCompileProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileElementProblems: rules that go into list elements are checked
+// like the others, each problem with the pointer of the rule.
+func TestCompileElementProblems(t *testing.T) {
+	const at = rulesPointer
+	spoke := specSchema(`{ports: {type: array, items: {type: object, properties: {portName: {type: string}, port: {type: integer}}}},
+		color: {type: string}, modes: {type: array, items: {type: string}}, matrix: {type: array, items: {type: array, items: {type: string}}}}`)
+	hub := specSchema(`{ports: {type: array, items: {type: object, properties: {name: {type: string}, port: {type: integer}, alias: {type: string}}}},
+		endpoints: {type: array, items: {type: object, properties: {name: {type: string}}}}, color: {type: string}, modes: {type: array, items: {type: string}}}`)
+	tests := map[string]struct {
+		rules string
+		want  []string // "pointer: message substring", in order
+	}{
+		"[*] on a field that is not a list": {
+			`[{rename: {from: "spec.color[*].x", to: "spec.ports[*].name"}}]`,
+			[]string{at + "/0/rename/from: spec.color[*].x: in the spoke (this version) schema, spec.color is not a list"},
+		},
+		"a field absent from the elements": {
+			`[{rename: {from: "spec.ports[*].portNmae", to: "spec.ports[*].name"}}]`,
+			[]string{at + "/0/rename/from: the spoke (this version) schema has no field spec.ports[*].portNmae"},
+		},
+		"into a list on one side only": {
+			`[{rename: {from: "spec.ports[*].portName", to: spec.color}}]`,
+			[]string{at + "/0/rename/to: spec.ports[*].portName and spec.color go into 1 and 0 lists"},
+		},
+		"the elements themselves": {
+			`[{rename: {from: "spec.ports[*]", to: "spec.endpoints[*]"}}]`,
+			[]string{at + "/0/rename/from: spec.ports[*] names the elements of a list", at + "/0/rename/to: spec.endpoints[*] names the elements"},
+		},
+		"an index": {
+			`[{rename: {from: "spec.ports[0].portName", to: "spec.ports[*].name"}}]`,
+			[]string{at + "/0/rename/from: \"spec.ports[0].portName\": \"ports[0]\": only [*] (every element) may follow a field name"},
+		},
+		"a list of lists": {
+			`[{enum: {from: "spec.matrix[*][*]", to: "spec.modes[*]", values: {a: A}}}]`,
+			[]string{at + "/0/enum/from: \"spec.matrix[*][*]\": \"matrix[*][*]\": a list of lists cannot be named"},
+		},
+		"two lists": {
+			`[{rename: {from: "spec.ports[*].portName", to: "spec.endpoints[*].name"}}]`,
+			[]string{at + "/0: spec.ports[*].portName and spec.endpoints[*].name are not in one list: the rules take the spoke's spec.ports to the hub's spec.ports, not to spec.endpoints"},
+		},
+		"two rules write one element field": {
+			`[{rename: {from: "spec.ports[*].portName", to: "spec.ports[*].name"}}, {constant: {to: "spec.ports[*].name", value: x}}]`,
+			[]string{at + "/1: two rules write hub field spec.ports[*].name (the other is " + at + "/0)"},
+		},
+		"a rule on the list and one in its elements": {
+			`[{toList: {from: spec.color, to: spec.modes}}, {enum: {from: "spec.modes[*]", values: {a: A}}}]`,
+			[]string{at + "/1: two rules write hub field spec.modes[*]"},
+		},
+		"enum of elements into a field": {
+			`[{enum: {from: "spec.modes[*]", to: "spec.ports[*].name", values: {a: A}}}]`,
+			[]string{at + "/0/enum/to: spec.modes[*] and spec.ports[*].name: either both or neither name the elements themselves"},
+		},
+		"a constant in elements the other version has no list for": {
+			`[{constant: {to: "spec.endpoints[*].name", value: x}}]`,
+			[]string{at + "/0: the spoke (this version) schema has no list spec.endpoints for the elements this rule names"},
+		},
+		"types differ in elements": {
+			`[{rename: {from: "spec.ports[*].port", to: "spec.ports[*].alias"}}]`,
+			[]string{at + "/0/rename/to: types differ: spoke integer, hub string"},
+		},
+	}
+	res := resource(t, "Frobber", "v2", map[string]string{"v1": spoke, "v2": hub})
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r, probs := Compile(res.Version("v1"), res.Version("v2"), ruleList(t, tc.rules), "v1.yaml", at)
+			if r != nil {
+				t.Error("Rules returned despite problems")
+			}
+			if len(probs) != len(tc.want) {
+				t.Fatalf("got %d problems, want %d: %v", len(probs), len(tc.want), probs)
+			}
+			for i, p := range probs {
+				if got := p.Pointer + ": " + p.Message; !strings.HasPrefix(got, tc.want[i]) {
+					t.Errorf("problem %d:\n got %s\nwant %s...", i, got, tc.want[i])
+				}
+			}
+		})
+	}
+}

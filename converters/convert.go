@@ -35,33 +35,53 @@ func (r *Rules) convert(obj []byte, toHub bool, apiVersion string) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	out := &entry{}
-	if !r.same {
-		// Fields the source version does not declare either are kept
-		// first, so that no rule mistakes them for its own.
-		if obj, err = keepAside(obj, srcShape, r.skip, out); err != nil {
-			return nil, err
-		}
-	}
-	if obj, err = r.runSteps(obj, toHub, in, out); err != nil {
+	b := &books{in: in, out: &entry{}}
+	// What the target version kept of list elements is found in the
+	// object as it comes, by the elements' identity (identity.go).
+	cut, err := b.locateIn(obj, srcShape)
+	if err != nil {
 		return nil, err
 	}
 	if !r.same {
-		if obj, err = keepAside(obj, dstShape, r.skip, out); err != nil {
+		// Fields the source version does not declare either are kept
+		// first, so that no rule mistakes them for its own.
+		if obj, err = keepAside(obj, srcShape, r.skip, &b.out.Fields); err != nil {
+			return nil, err
+		}
+		identifyFields(obj, srcShape, b.out.Fields)
+	}
+	// The fields the source version had no place for go back where they
+	// were cut, before the rules move them with their parents.
+	if obj, err = restore(obj, cut); err != nil {
+		return nil, err
+	}
+	if obj, err = r.runSteps(obj, toHub, b); err != nil {
+		return nil, err
+	}
+	if !r.same {
+		if obj, err = keepAside(obj, dstShape, r.skip, &b.out.Cut); err != nil {
 			return nil, err
 		}
 	}
 	// After keepAside: what comes back is never kept aside again, even
 	// when neither version declares it.
-	if obj, err = restore(obj, in); err != nil {
+	fields, err := located(obj, dstShape, in.Fields)
+	if err != nil {
 		return nil, err
 	}
+	if obj, err = restore(obj, fields); err != nil {
+		return nil, err
+	}
+	// The elements of what was kept are named as the target version's
+	// client sees them.
+	identifyFields(obj, dstShape, b.out.Cut)
+	b.identifyElems(obj, dstShape)
 	delete(bk, src) // an object never carries its own version's entry
-	if !out.empty() {
+	if !b.out.empty() {
 		if bk == nil {
 			bk = bookkeeping{}
 		}
-		raw, err := marshalEntry(out)
+		raw, err := marshalEntry(b.out)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +96,7 @@ func (r *Rules) convert(obj []byte, toHub bool, apiVersion string) ([]byte, erro
 // runSteps runs the steps in order to the hub, in reverse order from it.
 // When every rule is under one top-level field that obj has as an object,
 // they work on that field alone and it is put back once.
-func (r *Rules) runSteps(obj []byte, toHub bool, in, out *entry) ([]byte, error) {
+func (r *Rules) runSteps(obj []byte, toHub bool, b *books) ([]byte, error) {
 	target, rel := obj, false
 	if r.top != "" {
 		if sub := gjson.GetBytes(obj, r.topLoc.get); sub.IsObject() {
@@ -84,12 +104,17 @@ func (r *Rules) runSteps(obj []byte, toHub bool, in, out *entry) ([]byte, error)
 		}
 	}
 	var err error
-	for i := range r.steps {
-		s := r.steps[i]
+	for i := range r.batches {
+		batch := r.batches[i]
 		if !toHub {
-			s = r.steps[len(r.steps)-1-i]
+			batch = r.batchesBack[len(r.batches)-1-i]
 		}
-		if target, err = s.run(target, toHub, rel, in, out); err != nil {
+		if len(batch) > 1 {
+			target, err = runEach(target, batch, toHub, rel, b)
+		} else {
+			target, err = batch[0].run(target, toHub, rel, b)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -8,18 +9,62 @@ import (
 )
 
 // path is a location in an object: object keys (string) and list indices
-// (int), from the root.
+// (int), from the root. A rule's path may also hold every (each element of
+// a list); a path kept in the bookkeeping may hold elemRef (an element
+// known by its identity, identity.go).
 type path []any
 
-// fieldPath parses a rule's dotted field path ("spec.size.height"). Rule
-// paths name object fields only.
-func fieldPath(s string) path {
-	parts := strings.Split(s, ".")
-	p := make(path, len(parts))
-	for i, k := range parts {
-		p[i] = k
+// every is the [*] of a rule path: each element of the list.
+type every struct{}
+
+// fieldPath parses a rule's dotted field path ("spec.size.height"): field
+// names, each followed by [*] when it is a list whose elements the path
+// goes into ("spec.ports[*].name"). It returns "" and the path, or what is
+// wrong with the syntax.
+func fieldPath(s string) (path, string) {
+	var p path
+	for _, part := range strings.Split(s, ".") {
+		name, stars := part, 0
+		for strings.HasSuffix(name, "[*]") {
+			name, stars = strings.TrimSuffix(name, "[*]"), stars+1
+		}
+		switch {
+		case name == "":
+			return nil, "empty field name in path"
+		case strings.ContainsAny(name, "[]"):
+			return nil, fmt.Sprintf("%q: only [*] (every element) may follow a field name", part)
+		case stars > 1:
+			return nil, fmt.Sprintf("%q: a list of lists cannot be named", part)
+		}
+		p = append(p, name)
+		if stars == 1 {
+			p = append(p, every{})
+		}
 	}
-	return p
+	return p, ""
+}
+
+// stars counts the [*] of p.
+func (p path) stars() int {
+	n := 0
+	for _, s := range p {
+		if _, ok := s.(every); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// lastList splits a rule path at its last [*]: the list (a path that may
+// hold [*] itself) and the path inside its elements. ok is false when p
+// has no [*].
+func (p path) lastList() (list, inner path, ok bool) {
+	for i := len(p) - 1; i >= 0; i-- {
+		if _, is := p[i].(every); is {
+			return p[:i], p[i+1:], true
+		}
+	}
+	return nil, p, false
 }
 
 // loc is a path with its gjson and sjson forms rendered once, and its
@@ -66,11 +111,15 @@ func (p path) render(forSet bool) string {
 	return b.String()
 }
 
-// String renders p for people: "spec.items[2].name".
+// String renders p for people: "spec.items[2].name", "spec.ports[*].name".
 func (p path) String() string {
 	var b strings.Builder
 	for i, s := range p {
 		switch s := s.(type) {
+		case every:
+			b.WriteString("[*]")
+		case elemRef:
+			b.WriteString("[" + strconv.Itoa(s.i) + "]")
 		case int:
 			b.WriteString("[" + strconv.Itoa(s) + "]")
 		case string:
@@ -88,6 +137,8 @@ func (p path) child(s any) path {
 	copy(q, p)
 	return append(q, s)
 }
+
+func (p path) equal(q path) bool { return len(p) == len(q) && p.hasPrefix(q) }
 
 // hasPrefix reports whether q is p or an ancestor of p.
 func (p path) hasPrefix(q path) bool {
@@ -112,26 +163,4 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
-}
-
-// pathFromJSON reads a path stored in the bookkeeping annotation: a list of
-// strings (keys) and integers (indices).
-func pathFromJSON(r gjson.Result) (path, bool) {
-	if !r.IsArray() {
-		return nil, false
-	}
-	var p path
-	ok := true
-	r.ForEach(func(_, v gjson.Result) bool {
-		switch v.Type {
-		case gjson.String:
-			p = append(p, v.Str)
-		case gjson.Number:
-			p = append(p, int(v.Int()))
-		default:
-			ok = false
-		}
-		return ok
-	})
-	return p, ok
 }

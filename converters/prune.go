@@ -8,16 +8,16 @@ import (
 )
 
 // keepAside removes from obj every field that sh has no place for and
-// records it in out.
-func keepAside(obj []byte, sh *shape, skip skipSet, out *entry) ([]byte, error) {
+// appends it to kept.
+func keepAside(obj []byte, sh *shape, skip skipSet, kept *[]keptField) ([]byte, error) {
 	w := walker{skip: skip, cut: func(p path, v gjson.Result) {
-		out.Fields = append(out.Fields, keptField{Path: []any(p), Val: json.RawMessage(v.Raw)})
+		*kept = append(*kept, keptField{Path: []any(p), Val: json.RawMessage(v.Raw)})
 	}}
 	w.walk(gjson.ParseBytes(obj), sh, true)
 	if w.n == 0 {
 		return obj, nil
 	}
-	return cutFields(obj, out.Fields[len(out.Fields)-w.n:])
+	return cutFields(obj, (*kept)[len(*kept)-w.n:])
 }
 
 // cutFields deletes the fields, rebuilding each parent object once: one
@@ -134,9 +134,9 @@ func isMetaField(k string) bool {
 	return k == "apiVersion" || k == "kind" || k == "metadata"
 }
 
-// restore puts back the fields kept aside in in, rebuilding each parent
-// object once.
-func restore(obj []byte, in *entry) ([]byte, error) {
+// restore puts back kept fields, whose paths hold no elemRef (see
+// resolve), rebuilding each parent object once.
+func restore(obj []byte, fields []keptField) ([]byte, error) {
 	type parent struct {
 		p    path
 		keys []string
@@ -144,7 +144,7 @@ func restore(obj []byte, in *entry) ([]byte, error) {
 	}
 	var parents []*parent
 	byPath := map[string]*parent{}
-	for _, f := range in.Fields {
+	for _, f := range fields {
 		p, ok := pathFromAny(f.Path)
 		if !ok {
 			return nil, fmt.Errorf("%w: bad path %v", ErrBookkeeping, f.Path)
@@ -196,6 +196,42 @@ func restore(obj []byte, in *entry) ([]byte, error) {
 	return obj, nil
 }
 
+// located resolves the elemRefs of kept fields in obj, whose schema is sh:
+// the fields to restore, without those whose element is gone.
+func located(obj []byte, sh *shape, fields []keptField) ([]keptField, error) {
+	if len(fields) == 0 {
+		return nil, nil
+	}
+	paths := make([][]any, len(fields))
+	for i, f := range fields {
+		paths[i] = f.Path
+	}
+	found, err := resolve(obj, sh, paths)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]keptField, 0, len(fields))
+	for i, p := range found {
+		if p != nil {
+			out = append(out, keptField{Path: []any(p), Val: fields[i].Val})
+		}
+	}
+	return out, nil
+}
+
+// identifyFields names the list elements of the fields' paths by their
+// identity in obj, whose schema is sh.
+func identifyFields(obj []byte, sh *shape, fields []keptField) {
+	if len(fields) == 0 {
+		return
+	}
+	paths := make([][]any, len(fields))
+	for i, f := range fields {
+		paths[i] = f.Path
+	}
+	identify(obj, sh, paths)
+}
+
 func appendMember(b []byte, key, val string) []byte {
 	if len(b) > 1 {
 		b = append(b, ',')
@@ -205,6 +241,8 @@ func appendMember(b []byte, key, val string) []byte {
 	return append(b, val...)
 }
 
+// pathFromAny reads a kept path: keys (strings), list indices (numbers;
+// specd wrote only these before elemRefs) and elemRefs ({"i": n, "id": s}).
 func pathFromAny(segs []any) (path, bool) {
 	p := make(path, len(segs))
 	for i, s := range segs {
@@ -212,9 +250,24 @@ func pathFromAny(segs []any) (path, bool) {
 		case string:
 			p[i] = s
 		case float64:
+			if s < 0 || s != float64(int(s)) {
+				return nil, false
+			}
 			p[i] = int(s)
 		case int:
 			p[i] = s
+		case map[string]any:
+			n, okN := s["i"].(float64)
+			if !okN {
+				if in, isInt := s["i"].(int); isInt {
+					n, okN = float64(in), true
+				}
+			}
+			id, okID := s["id"].(string)
+			if !okN || !okID || n < 0 || n != float64(int(n)) || len(s) != 2 {
+				return nil, false
+			}
+			p[i] = elemRef{i: int(n), id: id}
 		default:
 			return nil, false
 		}

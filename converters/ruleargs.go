@@ -28,7 +28,7 @@ func (a *ruleArgs) compile() []*step {
 			a.c.addf(a.at+"/from", "hub has no field %s (give to:)", from)
 		}
 	}
-	if fs == nil || ts == nil {
+	if fs == nil || ts == nil || !a.sameLists(from, to) {
 		return nil
 	}
 	s := &step{kind: a.kind, key: stepKey(a.kind, from, to), from: from, to: to}
@@ -70,27 +70,57 @@ func (a *ruleArgs) field(name string, sh *shape, required bool) (path, *shape) {
 	if s == "" {
 		return nil, nil
 	}
-	p := fieldPath(s)
-	for _, k := range p {
-		if k == "" {
-			a.c.addf(a.at+"/"+name, "%q: empty field name in path", s)
-			return nil, nil
-		}
+	p, bad := fieldPath(s)
+	if bad != "" {
+		a.c.addf(a.at+"/"+name, "%q: %s", s, bad)
+		return nil, nil
 	}
 	if len(p) == 1 && isMetaField(s) || p[0] == "metadata" {
 		a.c.addf(a.at+"/"+name, "%s: rules cannot touch apiVersion, kind or metadata", s)
 		return nil, nil
 	}
-	found := sh.lookup(p)
+	if _, ok := p[len(p)-1].(every); ok && !a.elementItself() {
+		a.c.addf(a.at+"/"+name, "%s names the elements of a list, not a field in them: %s takes a field (move a whole list by its own path)", s, a.kind)
+		return nil, nil
+	}
+	found, missing := sh.find(p)
 	if found == nil {
 		side := "hub (storage version)"
 		if sh == a.c.spoke {
 			side = "spoke (this version)"
 		}
-		a.c.addf(a.at+"/"+name, "the %s schema has no field %s", side, s)
+		if strings.HasSuffix(missing, "is not a list") {
+			a.c.addf(a.at+"/"+name, "%s: in the %s schema, %s: [*] goes into the elements of a list only", s, side, missing)
+		} else {
+			a.c.addf(a.at+"/"+name, "the %s schema has no field %s", side, s)
+		}
 		return nil, nil
 	}
 	return p, found
+}
+
+// elementItself: the rule kinds whose path may be the elements of a list
+// themselves (spec.modes[*]): enum maps each element; nest and flatten
+// move fields into or out of each element.
+func (a *ruleArgs) elementItself() bool {
+	return a.kind == kindEnum || a.kind == kindNest || a.kind == kindFlatten
+}
+
+// sameLists checks that from and to go into as many lists: a rule maps a
+// field of each element to a field of the same element.
+func (a *ruleArgs) sameLists(from, to path) bool {
+	if from.stars() != to.stars() {
+		a.c.addf(a.at+"/to", "%s and %s go into %d and %d lists: a rule maps a field of each element to a field of the same element",
+			from, to, from.stars(), to.stars())
+		return false
+	}
+	_, fin, _ := from.lastList()
+	_, tin, _ := to.lastList()
+	if a.kind == kindEnum && (len(fin) == 0) != (len(tin) == 0) {
+		a.c.addf(a.at+"/to", "%s and %s: either both or neither name the elements themselves", from, to)
+		return false
+	}
+	return true
 }
 
 func (a *ruleArgs) str(name string, required bool) string {
@@ -162,7 +192,7 @@ func (a *ruleArgs) enum(fs, ts *shape) (transform, transform) {
 func (a *ruleArgs) nestOrFlatten() []*step {
 	from, fs := a.field("from", a.c.spoke, true)
 	to, ts := a.field("to", a.c.hub, true)
-	if fs == nil || ts == nil {
+	if fs == nil || ts == nil || !a.sameLists(from, to) {
 		return nil
 	}
 	obj := ts
@@ -269,8 +299,12 @@ func (sh *shape) holds(p path) bool {
 		if cur.open {
 			return true
 		}
-		k, _ := s.(string)
-		if cur = cur.child(k); cur == nil {
+		if k, ok := s.(string); ok {
+			cur = cur.child(k)
+		} else {
+			cur = cur.items
+		}
+		if cur == nil {
 			return false
 		}
 	}

@@ -16,6 +16,9 @@ type shape struct {
 	additional *shape
 	open       bool // any key is kept: preserve-unknown-fields or a free map
 	embedded   bool // apiVersion, kind and metadata are implied
+	// mapKeys are the x-kubernetes-list-map-keys of a list of type map:
+	// its elements are known by them (identity.go).
+	mapKeys []string
 }
 
 // newShape builds the shape of a kin-openapi schema whose $refs are
@@ -56,6 +59,10 @@ func buildShape(s *openapi3.Schema, visiting map[*openapi3.Schema]bool) *shape {
 	if s.Items != nil {
 		sh.items = buildShape(s.Items.Value, visiting)
 	}
+	var listType string
+	if ok, _ := structural.Extension(s, "x-kubernetes-list-type", &listType); ok && listType == "map" {
+		_, _ = structural.Extension(s, "x-kubernetes-list-map-keys", &sh.mapKeys)
+	}
 	switch ap := s.AdditionalProperties; {
 	case ap.Schema != nil:
 		sh.additional = buildShape(ap.Schema.Value, visiting)
@@ -78,13 +85,47 @@ func (sh *shape) child(k string) *shape {
 
 // lookup follows a rule's field path; nil when the schema has no such field.
 func (sh *shape) lookup(p path) *shape {
+	found, _ := sh.find(p)
+	return found
+}
+
+// find follows a rule's field path, [*] going into a list's elements. When
+// the schema has no such field it returns nil and the part of p that is
+// missing or is not a list.
+func (sh *shape) find(p path) (*shape, string) {
+	cur := sh
+	for i, s := range p {
+		if _, ok := s.(every); ok {
+			if cur.items == nil {
+				return nil, p[:i].String() + " is not a list"
+			}
+			cur = cur.items
+			continue
+		}
+		k, _ := s.(string)
+		if cur.open && cur.props == nil {
+			return nil, "no field " + p[:i+1].String()
+		}
+		if cur = cur.child(k); cur == nil {
+			return nil, "no field " + p[:i+1].String()
+		}
+	}
+	return cur, ""
+}
+
+// at is the shape at a path of an object (keys, indices, element
+// references), nil when sh has no place for it.
+func (sh *shape) at(p path) *shape {
 	cur := sh
 	for _, s := range p {
-		k, _ := s.(string)
-		if cur == nil || cur.open && cur.props == nil {
+		if cur == nil {
 			return nil
 		}
-		cur = cur.child(k)
+		if k, ok := s.(string); ok {
+			cur = cur.child(k)
+		} else {
+			cur = cur.items
+		}
 	}
 	return cur
 }

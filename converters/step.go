@@ -19,12 +19,41 @@ type step struct {
 	toR       *loc
 	fwd, back transform
 	constant  string // the constant's JSON, for the constant kind
+	// each is set when the paths go into list elements ([*]): the step
+	// then runs its inner step on every element (elem.go).
+	each *each
+	at   string // the JSON pointer of the rule, for problems found late
+}
+
+// books is the bookkeeping of one conversion: what the target version
+// kept aside (in) and what the source version cannot hold (out), and the
+// same for the rules that work inside list elements, by element.
+type books struct {
+	in, out *entry
+	// elemIn: what the target version kept of each element, by rule key
+	// and element (elemKey).
+	elemIn map[string]map[string]*entry
+	// elemOut: what the source cannot hold, of each element.
+	elemOut []keptElem
+}
+
+// keptElem is what one rule kept aside of one element: the element is at
+// idx (one index per [*]) in the list at list.
+type keptElem struct {
+	key  string
+	list path // with [*]
+	idx  []int
+	e    *entry
 }
 
 // run applies s in the direction toHub, reading what the target version
-// kept aside from in and keeping aside into out what it cannot hold.
+// kept aside from b.in and keeping aside into b.out what it cannot hold.
 // With rel, obj is the object's Rules.top field and the paths are below it.
-func (s *step) run(obj []byte, toHub, rel bool, in, out *entry) ([]byte, error) {
+func (s *step) run(obj []byte, toHub, rel bool, b *books) ([]byte, error) {
+	if s.each != nil {
+		return runEach(obj, []*step{s}, toHub, rel, b)
+	}
+	in, out := b.in, b.out
 	from, to := s.fromL, s.toL
 	if rel {
 		from, to = s.fromR, s.toR
@@ -83,7 +112,8 @@ func (s *step) map1(v value, t, u transform, in, out *entry) value {
 // the other side, the field is dropped when it holds the constant, noted
 // when absent from an existing parent, and otherwise left for keepAside.
 // Coming back, the constant is set in an existing parent unless the field
-// was noted absent (a value kept aside is restored after the steps). The
+// was noted absent or holds a value kept aside (restored before the
+// steps). The
 // parent is never made nor removed, so {} and a missing parent both
 // survive.
 func (s *step) runConstant(obj []byte, toHub bool, from, to *loc, in, out *entry) ([]byte, error) {
@@ -93,7 +123,8 @@ func (s *step) runConstant(obj []byte, toHub bool, from, to *loc, in, out *entry
 	}
 	parent := l.up == nil || gjson.GetBytes(obj, l.up.get).IsObject()
 	if !leaving {
-		if in.absent(s.key) || !parent {
+		// A value there is one kept aside, already put back.
+		if in.absent(s.key) || !parent || gjson.GetBytes(obj, l.get).Exists() {
 			return obj, nil
 		}
 		return setAt(obj, l, s.constant)

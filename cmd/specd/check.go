@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/schemas"
@@ -19,6 +21,10 @@ type checkConfig struct {
 	Output   string
 	Seed     int64
 	Rounds   int
+	// EtcdServers, when given, is where check reads whether objects are
+	// stored in a version that is removed; EtcdTimeout bounds each read.
+	EtcdServers []string
+	EtcdTimeout time.Duration
 }
 
 func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
@@ -30,6 +36,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	fs.StringVar(&cfg.Output, "output", "text", "text or json")
 	fs.Int64Var(&cfg.Seed, "seed", 1, "seed of the random objects generated from the schemas")
 	fs.IntVar(&cfg.Rounds, "rounds", 20, "random objects generated per resource version (0: none)")
+	fs.Var((*listFlag)(&cfg.EtcdServers), "etcd-servers", "comma-separated URLs of the etcd specd serve stores in: with --previous, read (only) whether objects are stored in a removed version")
+	fs.DurationVar(&cfg.EtcdTimeout, "etcd-timeout", 10*time.Second, "bound of the connection to etcd and of each read")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -42,6 +50,10 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 		return cfg, fmt.Errorf("--output %q: must be text or json", cfg.Output)
 	case cfg.Rounds < 0:
 		return cfg, fmt.Errorf("--rounds %d: must not be negative", cfg.Rounds)
+	case len(cfg.EtcdServers) > 0 && cfg.Previous == "":
+		return cfg, errors.New("--etcd-servers needs --previous: it tells whether a removed version still has objects")
+	case cfg.EtcdTimeout <= 0:
+		return cfg, fmt.Errorf("--etcd-timeout %s: must be positive", cfg.EtcdTimeout)
 	}
 	return cfg, nil
 }
@@ -98,7 +110,14 @@ func runCheck(ctx context.Context, cfg checkConfig, stderr io.Writer) *check.Rep
 		fuzz.Run(ctx, next, report)
 	}
 	if previous != nil {
-		report.Findings = append(report.Findings, check.Compare(previous, next)...)
+		var stored check.StoredObjects
+		if len(cfg.EtcdServers) > 0 {
+			objs := &etcdObjects{endpoints: cfg.EtcdServers, prefix: storeKeyPrefix, timeout: cfg.EtcdTimeout,
+				log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+			defer objs.Close()
+			stored = objs
+		}
+		report.Findings = append(report.Findings, check.CompareStored(ctx, previous, next, stored)...)
 	}
 	return report
 }

@@ -6,12 +6,18 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 )
 
 var (
 	docFile    = regexp.MustCompile("(?s)```yaml\n# ([^\n]+)\n(.*?)```")
 	docCommand = regexp.MustCompile("(?s)```text\n\\$ specd (check [^\n]*)\n(.*?)```")
 )
+
+// docEtcd is the etcd URL of docs/check.md's examples: the test runs them
+// against an embedded etcd, empty, instead.
+const docEtcd = "http://127.0.0.1:2379"
 
 // TestCheckDoc writes the schema files of docs/check.md, runs each
 // `$ specd check` example and compares what it prints with the doc.
@@ -35,11 +41,17 @@ func TestCheckDoc(t *testing.T) {
 	if len(files) < 3 || len(commands) < 4 {
 		t.Fatalf("docs/check.md has %d schema files and %d examples, want 3 and 4", len(files), len(commands))
 	}
+	etcd := ""
+	for _, m := range commands {
+		if strings.Contains(m[1], docEtcd) && etcd == "" {
+			etcd = strings.Join(etcdtest.Start(t).Endpoints(), ",")
+		}
+	}
 	t.Chdir(dir)
 	for _, m := range commands {
 		t.Run(m[1], func(t *testing.T) {
 			var stdout, stderr strings.Builder
-			code := run(t.Context(), strings.Fields(m[1]), &stdout, &stderr)
+			code := run(t.Context(), strings.Fields(strings.ReplaceAll(m[1], docEtcd, etcd)), &stdout, &stderr)
 			want := 0
 			if strings.Contains(m[2], "error: ") || strings.Contains(m[2], `"severity": "error"`) {
 				want = 1
