@@ -24,8 +24,13 @@ var annotationPath = newLoc(path{"metadata", "annotations", Annotation})
 // entry is the data of one version kept aside while an object is in
 // another version.
 type entry struct {
-	// Fields are values at paths the other version has no place for.
+	// Fields are values the version itself does not declare, at its paths.
 	Fields []keptField `json:"fields,omitempty"`
+	// Cut are values the other version has no place for, at their paths in
+	// it (restored before the rules run back; elem.go, identity.go).
+	Cut []keptField `json:"cut,omitempty"`
+	// Elems are what rules inside list elements kept, by rule and element.
+	Elems map[string][]elemEntry `json:"elems,omitempty"`
 	// Absent are the paths of constant rules whose field was absent.
 	Absent []string `json:"absent,omitempty"`
 	// Rest are the list elements after the first, by rule.
@@ -46,7 +51,7 @@ type rawValue struct {
 }
 
 func (e *entry) empty() bool {
-	return len(e.Fields) == 0 && len(e.Absent) == 0 && len(e.Rest) == 0 && len(e.Raw) == 0
+	return len(e.Fields) == 0 && len(e.Cut) == 0 && len(e.Elems) == 0 && len(e.Absent) == 0 && len(e.Rest) == 0 && len(e.Raw) == 0
 }
 
 func (e *entry) absent(key string) bool {
@@ -73,16 +78,54 @@ func takeBookkeeping(obj []byte) ([]byte, bookkeeping, error) {
 	if r.Type != gjson.String || json.Unmarshal([]byte(r.Str), &bk) != nil {
 		return nil, nil, ErrBookkeeping
 	}
-	obj, err := deleteAt(obj, annotationPath)
+	obj, err := removeAnnotation(obj)
 	if err != nil {
 		return nil, nil, err
 	}
+	return obj, bk, nil
+}
+
+// annotationKey is the Annotation as it appears in an object's JSON: a
+// cheap test that an object may carry it.
+var annotationKey = []byte(`"` + Annotation + `"`)
+
+// SplitBookkeeping returns obj without the Annotation (and without
+// metadata.annotations when nothing else is in it), and the Annotation's
+// value, "" when obj has none. obj itself is never modified: an object
+// without the Annotation is returned as is. This is what the engine shows
+// a client, who never sees the bookkeeping; the value goes back on the
+// object when the client writes it (see the engine's bookkeeping.go).
+func SplitBookkeeping(obj []byte) ([]byte, string, error) {
+	if !bytes.Contains(obj, annotationKey) {
+		return obj, "", nil
+	}
+	r := gjson.GetBytes(obj, annotationPath.get)
+	if !r.Exists() {
+		return obj, "", nil
+	}
+	if r.Type != gjson.String {
+		return nil, "", ErrBookkeeping
+	}
+	out, err := removeAnnotation(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	return out, r.Str, nil
+}
+
+// removeAnnotation deletes the Annotation from obj, and metadata.annotations
+// when that leaves it empty: an empty map is the same as none to Kubernetes.
+func removeAnnotation(obj []byte) ([]byte, error) {
+	obj, err := deleteAt(obj, annotationPath)
+	if err != nil {
+		return nil, err
+	}
 	if a := gjson.GetBytes(obj, "metadata.annotations"); a.IsObject() && isEmptyObject(a) {
 		if obj, err = deleteAt(obj, annotationPath.up); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return obj, bk, nil
+	return obj, nil
 }
 
 // take removes and decodes the entry of version v.

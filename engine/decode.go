@@ -43,6 +43,7 @@ func decodeWrite(rv *schemas.ResourceVersion, body []byte, fv FieldValidation) (
 	if err != nil {
 		return nil, err
 	}
+	req.dropBookkeeping()
 	if rv.Schema != nil {
 		unknown = append(unknown, rv.Schema.Prune(obj)...)
 	}

@@ -98,6 +98,8 @@ type stored struct {
 	obj  map[string]any
 	meta metav1.ObjectMeta
 	rev  int64
+	// bookkeeping is the conversion annotation obj had (bookkeeping.go).
+	bookkeeping string
 }
 
 // prepareUpdateMeta carries the server-owned metadata over from the stored

@@ -40,16 +40,35 @@ func appendWithResourceVersion(dst, obj []byte, rev int64) ([]byte, error) {
 	return append(dst, obj[open:]...), nil
 }
 
-// toVersion converts stored bytes (in the storage version) to rv's version.
+// toVersion converts stored bytes to rv's version as a client sees them:
+// without the conversion bookkeeping (bookkeeping.go).
 func (s *Store) toVersion(rv *schemas.ResourceVersion, obj []byte) ([]byte, error) {
-	if rv.Resource.StorageVersion == rv.Version || rv.Resource.StorageVersion == "" {
+	out, err := s.convertStored(rv, obj)
+	if err != nil {
+		return nil, err
+	}
+	return hideBookkeeping(out)
+}
+
+// convertStored converts stored bytes to rv's version. They are usually in
+// the storage version, but an object written before the storage version
+// changed is in the one it was written in until the migration
+// (migrate.go) rewrites it: the object's own apiVersion says which.
+func (s *Store) convertStored(rv *schemas.ResourceVersion, obj []byte) ([]byte, error) {
+	sv := rv.Resource.StorageVersion
+	if sv == "" || (sv == rv.Version && storedIn(obj, rv.APIVersion())) {
 		return obj, nil
 	}
-	out, err := s.converter.Convert(obj, rv.APIVersion())
+	out, err := s.converterOf(rv.Resource).Convert(obj, rv.APIVersion())
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("engine: convert to %s: %w", rv.APIVersion(), err))
 	}
 	return out, nil
+}
+
+// storedIn reports whether obj's apiVersion is apiVersion.
+func storedIn(obj []byte, apiVersion string) bool {
+	return gjson.GetBytes(obj, "apiVersion").Str == apiVersion
 }
 
 // toStorage converts an object in rv's version to the storage version.
@@ -58,7 +77,7 @@ func (s *Store) toStorage(rv *schemas.ResourceVersion, obj []byte) ([]byte, erro
 	if sv == rv.Version || sv == "" {
 		return obj, nil
 	}
-	out, err := s.converter.Convert(obj, rv.Resource.Group+"/"+sv)
+	out, err := s.converterOf(rv.Resource).Convert(obj, rv.Resource.Group+"/"+sv)
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("engine: convert to storage version %s: %w", sv, err))
 	}

@@ -1,14 +1,21 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // frobbers is the Frobber of examples/conversion: v1 declares rules that
@@ -66,6 +73,108 @@ func TestConversionRules(t *testing.T) {
 	}
 	final := do(t, client, http.MethodGet, url("v2", "f"), "", "")
 	expect(t, "read in v2 after a v1 replace", final.Body, map[string]string{"spec.params": `["p1","p2"]`})
+
+	// What v1 cannot hold rides in specd's bookkeeping annotation, which no
+	// client sees, in either version.
+	for what, body := range map[string]string{"create answer in v1": created.Body, "read in v2": inV2.Body,
+		"read in v1": back.Body, "read in v2 again": again.Body, "read after the v1 replace": final.Body} {
+		noBookkeeping(t, what, body)
+	}
+	withColor := setJSON(t, final.Body, "spec.color", "red")
+	if put := do(t, client, http.MethodPut, url("v2", "f"), "application/json", withColor); put.Code != http.StatusOK {
+		t.Fatalf("update in v2: %d %s", put.Code, put.Body)
+	}
+	bookkeepingThroughClients(t, s, url)
+}
+
+// bookkeepingThroughClients reads and writes frobber f in v1 with kubectl
+// and client-go, each write made from what v1 shows: none shows the
+// bookkeeping, and the params and color only v2 holds survive them all.
+func bookkeepingThroughClients(t *testing.T, s *specd, url func(version, name string) string) {
+	client := &http.Client{Timeout: 10 * time.Second}
+	for _, version := range []string{"v1", "v2"} {
+		noBookkeeping(t, "list in "+version, do(t, client, http.MethodGet, url(version, ""), "", "").Body)
+		table := doAccept(t, client, url(version, "")+"?includeObject=Object", "application/json;as=Table;v=v1;g=meta.k8s.io")
+		noBookkeeping(t, "table in "+version, table)
+	}
+
+	k := newKubectl(t, s)
+	resource := "frobbers.v1.frob.example.com"
+	noBookkeeping(t, "kubectl get -o yaml", k.OK(t, "get", resource, "f", "-o", "yaml"))
+	noBookkeeping(t, "kubectl patch", k.OK(t, "patch", resource, "f", "--type", "merge", "-p", `{"spec":{"height":12}}`, "-o", "json"))
+	noBookkeeping(t, "kubectl apply --server-side", k.OK(t, "apply", "--server-side", "--force-conflicts", "-o", "json", "-f",
+		k.Manifest(t, "f.yaml", "apiVersion: frob.example.com/v1\nkind: Frobber\nmetadata:\n  name: f\nspec:\n  height: 13\n")))
+	read := k.OK(t, "get", resource, "f", "-o", "json")
+	noBookkeeping(t, "kubectl replace", k.OK(t, "replace", "-o", "json", "-f",
+		k.Manifest(t, "f.json", setJSON(t, read, "spec.height", 14))))
+
+	var warnings []string
+	cfg := restConfig(s)
+	cfg.WarningHandler = warningFunc(func(_ int, _ string, text string) { warnings = append(warnings, text) })
+	frobs := dynamicClientFor(t, cfg).Resource(schema.GroupVersionResource{Group: "frob.example.com", Version: "v1", Resource: "frobbers"}).Namespace("default")
+	ctx := testContext(t, time.Minute)
+	obj, err := frobs.Get(ctx, "f", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := frobs.Watch(ctx, metav1.ListOptions{ResourceVersion: obj.GetResourceVersion(), FieldSelector: "metadata.name=f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Stop()
+	if err := unstructured.SetNestedField(obj.Object, int64(15), "spec", "height"); err != nil {
+		t.Fatal(err)
+	}
+	// A client that writes the annotation itself is ignored, with a warning.
+	obj.SetAnnotations(map[string]string{"specd.io/conversion-data": `{"v2":{"fields":[{"p":["spec","color"],"v":"forged"}]}}`})
+	updated, err := frobs.Update(ctx, obj, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatalf("client-go update in v1: %v", err)
+	}
+	if len(updated.GetAnnotations()) != 0 || !slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, "specd.io/conversion-data") }) {
+		t.Errorf("a client's bookkeeping: annotations %v, warnings %q; want none and a warning", updated.GetAnnotations(), warnings)
+	}
+	select {
+	case ev := <-watch.ResultChan():
+		b, _ := json.Marshal(ev.Object)
+		noBookkeeping(t, "watch event in v1", string(b))
+	case <-ctx.Done():
+		t.Fatal("no watch event")
+	}
+
+	wide := do(t, client, http.MethodGet, url("v2", "f"), "", "")
+	expect(t, "read in v2 after the v1 clients", wide.Body, map[string]string{
+		"spec.params": `["p1","p2"]`, "spec.color": "red", "spec.heightInInches": "15"})
+	noBookkeeping(t, "read in v2 after the v1 clients", wide.Body)
+}
+
+// noBookkeeping fails if a client-facing answer shows the conversion
+// bookkeeping annotation.
+func noBookkeeping(t *testing.T, what, body string) {
+	t.Helper()
+	if strings.Contains(body, "specd.io/conversion-data") {
+		t.Errorf("%s shows specd's bookkeeping:\n%s", what, body)
+	}
+}
+
+// doAccept GETs url with an Accept header and returns the body of a 200.
+func doAccept(t *testing.T, client *http.Client, url, accept string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s (%s): %d %v\n%s", url, accept, resp.StatusCode, err, b)
+	}
+	return string(b)
 }
 
 // expect checks gjson paths of body against their raw JSON (strings

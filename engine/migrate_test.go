@@ -1,0 +1,638 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/specd-io/specd/converters"
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/internal/metrics"
+	"github.com/specd-io/specd/schemas"
+)
+
+// The Gizmo of these tests: v1 says colour where v2 says color, and only v2
+// has a label, which an object stored in v1 keeps in the conversion
+// bookkeeping. Either version can be the storage version; the other
+// declares the rule.
+const (
+	gizmoV1 = `openapi: 3.0.3
+info: {title: Gizmos, version: v1}
+x-specd: {group: %[1]s}
+components:
+  schemas:
+    Gizmo:
+      type: object
+      x-specd-resource:
+        storage: %[2]t
+%[3]s      properties:
+        spec:
+          type: object
+          properties:
+            size: {type: integer}
+            colour: {type: string}
+`
+	gizmoV2 = `openapi: 3.0.3
+info: {title: Gizmos, version: v2}
+x-specd: {group: %[1]s}
+components:
+  schemas:
+    Gizmo:
+      type: object
+      x-specd-resource:
+        storage: %[2]t
+%[3]s      properties:
+        spec:
+          type: object
+          properties:
+            size: {type: integer}
+            color: {type: string}
+            label: {type: string}
+`
+	v1Rules = "        conversion: {rules: [{rename: {from: spec.colour, to: spec.color}}]}\n"
+	v2Rules = "        conversion: {rules: [{rename: {from: spec.color, to: spec.colour}}]}\n"
+)
+
+// gizmos is the Gizmo resource of group with storage version storage ("v1"
+// or "v2"), and the converter of its registry.
+type gizmos struct {
+	group     string
+	reg       *schemas.Registry
+	r         *schemas.Resource
+	v1, v2    *schemas.ResourceVersion
+	converter converters.Converter
+}
+
+func loadGizmos(t *testing.T, group, storage string) *gizmos {
+	t.Helper()
+	r1, r2 := "", ""
+	if storage == "v1" {
+		r2 = v2Rules
+	} else {
+		r1 = v1Rules
+	}
+	fsys := fstest.MapFS{
+		group + "/v1.yaml": {Data: fmt.Appendf(nil, gizmoV1, group, storage == "v1", r1)},
+		group + "/v2.yaml": {Data: fmt.Appendf(nil, gizmoV2, group, storage == "v2", r2)},
+	}
+	reg, err := schemas.LoadFS(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := converters.NewSet(reg, converters.DeclaredRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reg.Group(group).Resource("gizmos")
+	return &gizmos{group: group, reg: reg, r: r, v1: r.Version("v1"), v2: r.Version("v2"), converter: set}
+}
+
+// store is a Store of g's registry on st under prefix: a specd started
+// with these schemas.
+func (g *gizmos) store(st engine.Storage, prefix string) *engine.Store {
+	return engine.NewStore(st, engine.Options{Prefix: prefix, Now: func() time.Time { return testNow }, Converter: g.converter,
+		Logger: slog.New(slog.DiscardHandler)})
+}
+
+func (g *gizmos) objectV1(name string, size int) string {
+	return fmt.Sprintf(`{"apiVersion":"%s/v1","kind":"Gizmo","metadata":{"name":%q},"spec":{"size":%d,"colour":"red"}}`, g.group, name, size)
+}
+
+func (g *gizmos) objectV2(name string, size int, label string) string {
+	return fmt.Sprintf(`{"apiVersion":"%s/v2","kind":"Gizmo","metadata":{"name":%q},"spec":{"size":%d,"color":"blue","label":%q}}`,
+		g.group, name, size, label)
+}
+
+var groups atomic.Int64
+
+// newGroup is a group name of its own for a test, so that its metric
+// series are its own.
+func newGroup() string { return fmt.Sprintf("m%d.example.com", groups.Add(1)) }
+
+// storedVersions reads every stored Gizmo of prefix: apiVersion by key.
+func storedVersions(t *testing.T, st engine.Storage, prefix, group string) map[string]gjson.Result {
+	t.Helper()
+	res, err := st.List(context.Background(), prefix+group+"/gizmos/", engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]gjson.Result{}
+	for _, kv := range res.Items {
+		out[kv.Key] = gjson.ParseBytes(kv.Value)
+	}
+	return out
+}
+
+func newPrefix() string { return fmt.Sprintf("/test/%d/", prefixes.Add(1)) }
+
+// TestReadAfterStorageVersionChange: objects stored in the old storage
+// version are read, listed and written in every version once the storage
+// version moved, before any migration.
+func TestReadAfterStorageVersionChange(t *testing.T) {
+	ctx := context.Background()
+	group, prefix := newGroup(), newPrefix()
+	st := etcdstorage.New(testClient)
+	old := loadGizmos(t, group, "v1")
+	before := old.store(st, prefix)
+	mustCreate(t, before, old.v1, "default", old.objectV1("a", 1))
+	mustCreate(t, before, old.v2, "default", old.objectV2("b", 2, "kept"))
+
+	cur := loadGizmos(t, group, "v2")
+	after := cur.store(st, prefix)
+	for name, want := range map[string]map[string]string{
+		"a": {"apiVersion": group + "/v2", "spec.color": "red", "spec.size": "1"},
+		"b": {"apiVersion": group + "/v2", "spec.color": "blue", "spec.label": "kept"},
+	} {
+		got, err := after.Get(ctx, cur.v2, "default", name)
+		if err != nil {
+			t.Fatalf("get %s in v2: %v", name, err)
+		}
+		expectFields(t, "get "+name+" in v2", got, want)
+		if gjson.GetBytes(got, "metadata.annotations").Exists() {
+			t.Errorf("get %s in v2 shows annotations: %s", name, got)
+		}
+	}
+	got, err := after.Get(ctx, cur.v1, "default", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	expectFields(t, "get b in v1", got, map[string]string{"apiVersion": group + "/v1", "spec.colour": "blue"})
+	if gjson.GetBytes(got, "metadata.annotations").Exists() {
+		t.Errorf("get b in v1 shows the bookkeeping: %s", got)
+	}
+	list, err := after.List(ctx, cur.v2, "default", engine.ListRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, item := range gjson.GetBytes(list, "items").Array() {
+		if item.Get("apiVersion").Str != group+"/v2" || item.Get("spec.color").Str == "" {
+			t.Errorf("list in v2: item %s", item.Raw)
+		}
+	}
+
+	// A write in the new storage version stores the object in it, with
+	// the label the old one kept aside.
+	b, _ := after.Get(ctx, cur.v2, "default", "b")
+	b, _ = sjson.SetBytes(b, "spec.size", 20)
+	if _, err := after.Update(ctx, cur.v2, "default", "b", b, engine.WriteOptions{}); err != nil {
+		t.Fatalf("update in v2: %v", err)
+	}
+	stored := storedVersions(t, st, prefix, group)
+	if o := stored[prefix+group+"/gizmos/default/b"]; o.Get("apiVersion").Str != group+"/v2" ||
+		o.Get("spec.label").Str != "kept" || o.Get("spec.size").Int() != 20 || o.Get("metadata.annotations").Exists() {
+		t.Errorf("b after an update in v2: %s", o.Raw)
+	}
+	if o := stored[prefix+group+"/gizmos/default/a"]; o.Get("apiVersion").Str != group+"/v1" {
+		t.Errorf("a was rewritten without a write: %s", o.Raw)
+	}
+}
+
+// TestMigrateRewritesEveryObject: every object stored in the old version
+// is rewritten in the new one, metadata untouched, in pages; a second run
+// does nothing; a later change of the storage version migrates again.
+func TestMigrateRewritesEveryObject(t *testing.T) {
+	ctx := context.Background()
+	group, prefix := newGroup(), newPrefix()
+	st := etcdstorage.New(testClient)
+	old := loadGizmos(t, group, "v1")
+	before := old.store(st, prefix)
+	const n = 23
+	for i := range n {
+		if i%2 == 0 {
+			mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), i))
+		} else {
+			mustCreate(t, before, old.v2, "ns2", old.objectV2(fmt.Sprintf("g%02d", i), i, fmt.Sprintf("l%d", i)))
+		}
+	}
+	was := storedVersions(t, st, prefix, group)
+
+	cur := loadGizmos(t, group, "v2")
+	after := cur.store(st, prefix)
+	res, err := after.MigrateResource(ctx, cur.r, engine.MigrateOptions{PageSize: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Migrated != n || res.Current != 0 || res.Failed != 0 || res.AlreadyDone {
+		t.Errorf("result %+v, want %d migrated", res, n)
+	}
+	now := storedVersions(t, st, prefix, group)
+	if len(now) != n {
+		t.Fatalf("%d objects stored, want %d", len(now), n)
+	}
+	for key, o := range now {
+		prev := was[key]
+		if o.Get("apiVersion").Str != group+"/v2" {
+			t.Errorf("%s not migrated: %s", key, o.Raw)
+		}
+		if o.Get("spec.color").Str != prev.Get("spec.colour").Str || o.Get("spec.size").Int() != prev.Get("spec.size").Int() {
+			t.Errorf("%s: spec %s, was %s", key, o.Get("spec").Raw, prev.Get("spec").Raw)
+		}
+		// The label comes out of the bookkeeping; the rest of metadata is
+		// as it was.
+		if o.Get("metadata.annotations").Exists() {
+			t.Errorf("%s keeps bookkeeping: %s", key, o.Raw)
+		}
+		if o.Get("metadata.namespace").Str == "ns2" && o.Get("spec.label").Str == "" {
+			t.Errorf("%s lost its label: %s", key, o.Raw)
+		}
+		for _, f := range []string{"metadata.uid", "metadata.creationTimestamp", "metadata.generation", "metadata.managedFields"} {
+			if o.Get(f).Raw != prev.Get(f).Raw {
+				t.Errorf("%s: %s = %s, was %s", key, f, o.Get(f).Raw, prev.Get(f).Raw)
+			}
+		}
+	}
+	checkMetric(t, "migrated", metricValue(t, "specd_storage_migration_objects_total", group, "migrated"), n)
+	checkMetric(t, "done", metricValue(t, "specd_storage_migration_done", group, ""), 1)
+
+	// Recorded as done: a restart reads nothing.
+	again, err := cur.store(st, prefix).MigrateResource(ctx, cur.r, engine.MigrateOptions{})
+	if err != nil || !again.AlreadyDone || again.Examined() != 0 {
+		t.Errorf("second run: %+v, %v; want already done", again, err)
+	}
+
+	// The storage version moves back: everything is migrated again.
+	back, err := old.store(st, prefix).MigrateResource(ctx, old.r, engine.MigrateOptions{})
+	if err != nil || back.Migrated != n {
+		t.Errorf("migration back to v1: %+v, %v", back, err)
+	}
+	for key, o := range storedVersions(t, st, prefix, group) {
+		if o.Get("apiVersion").Str != group+"/v1" || o.Get("spec.colour").Str != was[key].Get("spec.colour").Str {
+			t.Errorf("%s after the migration back: %s", key, o.Raw)
+		}
+	}
+}
+
+// TestMigrateLosesNoConcurrentWrite: a client write that lands between the
+// migration's read and its write wins; the migration reads the object
+// again and finds it migrated (the client wrote it in the new storage
+// version) or gone.
+func TestMigrateLosesNoConcurrentWrite(t *testing.T) {
+	ctx := context.Background()
+	group, prefix := newGroup(), newPrefix()
+	st := etcdstorage.New(testClient)
+	old := loadGizmos(t, group, "v1")
+	before := old.store(st, prefix)
+	const n = 12
+	for i := range n {
+		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), 1))
+	}
+
+	cur := loadGizmos(t, group, "v2")
+	client := cur.store(st, prefix)
+	// Just before the migration writes every third object, a client
+	// patches it; every fourth is deleted instead.
+	race := &hookStorage{Storage: st, beforeUpdate: func(key string) {
+		name := key[len(key)-3:]
+		var i int
+		fmt.Sscanf(name, "g%02d", &i)
+		switch {
+		case i%4 == 0:
+			if _, err := client.Delete(ctx, cur.v2, "default", name, engine.DeleteOptions{}); err != nil {
+				t.Errorf("delete %s: %v", name, err)
+			}
+		case i%3 == 0:
+			if _, err := client.Patch(ctx, cur.v1, "default", name, engine.MergePatchType,
+				[]byte(`{"spec":{"size":100}}`), engine.PatchOptions{}); err != nil {
+				t.Errorf("patch %s: %v", name, err)
+			}
+		}
+	}}
+	res, err := cur.store(race, prefix).MigrateResource(ctx, cur.r, engine.MigrateOptions{PageSize: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Deleted: 0, 4, 8. Patched: 3, 6, 9. Migrated: the other six.
+	if res.Gone != 3 || res.Current != 3 || res.Migrated != 6 || res.Failed != 0 {
+		t.Errorf("result %+v, want 3 gone, 3 current, 6 migrated", res)
+	}
+	// The patched ones conflicted; the deleted ones were simply gone.
+	if c := metricValue(t, "specd_storage_migration_conflicts_total", group, ""); c != 3 {
+		t.Errorf("conflicts metric %v, want 3", c)
+	}
+	stored := storedVersions(t, st, prefix, group)
+	if len(stored) != n-3 {
+		t.Errorf("%d objects left, want %d", len(stored), n-3)
+	}
+	for key, o := range stored {
+		var i int
+		fmt.Sscanf(key[len(key)-3:], "g%02d", &i)
+		want := int64(1)
+		if i%3 == 0 {
+			want = 100
+		}
+		if o.Get("apiVersion").Str != group+"/v2" || o.Get("spec.size").Int() != want || o.Get("spec.color").Str != "red" {
+			t.Errorf("%s: %s, want size %d in v2", key, o.Raw, want)
+		}
+	}
+}
+
+// TestMigrateWithConcurrentClients: clients patch every object while the
+// migration runs; every patch is kept and every object ends in the
+// storage version.
+func TestMigrateWithConcurrentClients(t *testing.T) {
+	ctx := context.Background()
+	group, prefix := newGroup(), newPrefix()
+	st := etcdstorage.New(testClient)
+	old := loadGizmos(t, group, "v1")
+	before := old.store(st, prefix)
+	const n, rounds = 20, 5
+	for i := range n {
+		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), 0))
+	}
+	cur := loadGizmos(t, group, "v2")
+	client := cur.store(st, prefix)
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() {
+			for r := 1; r <= rounds; r++ {
+				for i := w; i < n; i += 2 {
+					patch := fmt.Sprintf(`{"spec":{"size":%d}}`, r)
+					if _, err := client.Patch(ctx, cur.v1, "default", fmt.Sprintf("g%02d", i), engine.MergePatchType,
+						[]byte(patch), engine.PatchOptions{}); err != nil {
+						t.Errorf("patch: %v", err)
+					}
+				}
+			}
+		})
+	}
+	res, err := cur.store(st, prefix).MigrateResource(ctx, cur.r, engine.MigrateOptions{PageSize: 3})
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Examined() != n || res.Failed != 0 || res.Gone != 0 {
+		t.Errorf("result %+v, want %d examined", res, n)
+	}
+	for key, o := range storedVersions(t, st, prefix, group) {
+		if o.Get("apiVersion").Str != group+"/v2" || o.Get("spec.size").Int() != rounds || o.Get("spec.color").Str != "red" {
+			t.Errorf("%s: %s, want size %d in v2", key, o.Raw, rounds)
+		}
+	}
+}
+
+// TestMigrateResumes: a migration stopped in its third page continues,
+// after a restart, after the last key of the second.
+func TestMigrateResumes(t *testing.T) {
+	group, prefix := newGroup(), newPrefix()
+	st := etcdstorage.New(testClient)
+	old := loadGizmos(t, group, "v1")
+	before := old.store(st, prefix)
+	const n, page = 17, 5
+	for i := range n {
+		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), i))
+	}
+	cur := loadGizmos(t, group, "v2")
+
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	updates := 0
+	stopper := &hookStorage{Storage: st, beforeUpdate: func(string) {
+		if updates++; updates == 2*page+3 {
+			stop() // the 13th write fails: three of the third page are done
+		}
+	}}
+	res, err := cur.store(stopper, prefix).MigrateResource(ctx, cur.r, engine.MigrateOptions{PageSize: page})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %+v, %v; want context.Canceled", res, err)
+	}
+	if res.Migrated != 2*page+2 {
+		t.Errorf("interrupted run migrated %d, want %d", res.Migrated, 2*page+2)
+	}
+	lastOfPage2 := prefix + group + "/gizmos/default/g09"
+
+	var starts []string
+	watcher := &hookStorage{Storage: st, onList: func(opts engine.ListOptions) { starts = append(starts, opts.StartKey) }}
+	res, err = cur.store(watcher, prefix).MigrateResource(context.Background(), cur.r, engine.MigrateOptions{PageSize: page})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ResumedAfter != lastOfPage2 || len(starts) == 0 || starts[0] != lastOfPage2+"\x00" {
+		t.Errorf("resumed after %q, first list from %q; want after %q", res.ResumedAfter, starts, lastOfPage2)
+	}
+	// The third page again (two migrated before the stop), and the rest.
+	if res.Current != 2 || res.Migrated != n-2*page-2 {
+		t.Errorf("resumed run: %+v, want 2 current, %d migrated", res, n-2*page-2)
+	}
+	for key, o := range storedVersions(t, st, prefix, group) {
+		if o.Get("apiVersion").Str != group+"/v2" {
+			t.Errorf("%s not migrated: %s", key, o.Raw)
+		}
+	}
+	state, err := st.Get(context.Background(), cur.store(st, prefix).MigrationStateKey(cur.r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := gjson.ParseBytes(state.Value); s.Get("storageVersion").Str != "v2" || !s.Get("done").Bool() {
+		t.Errorf("state %s, want done for v2", state.Value)
+	}
+}
+
+// TestMigrateTwoReplicas: two specd on one etcd migrate at once; each
+// object is rewritten exactly once.
+func TestMigrateTwoReplicas(t *testing.T) {
+	group, prefix := newGroup(), newPrefix()
+	st := etcdstorage.New(testClient)
+	old := loadGizmos(t, group, "v1")
+	before := old.store(st, prefix)
+	const n = 30
+	for i := range n {
+		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), i))
+	}
+	cur := loadGizmos(t, group, "v2")
+	results := make([]engine.MigrationResult, 2)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() {
+			var err error
+			results[i], err = cur.store(st, prefix).MigrateResource(context.Background(), cur.r, engine.MigrateOptions{PageSize: 4})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := results[0].Migrated + results[1].Migrated; got != n {
+		t.Errorf("migrated %d in all (%+v), want %d", got, results, n)
+	}
+	for key, o := range storedVersions(t, st, prefix, group) {
+		if o.Get("apiVersion").Str != group+"/v2" {
+			t.Errorf("%s not migrated: %s", key, o.Raw)
+		}
+	}
+}
+
+// TestMigrateLeavesUnconvertible: an object in a version no schema
+// declares is counted and left; the migration is not recorded as done,
+// so the next run reads everything again.
+func TestMigrateLeavesUnconvertible(t *testing.T) {
+	ctx := context.Background()
+	group, prefix := newGroup(), newPrefix()
+	st := etcdstorage.New(testClient)
+	cur := loadGizmos(t, group, "v2")
+	s := cur.store(st, prefix)
+	mustCreate(t, s, cur.v1, "default", cur.objectV1("ok", 1))
+	stray := fmt.Sprintf(`{"apiVersion":"%s/v0","kind":"Gizmo","metadata":{"name":"old","namespace":"default"},"spec":{}}`, group)
+	if _, err := st.Create(ctx, prefix+group+"/gizmos/default/old", []byte(stray)); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		res, err := s.MigrateResource(ctx, cur.r, engine.MigrateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed != 1 || res.Current != 1 || res.AlreadyDone {
+			t.Errorf("result %+v, want 1 failed, 1 current", res)
+		}
+	}
+	checkMetric(t, "done", metricValue(t, "specd_storage_migration_done", group, ""), 0)
+}
+
+// hookStorage calls its hooks before the calls they name.
+type hookStorage struct {
+	engine.Storage
+	beforeUpdate func(key string)
+	onList       func(engine.ListOptions)
+}
+
+func (h *hookStorage) Update(ctx context.Context, key string, value []byte, rev int64) (int64, error) {
+	if h.beforeUpdate != nil && strings.Contains(key, "/gizmos/") { // not the migration state
+		h.beforeUpdate(key)
+	}
+	return h.Storage.Update(ctx, key, value, rev)
+}
+
+func (h *hookStorage) List(ctx context.Context, prefix string, opts engine.ListOptions) (engine.ListResult, error) {
+	if h.onList != nil {
+		h.onList(opts)
+	}
+	return h.Storage.List(ctx, prefix, opts)
+}
+
+// metricValue is the value of the series of name for the gizmos of group
+// (and result, when not ""), from specd's registry; 0 when absent.
+func metricValue(t *testing.T, name, group, result string) float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["group"] != group || labels["resource"] != "gizmos" || (result != "" && labels["result"] != result) {
+				continue
+			}
+			if m.GetCounter() != nil {
+				return m.GetCounter().GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return 0
+}
+
+func expectFields(t *testing.T, what string, obj []byte, want map[string]string) {
+	t.Helper()
+	for path, v := range want {
+		if got := gjson.GetBytes(obj, path).String(); got != v {
+			t.Errorf("%s: %s = %q, want %q\n%s", what, path, got, v, obj)
+		}
+	}
+}
+
+func checkMetric(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if got != want {
+		t.Errorf("metric %s = %v, want %v", what, got, want)
+	}
+}
+
+// TestMigrateWritesNothingWhenCurrent: a resource whose objects are all in
+// its storage version (a new one, or one whose storage version never
+// changed) costs a read and no write: no resourceVersion moves.
+func TestMigrateWritesNothingWhenCurrent(t *testing.T) {
+	ctx := context.Background()
+	group, prefix := newGroup(), newPrefix()
+	st := etcdstorage.New(testClient)
+	cur := loadGizmos(t, group, "v2")
+	s := cur.store(st, prefix)
+	for i := range 3 {
+		mustCreate(t, s, cur.v1, "default", cur.objectV1(fmt.Sprintf("g%d", i), i))
+	}
+	objects := prefix + group + "/gizmos/"
+	before, err := st.List(ctx, objects, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.MigrateResource(ctx, cur.r, engine.MigrateOptions{})
+	if err != nil || res.Current != 3 || res.Migrated != 0 {
+		t.Fatalf("result %+v, %v; want 3 current", res, err)
+	}
+	after, err := st.List(ctx, objects, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, kv := range after.Items {
+		if kv.ModRevision != before.Items[i].ModRevision {
+			t.Errorf("%s was written: revision %d, was %d", kv.Key, kv.ModRevision, before.Items[i].ModRevision)
+		}
+	}
+	if _, err := st.Get(ctx, s.MigrationStateKey(cur.r)); !errors.Is(err, engine.ErrKeyNotFound) {
+		t.Errorf("a state was recorded: %v", err)
+	}
+	checkMetric(t, "done", metricValue(t, "specd_storage_migration_done", group, ""), 1)
+}
+
+// TestMigrateLogs: a migration logs its start, its progress and its
+// counts.
+func TestMigrateLogs(t *testing.T) {
+	ctx := context.Background()
+	group, prefix := newGroup(), newPrefix()
+	st := etcdstorage.New(testClient)
+	old := loadGizmos(t, group, "v1")
+	before := old.store(st, prefix)
+	for i := range 5 {
+		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%d", i), i))
+	}
+	cur := loadGizmos(t, group, "v2")
+	var logs strings.Builder
+	s := engine.NewStore(st, engine.Options{Prefix: prefix, Converter: cur.converter,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))})
+	if _, err := s.MigrateResource(ctx, cur.r, engine.MigrateOptions{PageSize: 2, LogEvery: time.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	res := "resource=gizmos." + group + " storageVersion=v2 previous=v1"
+	for _, want := range []string{
+		`level=INFO msg="storage migration started" ` + res + ` resumeAfter=""`,
+		`level=INFO msg="storage migration progress" ` + res + ` migrated=2 current=0 gone=0 failed=0 pending=3`,
+		`level=INFO msg="storage migration done" ` + res + ` migrated=5 current=0 gone=0 failed=0 took=`,
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %s\n%s", want, logs.String())
+		}
+	}
+}
+
+func dropTime(_ []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
+}

@@ -1,0 +1,210 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// The Gizmo of the migration test, in two versions: v1 says colour where
+// v2 says color, and only v2 has a label. A schema directory makes one of
+// them the storage version; the other declares the rule.
+const (
+	migGroup      = "migrate.example.com"
+	migSchemaFile = `openapi: 3.0.3
+info: {title: Gizmos, version: %[1]s}
+x-specd: {group: migrate.example.com}
+components:
+  schemas:
+    Gizmo:
+      type: object
+      x-specd-resource:
+        storage: %[2]t
+%[3]s      properties:
+        spec:
+          type: object
+          properties:
+%[4]s`
+	migV1Fields = "            size: {type: integer}\n            colour: {type: string}\n"
+	migV2Fields = "            size: {type: integer}\n            color: {type: string}\n            label: {type: string}\n"
+)
+
+// migSchemas writes a schema directory whose storage version is
+// storage and returns it.
+func migSchemas(t *testing.T, storage string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "schemas")
+	if err := os.MkdirAll(filepath.Join(dir, migGroup), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rule := func(from, to string) string {
+		return fmt.Sprintf("        conversion: {rules: [{rename: {from: spec.%s, to: spec.%s}}]}\n", from, to)
+	}
+	v1Rules, v2Rules := "", rule("color", "colour")
+	if storage == "v2" {
+		v1Rules, v2Rules = rule("colour", "color"), ""
+	}
+	writeFile(t, filepath.Join(dir, migGroup), "v1.yaml", fmt.Sprintf(migSchemaFile, "v1", storage == "v1", v1Rules, migV1Fields))
+	writeFile(t, filepath.Join(dir, migGroup), "v2.yaml", fmt.Sprintf(migSchemaFile, "v2", storage == "v2", v2Rules, migV2Fields))
+	return dir
+}
+
+// TestStorageVersionMigration: objects written while v1 is the storage
+// version are rewritten in v2 after a restart with the storage version
+// moved, as etcd shows; the metrics and logs say so, and the next start
+// does not migrate again.
+func TestStorageVersionMigration(t *testing.T) {
+	t.Parallel()
+	endpoints := startEtcd(t)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	client := &http.Client{Timeout: 10 * time.Second}
+	gizmos := func(s *specd, version, name string) string {
+		u := fmt.Sprintf("%s/apis/%s/%s/namespaces/default/gizmos", s.URL, migGroup, version)
+		if name != "" {
+			u += "/" + name
+		}
+		return u
+	}
+
+	before := startSpecd(t, specdOptions{Schemas: migSchemas(t, "v1"), EtcdServers: endpoints})
+	const n = 30
+	for i := range n {
+		version, spec := "v1", fmt.Sprintf(`{"size":%d,"colour":"red"}`, i)
+		if i%2 == 1 {
+			version, spec = "v2", fmt.Sprintf(`{"size":%d,"color":"blue","label":"l%d"}`, i, i)
+		}
+		body := fmt.Sprintf(`{"apiVersion":"%s/%s","kind":"Gizmo","metadata":{"name":"g%02d"},"spec":%s}`, migGroup, version, i, spec)
+		if r := do(t, client, http.MethodPost, gizmos(before, version, ""), "application/json", body); r.Code != http.StatusCreated {
+			t.Fatalf("create g%02d in %s: %d %s", i, version, r.Code, r.Body)
+		}
+	}
+	stored := migStored(t, cli)
+	if len(stored) != n {
+		t.Fatalf("%d gizmos in etcd, want %d", len(stored), n)
+	}
+	for key, o := range stored {
+		if o.Get("apiVersion").Str != migGroup+"/v1" {
+			t.Fatalf("%s stored as %s before the change", key, o.Get("apiVersion").Str)
+		}
+	}
+	before.Stop(t)
+
+	after := startSpecd(t, specdOptions{Schemas: migSchemas(t, "v2"), EtcdServers: endpoints})
+	waitFor(t, 30*time.Second, "every gizmo stored in v2", func() bool {
+		for _, o := range migStored(t, cli) {
+			if o.Get("apiVersion").Str != migGroup+"/v2" {
+				return false
+			}
+		}
+		return true
+	})
+	for key, o := range migStored(t, cli) {
+		i, _ := strconv.Atoi(key[len(key)-2:])
+		wantColor, wantLabel := "red", ""
+		if i%2 == 1 {
+			wantColor, wantLabel = "blue", fmt.Sprintf("l%d", i)
+		}
+		if o.Get("spec.color").Str != wantColor || o.Get("spec.label").Str != wantLabel || o.Get("spec.size").Int() != int64(i) ||
+			o.Get("metadata.annotations").Exists() || o.Get("metadata.generation").Int() != 1 {
+			t.Errorf("%s after the migration: %s", key, o.Raw)
+		}
+	}
+	series := fmt.Sprintf(`{group=%q,resource="gizmos"`, migGroup)
+	waitFor(t, 10*time.Second, "the done gauge", func() bool {
+		return metricValue(t, client, after, "specd_storage_migration_done"+series+"}") == "1"
+	})
+	if got := metricValue(t, client, after, "specd_storage_migration_objects_total"+series+`,result="migrated"}`); got != strconv.Itoa(n) {
+		t.Errorf("migrated objects metric = %q, want %d", got, n)
+	}
+	if got := metricValue(t, client, after, "specd_storage_migration_pending"+series+"}"); got != "0" {
+		t.Errorf("pending metric = %q, want 0", got)
+	}
+	logs := after.stderr.String()
+	for _, want := range []string{
+		`msg="storage migration started" resource=gizmos.migrate.example.com storageVersion=v2 previous=v1 resumeAfter=""`,
+		fmt.Sprintf(`msg="storage migration done" resource=gizmos.migrate.example.com storageVersion=v2 previous=v1 migrated=%d current=0 gone=0 failed=0`, n),
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("specd's log lacks %s", want)
+		}
+	}
+	state, err := cli.Get(t.Context(), "/specd/_storage-migrations/"+migGroup+"/gizmos")
+	if err != nil || len(state.Kvs) != 1 {
+		t.Fatalf("migration state: %v %v", state, err)
+	}
+	if s := gjson.ParseBytes(state.Kvs[0].Value); s.Get("storageVersion").Str != "v2" || !s.Get("done").Bool() {
+		t.Errorf("migration state %s, want done for v2", state.Kvs[0].Value)
+	}
+
+	// Both versions read what was written.
+	v1 := do(t, client, http.MethodGet, gizmos(after, "v1", "g01"), "", "")
+	expect(t, "g01 in v1", v1.Body, map[string]string{"spec.colour": "blue", "spec.size": "1"})
+	if strings.Contains(v1.Body, "conversion-data") {
+		t.Errorf("v1 shows the bookkeeping: %s", v1.Body)
+	}
+	v2 := do(t, client, http.MethodGet, gizmos(after, "v2", "g01"), "", "")
+	expect(t, "g01 in v2", v2.Body, map[string]string{"spec.color": "blue", "spec.label": "l1"})
+	after.Stop(t)
+
+	// Recorded as done: the next start reads no object.
+	again := startSpecd(t, specdOptions{Schemas: migSchemas(t, "v2"), EtcdServers: endpoints})
+	waitFor(t, 10*time.Second, "the done gauge after a restart", func() bool {
+		return metricValue(t, client, again, "specd_storage_migration_done"+series+"}") == "1"
+	})
+	if got := metricValue(t, client, again, "specd_storage_migration_objects_total"+series+`,result="current"}`); got != "" {
+		t.Errorf("a restart examined objects again: current = %s", got)
+	}
+}
+
+// migStored reads the stored gizmos from etcd: the object by key.
+func migStored(t *testing.T, cli *clientv3.Client) map[string]gjson.Result {
+	t.Helper()
+	resp, err := cli.Get(testContext(t, 10*time.Second), "/specd/"+migGroup+"/gizmos/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatalf("read etcd: %v", err)
+	}
+	out := map[string]gjson.Result{}
+	for _, kv := range resp.Kvs {
+		out[string(kv.Key)] = gjson.ParseBytes(kv.Value)
+	}
+	return out
+}
+
+// metricValue is the value of one series of specd's /metrics, as written
+// there ("" when absent).
+func metricValue(t *testing.T, client *http.Client, s *specd, series string) string {
+	t.Helper()
+	r := do(t, client, http.MethodGet, s.URL+"/metrics", "", "")
+	sc := bufio.NewScanner(strings.NewReader(r.Body))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// waitFor polls cond until it holds, failing the test after timeout.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after %s", what, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
