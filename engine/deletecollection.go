@@ -10,33 +10,77 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-// DeleteCollection deletes every object of namespace ("" for all
-// namespaces or cluster scope) that sel matches, each as Delete would with
-// opts, and answers as kube-apiserver does: the <Kind>List of the matched
-// objects as they were listed. Objects already gone are skipped; the first
-// other error ends the call.
-func (s *Store) DeleteCollection(ctx context.Context, rv *schemas.ResourceVersion, namespace string, sel Selector, opts DeleteOptions) ([]byte, error) {
-	prefix := s.listPrefix(rv.Resource, namespace)
-	res, _, err := s.listPage(ctx, rv, prefix, ListOptions{}, sel)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+// deleteCollectionPage is how many objects a deletecollection without a
+// limit lists at once, as kube-apiserver's; a variable for the tests.
+var deleteCollectionPage int64 = 10000
+
+// DeleteCollection deletes the objects of namespace ("" for all namespaces
+// or cluster scope) that a list with req selects, each as Delete would
+// with opts, and answers as kube-apiserver does for a custom resource:
+//
+//   - with req.Limit, one page: the objects of the page a list with req
+//     answers (req.Continue and req.ResourceVersion as for a list) are
+//     deleted, and the answer is that page, with its continue token and
+//     remainingItemCount, so a client deletes a big collection page by
+//     page;
+//   - without, every page of one snapshot: all the selected objects are
+//     deleted, and the answer is the list of them, with the list metadata
+//     of the first page.
+//
+// The items are the objects as they were listed. Objects already gone are
+// skipped; the first other error ends the call, leaving what it deleted
+// deleted, as in kube-apiserver.
+func (s *Store) DeleteCollection(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req ListRequest, opts DeleteOptions) ([]byte, error) {
+	limited := req.Limit > 0
+	if !limited {
+		req.Limit = deleteCollectionPage
 	}
-	list, err := s.listBody(rv, res, "")
-	if err != nil {
-		return nil, err
+	var first ListResult
+	var firstNext string
+	var items []KeyValue
+	for page := 0; ; page++ {
+		if err := ctx.Err(); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		res, next, err := s.listResult(ctx, rv, namespace, req)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.deleteListed(ctx, rv, res.Items, opts); err != nil {
+			return nil, err
+		}
+		if limited {
+			return s.listBody(rv, res, next)
+		}
+		if page == 0 {
+			first, firstNext = res, next
+		}
+		items = append(items, res.Items...)
+		if next == "" {
+			first.Items = items
+			return s.listBody(rv, first, firstNext)
+		}
+		// The token carries the snapshot; the version options are the
+		// first page's only.
+		req.Continue, req.ResourceVersion, req.ResourceVersionMatch = next, "", ""
 	}
-	for _, kv := range res.Items {
+}
+
+// deleteListed deletes the listed objects with opts; those already gone
+// are skipped.
+func (s *Store) deleteListed(ctx context.Context, rv *schemas.ResourceVersion, items []KeyValue, opts DeleteOptions) error {
+	for _, kv := range items {
 		name := kv.Key[strings.LastIndexByte(kv.Key, '/')+1:]
 		_, err := s.deleteObject(ctx, rv, kv.Key, name, opts)
 		switch {
-		case err == nil, errors.Is(err, ErrKeyNotFound):
+		case err == nil, errors.Is(err, ErrKeyNotFound), apierrors.IsNotFound(err):
 		default:
 			var se apierrors.APIStatus
 			if errors.As(err, &se) {
-				return nil, err
+				return err
 			}
-			return nil, storageError(rv.Resource, name, err)
+			return storageError(rv.Resource, name, err)
 		}
 	}
-	return list, nil
+	return nil
 }

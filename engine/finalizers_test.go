@@ -169,14 +169,14 @@ func TestDeleteCollection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dry, err := s.DeleteCollection(ctx, rv, "default", sel, engine.DeleteOptions{DryRun: true})
+	dry, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{Selector: sel}, engine.DeleteOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if names(dry) != "[a b]" {
 		t.Fatalf("dry run answered %s", names(dry))
 	}
-	list, err := s.DeleteCollection(ctx, rv, "default", sel, engine.DeleteOptions{})
+	list, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{Selector: sel}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestDeleteCollection(t *testing.T) {
 		t.Fatalf("b is not terminating: %s", b)
 	}
 	// Nothing matches: an empty list, as recorded in exchange 48.
-	empty, err := s.DeleteCollection(ctx, rv, "default", mustSelector(t, rv, "tier=none", ""), engine.DeleteOptions{})
+	empty, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{Selector: mustSelector(t, rv, "tier=none", "")}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

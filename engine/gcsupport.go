@@ -104,7 +104,7 @@ func (s *Store) DeleteStored(ctx context.Context, o StoredObject, policy metav1.
 // RemoveOwnerReferences drops o's ownerReferences to uids, if o is still
 // at its revision.
 func (s *Store) RemoveOwnerReferences(ctx context.Context, o StoredObject, uids []string) error {
-	return s.editStored(ctx, o, func(obj []byte) ([]byte, error) {
+	_, err := s.editStored(ctx, o, func(obj []byte) ([]byte, error) {
 		refs := gjson.GetBytes(obj, "metadata.ownerReferences").Array()
 		kept := make([]json.RawMessage, 0, len(refs))
 		for _, ref := range refs {
@@ -121,37 +121,76 @@ func (s *Store) RemoveOwnerReferences(ctx context.Context, o StoredObject, uids 
 		}
 		return sjson.SetRawBytes(obj, "metadata.ownerReferences", raw)
 	})
+	return err
+}
+
+// UnblockOwnerReferences sets blockOwnerDeletion to false on every
+// ownerReference of o that has it true, if o is still at its revision, and
+// returns o as it now is. An object without such a reference is not
+// written.
+func (s *Store) UnblockOwnerReferences(ctx context.Context, o StoredObject) (StoredObject, error) {
+	var blocking []int
+	for i, ref := range o.OwnerReferences {
+		if ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
+			blocking = append(blocking, i)
+		}
+	}
+	if len(blocking) == 0 {
+		return o, nil
+	}
+	rev, err := s.editStored(ctx, o, func(obj []byte) ([]byte, error) {
+		refs := gjson.GetBytes(obj, "metadata.ownerReferences").Array()
+		var err error
+		for i, ref := range refs {
+			if ref.Get("blockOwnerDeletion").Bool() {
+				if obj, err = sjson.SetBytes(obj, "metadata.ownerReferences."+strconv.Itoa(i)+".blockOwnerDeletion", false); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return obj, nil
+	})
+	if err != nil {
+		return StoredObject{}, err
+	}
+	o.Revision = rev
+	o.OwnerReferences = slices.Clone(o.OwnerReferences)
+	for _, i := range blocking {
+		o.OwnerReferences[i].BlockOwnerDeletion = new(bool)
+	}
+	return o, nil
 }
 
 // RemoveFinalizer drops finalizer from o, if o is still at its revision.
 // A terminating object left without finalizers is deleted.
 func (s *Store) RemoveFinalizer(ctx context.Context, o StoredObject, finalizer string) error {
-	return s.editStored(ctx, o, func(obj []byte) ([]byte, error) {
+	_, err := s.editStored(ctx, o, func(obj []byte) ([]byte, error) {
 		fs := slices.DeleteFunc(storedFinalizers(obj), func(f string) bool { return f == finalizer })
 		if len(fs) == 0 {
 			return sjson.DeleteBytes(obj, "metadata.finalizers")
 		}
 		return sjson.SetBytes(obj, "metadata.finalizers", fs)
 	})
+	return err
 }
 
-// editStored rewrites the stored bytes of o at o's revision with edit;
-// ErrConflict when o moved, ErrKeyNotFound when it is gone.
-func (s *Store) editStored(ctx context.Context, o StoredObject, edit func([]byte) ([]byte, error)) error {
+// editStored rewrites the stored bytes of o at o's revision with edit and
+// returns the revision of the write; ErrConflict when o moved,
+// ErrKeyNotFound when it is gone.
+func (s *Store) editStored(ctx context.Context, o StoredObject, edit func([]byte) ([]byte, error)) (int64, error) {
 	key := s.objectKey(o.Resource, o.Namespace, o.Name)
 	kv, err := s.storage.Get(ctx, key)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if kv.ModRevision != o.Revision {
-		return fmt.Errorf("engine: %s moved: %w", o, ErrConflict)
+		return 0, fmt.Errorf("engine: %s moved: %w", o, ErrConflict)
 	}
 	updated, err := edit(kv.Value)
 	if err != nil {
-		return fmt.Errorf("engine: edit %s: %w", o, err)
+		return 0, fmt.Errorf("engine: edit %s: %w", o, err)
 	}
 	// A terminating object left without finalizers is deleted
 	// (finalizingStorage).
-	_, err = s.storage.Update(ctx, key, updated, kv.ModRevision)
-	return err
+	return s.storage.Update(ctx, key, updated, kv.ModRevision)
 }

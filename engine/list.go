@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/specd-io/specd/internal/metrics"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -32,12 +35,26 @@ const (
 // namespaces or cluster scope) in rv's version. The stored items are joined
 // as they are, each with its resourceVersion; none is decoded.
 func (s *Store) List(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req ListRequest) ([]byte, error) {
+	res, next, err := s.listResult(ctx, rv, namespace, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.listBody(rv, res, next)
+}
+
+// listResult reads what List answers: one page, from the watch cache when
+// the request allows it, else from storage, and the continue token of the
+// next page ("" when there is none).
+func (s *Store) listResult(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req ListRequest) (ListResult, string, error) {
 	prefix := s.listPrefix(rv.Resource, namespace)
 	opts := ListOptions{Limit: max(req.Limit, 0)}
 	if req.Continue != "" {
 		start, rev, err := decodeContinue(req.Continue, prefix)
 		if err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+			return ListResult{}, "", apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+		}
+		if req.ResourceVersion != "" && req.ResourceVersion != "0" {
+			return ListResult{}, "", apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
 		opts.StartKey = start
 		if rev > 0 {
@@ -46,27 +63,27 @@ func (s *Store) List(ctx context.Context, rv *schemas.ResourceVersion, namespace
 	}
 	res, last, cached, err := s.listFromCache(ctx, rv, prefix, req, &opts)
 	if err != nil {
-		return nil, err
+		return ListResult{}, "", err
 	}
 	if !cached {
 		res, last, err = s.listPage(ctx, rv, prefix, opts, req.Selector)
 	}
 	if err != nil {
 		if errors.Is(err, ErrCompacted) && opts.StartKey != "" {
-			return nil, compactedContinue(prefix, opts.StartKey)
+			return ListResult{}, "", compactedContinue(prefix, opts.StartKey)
 		}
 		if errors.Is(err, ErrCompacted) {
-			return nil, apierrors.NewResourceExpired(tooOldList)
+			return ListResult{}, "", apierrors.NewResourceExpired(tooOldList)
 		}
-		return nil, apierrors.NewInternalError(err)
+		return ListResult{}, "", apierrors.NewInternalError(err)
 	}
 	next := ""
 	if res.More && last != "" {
 		if next, err = encodeContinue(prefix, last, res.Revision); err != nil {
-			return nil, apierrors.NewInternalError(err)
+			return ListResult{}, "", apierrors.NewInternalError(err)
 		}
 	}
-	return s.listBody(rv, res, next)
+	return res, next, nil
 }
 
 // compactedContinue is the 410 Gone answer to a continue token whose
@@ -126,4 +143,41 @@ func (s *Store) listBody(rv *schemas.ResourceVersion, res ListResult, next strin
 func appendString(b []byte, s string) []byte {
 	q, _ := json.Marshal(s) // a string always encodes
 	return append(b, q...)
+}
+
+// consistentList makes copts a consistent read from the watch cache, as
+// kube-apiserver serves one (ConsistentListFromCache): MinRevision is
+// storage's current revision, read now, and the cache serves the list
+// once its watch has reached it, with a progress request to storage for
+// a resource that has not changed since (watchcache). A cache that cannot
+// within cacheReadyTimeout, or whose storage cannot be asked for
+// progress, leaves the list to storage, as kube-apiserver falls back to
+// etcd.
+func (s *Store) consistentList(ctx context.Context, prefix string, copts CacheListOptions) (CacheListOptions, error) {
+	cur, err := s.storage.List(ctx, prefix, ListOptions{Limit: 1})
+	if err != nil {
+		return copts, apierrors.NewInternalError(err)
+	}
+	copts.MinRevision, copts.Consistent = cur.Revision, true
+	return copts, nil
+}
+
+// consistentLists counts consistent lists by where they were served.
+var consistentLists = promauto.With(metrics.Registry).NewCounterVec(prometheus.CounterOpts{
+	Name: "specd_consistent_lists_total",
+	Help: "Lists without a resourceVersion (consistent reads) by where they were served: " +
+		"cache (the watch cache, once it proved current) or storage (it could not in time).",
+}, []string{"group", "resource", "served"})
+
+// countConsistent counts a consistent list that the cache answered with
+// err.
+func countConsistent(r *schemas.Resource, copts CacheListOptions, err error) {
+	if !copts.Consistent {
+		return
+	}
+	served := "cache"
+	if err != nil {
+		served = "storage"
+	}
+	consistentLists.WithLabelValues(r.Group, r.Plural, served).Inc()
 }

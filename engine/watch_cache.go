@@ -30,6 +30,10 @@ type Cache interface {
 type CacheListOptions struct {
 	Prefix      string
 	MinRevision int64
+	// Consistent marks a consistent list: MinRevision is storage's
+	// current revision, and the cache may wait (until ctx ends) for
+	// storage to tell its watch that it is there (list.go).
+	Consistent bool
 	// Limit, when > 0, is the most items to return; More and Remaining
 	// say what is left.
 	Limit int64

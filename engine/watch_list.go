@@ -26,10 +26,11 @@ func parseResourceVersion(v string) (int64, error) {
 }
 
 // listFromCache serves the first page of a list from the watch cache when
-// its resourceVersion allows it: "0" (any), or N not older than the cache
-// (NotOlderThan or no match). served is false when storage must answer:
-// no cache, a consistent read (unset), a continue token, Exact (then
-// opts.Revision is set to N), or a cache still behind N. Later pages
+// its resourceVersion allows it: "0" (any), N not older than the cache
+// (NotOlderThan or no match), or unset (a consistent read, once the cache
+// has reached storage's current revision: list.go). served is false when
+// storage must answer: no cache, a continue token, Exact (then
+// opts.Revision is set to N), or a cache still behind. Later pages
 // continue from storage at the cache's revision, one snapshot throughout.
 func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, prefix string, req ListRequest, opts *ListOptions) (res ListResult, last string, served bool, err error) {
 	n, err := parseResourceVersion(req.ResourceVersion)
@@ -42,10 +43,15 @@ func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, 
 	case metav1.ResourceVersionMatch(req.ResourceVersionMatch) == metav1.ResourceVersionMatchExact:
 		opts.Revision = n
 		return ListResult{}, "", false, nil
-	case req.ResourceVersion == "" || s.cache == nil:
+	case s.cache == nil:
 		return ListResult{}, "", false, nil
 	}
 	copts := CacheListOptions{Prefix: prefix, MinRevision: n}
+	if req.ResourceVersion == "" {
+		if copts, err = s.consistentList(ctx, prefix, copts); err != nil {
+			return ListResult{}, "", false, err
+		}
+	}
 	if req.Selector.Empty() {
 		copts.Limit = opts.Limit
 	}
@@ -54,6 +60,7 @@ func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, 
 	cctx, cancel := context.WithTimeout(ctx, cacheReadyTimeout)
 	defer cancel()
 	res, err = s.cache.List(cctx, s.resourcePrefix(rv.Resource), copts)
+	countConsistent(rv.Resource, copts, err)
 	if errors.Is(err, ErrCacheBehind) {
 		return ListResult{}, "", false, nil
 	}
@@ -106,6 +113,11 @@ const cacheReadyTimeout = 3 * time.Second
 // tooOldList is kube-apiserver's message for an Exact list at a compacted
 // revision.
 const tooOldList = "The resourceVersion for the provided list is too old."
+
+// CacheKey names r's watch cache: the resource argument of Cache. It
+// depends on r's group and plural only, so it names the same cache in
+// every registry snapshot that serves r.
+func (s *Store) CacheKey(r *schemas.Resource) string { return s.resourcePrefix(r) }
 
 // StartCaches starts the watch cache of every resource of reg, as
 // kube-apiserver does at start-up: a cache started only on its first use

@@ -11,15 +11,16 @@ import (
 // collectionDeleter is what deletecollection needs from the store.
 // *engine.Store satisfies it.
 type collectionDeleter interface {
-	DeleteCollection(ctx context.Context, rv *schemas.ResourceVersion, namespace string, sel engine.Selector, opts engine.DeleteOptions) ([]byte, error)
+	DeleteCollection(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.ListRequest, opts engine.DeleteOptions) ([]byte, error)
 }
 
 var _ collectionDeleter = (*engine.Store)(nil)
 
-// deleteCollection serves DELETE on a collection: every object the
-// labelSelector and fieldSelector match is deleted, and the answer is the
-// list of them as they were, as kube-apiserver answers for a custom
-// resource.
+// deleteCollection serves DELETE on a collection: the objects a list with
+// the same query (labelSelector, fieldSelector, limit, continue,
+// resourceVersion) selects are deleted, and the answer is the list of them
+// as they were, as kube-apiserver answers for a custom resource; with
+// limit, one page of them and the token of the next.
 func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t target) {
 	store, ok := s.cfg.Store.(collectionDeleter)
 	if !ok {
@@ -31,8 +32,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		notAcceptable(w)
 		return
 	}
-	q := r.URL.Query()
-	sel, err := engine.ParseSelector(t.rv, q.Get("labelSelector"), q.Get("fieldSelector"))
+	req, err := listRequest(t.rv, r.URL.Query())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -42,7 +42,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		s.writeError(w, r, err)
 		return
 	}
-	list, err := store.DeleteCollection(r.Context(), t.rv, t.namespace, sel, opts)
+	list, err := store.DeleteCollection(r.Context(), t.rv, t.namespace, req, opts)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -13,8 +13,9 @@ import (
 
 // Storage is an engine.Storage on an etcd v3 client.
 type Storage struct {
-	kv      clientv3.KV
-	watcher clientv3.Watcher
+	kv       clientv3.KV
+	watcher  clientv3.Watcher
+	progress *progressCheck // watch.go
 }
 
 var _ engine.Storage = (*Storage)(nil)
@@ -22,7 +23,7 @@ var _ engine.Storage = (*Storage)(nil)
 // New returns a Storage that reads and writes through cli. The caller owns
 // cli and closes it after the Storage is no longer used.
 func New(cli *clientv3.Client) *Storage {
-	return &Storage{kv: cli.KV, watcher: cli.Watcher}
+	return &Storage{kv: cli.KV, watcher: cli.Watcher, progress: &progressCheck{cli: cli}}
 }
 
 // Create stores value under key if key is absent.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/specd-io/specd/engine"
 )
@@ -89,4 +92,94 @@ func watchError(prefix string, after int64, resp clientv3.WatchResponse, err err
 			prefix, after, resp.CompactRevision, engine.ErrCompacted, err)
 	}
 	return fmt.Errorf("etcdstorage: watch %q: %w", prefix, err)
+}
+
+// RequestProgress asks etcd to tell every watch of this client how far it
+// has got: each gets a progress notification (an EventBookmark) at etcd's
+// current revision, once it has been sent every event up to it. etcd drops
+// the request while a watch on the stream is still catching up, so a
+// caller that waits for one asks again after a while.
+//
+// It answers an error wrapping errors.ErrUnsupported when a member runs an
+// etcd whose notifications may overtake events (before 3.4.31, or a 3.5
+// before 3.5.13), which kube-apiserver refuses for the same use
+// (kubernetes#123192).
+func (s *Storage) RequestProgress(ctx context.Context) error {
+	ok, err := s.progress.supported(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("etcdstorage: progress requests: %w: an etcd member is older than 3.4.31, or a 3.5 before 3.5.13",
+			errors.ErrUnsupported)
+	}
+	// The watches' own metadata (WithRequireLeader), so that the request
+	// goes on their gRPC stream.
+	if err := s.watcher.RequestProgress(clientv3.WithRequireLeader(ctx)); err != nil {
+		return fmt.Errorf("etcdstorage: progress request: %w", err)
+	}
+	return nil
+}
+
+// statusClient is what the version check needs of a client.
+type statusClient interface {
+	Endpoints() []string
+	Status(ctx context.Context, endpoint string) (*clientv3.StatusResponse, error)
+}
+
+// progressCheck remembers whether every member's etcd sends progress
+// notifications only after the events before them.
+type progressCheck struct {
+	cli statusClient
+
+	mu     sync.Mutex
+	known  bool
+	answer bool
+}
+
+// statusTimeout bounds the version check of one member.
+const statusTimeout = 5 * time.Second
+
+// supported checks the version of every endpoint once; an endpoint that
+// does not answer leaves the question open for the next call.
+func (p *progressCheck) supported(ctx context.Context) (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.known {
+		return p.answer, nil
+	}
+	for _, ep := range p.cli.Endpoints() {
+		sctx, cancel := context.WithTimeout(ctx, statusTimeout)
+		st, err := p.cli.Status(sctx, ep)
+		cancel()
+		if err != nil {
+			return false, fmt.Errorf("etcdstorage: version of %s: %w", ep, err)
+		}
+		if !progressNotifyOrdered(st.Version) {
+			p.known, p.answer = true, false
+			return false, nil
+		}
+	}
+	p.known, p.answer = true, true
+	return true, nil
+}
+
+var (
+	etcd3431 = version.MustParseSemantic("3.4.31")
+	etcd350  = version.MustParseSemantic("3.5.0")
+	etcd3513 = version.MustParseSemantic("3.5.13")
+)
+
+// progressNotifyOrdered reports whether an etcd server of version v sends
+// requested progress notifications in order with events, as kube-apiserver
+// decides it.
+func progressNotifyOrdered(v string) bool {
+	sv, err := version.ParseSemantic(v)
+	if err != nil {
+		return false
+	}
+	if sv.LessThan(etcd3431) {
+		return false
+	}
+	return !(sv.AtLeast(etcd350) && sv.LessThan(etcd3513))
 }

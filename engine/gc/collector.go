@@ -18,6 +18,7 @@ type Store interface {
 	ScanResource(ctx context.Context, r *schemas.Resource, rev int64, fn func(engine.StoredObject)) (int64, error)
 	DeleteStored(ctx context.Context, o engine.StoredObject, policy metav1.DeletionPropagation) error
 	RemoveOwnerReferences(ctx context.Context, o engine.StoredObject, uids []string) error
+	UnblockOwnerReferences(ctx context.Context, o engine.StoredObject) (engine.StoredObject, error)
 	RemoveFinalizer(ctx context.Context, o engine.StoredObject, finalizer string) error
 }
 
@@ -160,10 +161,18 @@ func (c *Collector) snapshot(ctx context.Context, reg *schemas.Registry) ([]engi
 }
 
 func (c *Collector) act(ctx context.Context, a Action) error {
-	c.log.Debug("garbage collector", "action", a.Kind, "object", a.Object.String(), "policy", a.Policy, "uids", a.UIDs, "finalizer", a.Finalizer)
+	c.log.Debug("garbage collector", "action", a.Kind, "object", a.Object.String(), "policy", a.Policy, "unblock", a.Unblock,
+		"uids", a.UIDs, "finalizer", a.Finalizer)
 	switch a.Kind {
 	case Delete:
-		return c.store.DeleteStored(ctx, a.Object, a.Policy)
+		o := a.Object
+		if a.Unblock {
+			var err error
+			if o, err = c.store.UnblockOwnerReferences(ctx, o); err != nil {
+				return err
+			}
+		}
+		return c.store.DeleteStored(ctx, o, a.Policy)
 	case RemoveOwnerReferences:
 		return c.store.RemoveOwnerReferences(ctx, a.Object, a.UIDs)
 	case RemoveFinalizer:

@@ -9,7 +9,11 @@
 //     when no dependent with blockOwnerDeletion remains;
 //   - an owner deleted with propagationPolicy=Orphan carries the orphan
 //     finalizer: its dependents lose their ownerReferences to it, then it
-//     goes.
+//     goes;
+//   - a cycle of blocking references (a owns b owns a) deleted in the
+//     foreground is broken as Kubernetes breaks it: a dependent deleted in
+//     the foreground whose own dependent already waits for its dependents
+//     first has its references made non-blocking (Action.Unblock).
 //
 // All state lives in etcd: a Collector keeps nothing between passes. A pass
 // reads every object of every served resource at one revision (metadata

@@ -24,11 +24,15 @@ const (
 
 // Action is one write the collector decided.
 type Action struct {
-	Kind      ActionKind
-	Object    engine.StoredObject
-	Policy    metav1.DeletionPropagation // Delete
-	UIDs      []string                   // RemoveOwnerReferences
-	Finalizer string                     // RemoveFinalizer
+	Kind   ActionKind
+	Object engine.StoredObject
+	Policy metav1.DeletionPropagation // Delete
+	// Unblock (Delete) first sets blockOwnerDeletion to false on every
+	// ownerReference of the object: how Kubernetes' collector breaks a
+	// cycle of blocking references (see planDependent).
+	Unblock   bool
+	UIDs      []string // RemoveOwnerReferences
+	Finalizer string   // RemoveFinalizer
 }
 
 // KindLookup finds the resource of a group and kind; ok is false when
@@ -184,7 +188,7 @@ func (g *graph) classify(d *engine.StoredObject, ref metav1.OwnerReference) owne
 	switch {
 	case o == nil:
 		return dangling
-	case o != unknownOwner && o.Deleting && slices.Contains(o.Finalizers, engine.FinalizerForeground):
+	case o != unknownOwner && deletingDependents(o):
 		return waiting
 	default:
 		return solid
@@ -194,6 +198,16 @@ func (g *graph) classify(d *engine.StoredObject, ref metav1.OwnerReference) owne
 // planDependent decides for an object with ownerReferences: nothing while
 // an owner is solid (but references to gone or foreground-deleting owners
 // are dropped), else its deletion.
+//
+// An object whose owner waits for its dependents (foreground) and that has
+// dependents itself is deleted in the foreground too. When one of those
+// dependents is already deleting in the foreground, the references may
+// form a cycle (a owns b owns a) in which each would wait for the other
+// forever; so, as Kubernetes' collector does, the object's references are
+// first made non-blocking. Like Kubernetes' check, this one looks one
+// step ahead only and also fires for some objects in no cycle: their
+// owners then go before them instead of after; they are deleted all the
+// same.
 func (g *graph) planDependent(d *engine.StoredObject) (Action, bool) {
 	var nSolid, nWaiting int
 	var drop []string
@@ -215,7 +229,9 @@ func (g *graph) planDependent(d *engine.StoredObject) (Action, bool) {
 		}
 		return Action{Kind: RemoveOwnerReferences, Object: *d, UIDs: drop}, true
 	case nWaiting > 0 && len(g.dependentsOf(d)) > 0:
-		return Action{Kind: Delete, Object: *d, Policy: metav1.DeletePropagationForeground}, true
+		a := Action{Kind: Delete, Object: *d, Policy: metav1.DeletePropagationForeground}
+		a.Unblock = hasBlockingReference(d) && slices.ContainsFunc(g.dependentsOf(d), deletingDependents)
+		return a, true
 	default:
 		return Action{Kind: Delete, Object: *d, Policy: ownPolicy(d)}, true
 	}
@@ -231,4 +247,21 @@ func ownPolicy(d *engine.StoredObject) metav1.DeletionPropagation {
 	default:
 		return metav1.DeletePropagationBackground
 	}
+}
+
+// deletingDependents reports whether o waits for its dependents: it is
+// terminating with the foregroundDeletion finalizer.
+func deletingDependents(o *engine.StoredObject) bool {
+	return o.Deleting && slices.Contains(o.Finalizers, engine.FinalizerForeground)
+}
+
+// hasBlockingReference reports whether one of o's references has
+// blockOwnerDeletion.
+func hasBlockingReference(o *engine.StoredObject) bool {
+	for _, ref := range o.OwnerReferences {
+		if ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
+			return true
+		}
+	}
+	return false
 }

@@ -70,7 +70,11 @@ func describe(actions []Action) string {
 	for _, a := range actions {
 		switch a.Kind {
 		case Delete:
-			out = append(out, fmt.Sprintf("delete(%s) %s", a.Policy, a.Object.Name))
+			policy := string(a.Policy)
+			if a.Unblock {
+				policy += ",unblock"
+			}
+			out = append(out, fmt.Sprintf("delete(%s) %s", policy, a.Object.Name))
 		case RemoveOwnerReferences:
 			out = append(out, fmt.Sprintf("unref(%s) %s", strings.Join(a.UIDs, ","), a.Object.Name))
 		case RemoveFinalizer:
@@ -165,6 +169,37 @@ func TestPlan(t *testing.T) {
 			objs: []engine.StoredObject{obj(widgets, "a", "w", deleting("foregroundDeletion")), obj(widgets, "a", "keep"),
 				obj(books, "a", "b", ownedBy(widgets, "w", true), ownedBy(widgets, "keep", false))},
 			want: "unref(uid-w) b",
+		},
+		"cycle: the dependent of a foreground owner that owns it is unblocked": {
+			objs: []engine.StoredObject{obj(widgets, "a", "w", deleting("foregroundDeletion"), ownedBy(books, "b", true)),
+				obj(books, "a", "b", ownedBy(widgets, "w", true))},
+			want: "delete(Foreground,unblock) b",
+		},
+		"cycle of three, first step: no dependent waits yet": {
+			objs: []engine.StoredObject{obj(widgets, "a", "w", deleting("foregroundDeletion"), ownedBy(widgets, "w3", true)),
+				obj(books, "a", "b", ownedBy(widgets, "w", true)), obj(widgets, "a", "w3", ownedBy(books, "b", true))},
+			want: "delete(Foreground) b",
+		},
+		"cycle of three, second step: the last link is unblocked": {
+			objs: []engine.StoredObject{obj(widgets, "a", "w", deleting("foregroundDeletion"), ownedBy(widgets, "w3", true)),
+				obj(books, "a", "b", ownedBy(widgets, "w", true), deleting("foregroundDeletion")),
+				obj(widgets, "a", "w3", ownedBy(books, "b", true))},
+			want: "delete(Foreground,unblock) w3",
+		},
+		"cycle of three, third step: the unblocked link lets its owner go": {
+			objs: []engine.StoredObject{obj(widgets, "a", "w", deleting("foregroundDeletion"), ownedBy(widgets, "w3", true)),
+				obj(books, "a", "b", ownedBy(widgets, "w", true), deleting("foregroundDeletion")),
+				obj(widgets, "a", "w3", ownedBy(books, "b", false), deleting("foregroundDeletion"))},
+			want: "unfinalize(foregroundDeletion) b",
+		},
+		"cycle without blocking references: nothing to unblock": {
+			objs: []engine.StoredObject{obj(widgets, "a", "w", deleting("foregroundDeletion"), ownedBy(books, "b", false)),
+				obj(books, "a", "b", ownedBy(widgets, "w", false))},
+			want: "delete(Foreground) b; unfinalize(foregroundDeletion) w",
+		},
+		"both ends of a cycle deleted in the foreground wait, as in Kubernetes": {
+			objs: []engine.StoredObject{obj(widgets, "a", "w", deleting("foregroundDeletion"), ownedBy(books, "b", true)),
+				obj(books, "a", "b", ownedBy(widgets, "w", true), deleting("foregroundDeletion"))},
 		},
 		"terminating owner without propagation finalizer: dependents stay": {
 			objs: []engine.StoredObject{obj(widgets, "a", "w", deleting("x.io/hold")), obj(books, "a", "b", ownedBy(widgets, "w", false))},

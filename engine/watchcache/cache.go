@@ -17,6 +17,9 @@ type Cache struct {
 	resource string
 	cfg      Config
 	log      *slog.Logger
+	// progress asks storage how far the watch has got, for consistent
+	// lists; nil when it cannot (progress.go).
+	progress *progress
 
 	// ready is closed when the first list is loaded.
 	ready     chan struct{}
@@ -222,10 +225,17 @@ func (c *Cache) WaitRevision(ctx context.Context, rev int64) error {
 	}
 }
 
-// List returns the objects under opts.Prefix at the cache's revision.
+// List returns the objects under opts.Prefix at the cache's revision. A
+// consistent list first waits, asking storage for progress, until the
+// cache has reached opts.MinRevision.
 func (c *Cache) List(ctx context.Context, opts engine.CacheListOptions) (engine.ListResult, error) {
 	if err := c.waitReady(ctx); err != nil {
 		return engine.ListResult{}, err
+	}
+	if opts.Consistent {
+		if err := c.waitFresh(ctx, opts.MinRevision); err != nil {
+			return engine.ListResult{}, err
+		}
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -265,4 +275,34 @@ func (c *Cache) Watch(ctx context.Context, opts engine.CacheWatchOptions) (engin
 	}
 	c.watchers[w] = struct{}{}
 	return w, nil
+}
+
+// waitFresh waits until the cache has applied rev, with progress requests
+// to storage meanwhile, until ctx ends. Without them the cache is behind
+// at once unless it is there already: the watch of a resource that does
+// not change would not move.
+func (c *Cache) waitFresh(ctx context.Context, rev int64) error {
+	if c.Revision() >= rev {
+		return nil
+	}
+	if c.progress == nil {
+		return fmt.Errorf("watch cache %s: no progress requests: %w", c.resource, engine.ErrCacheBehind)
+	}
+	done, failed := c.progress.wait()
+	defer done()
+	for {
+		c.mu.RLock()
+		cur, changed := c.rev, c.changed
+		c.mu.RUnlock()
+		if cur >= rev {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-failed:
+			return fmt.Errorf("watch cache %s: progress requests refused: %w", c.resource, engine.ErrCacheBehind)
+		case <-ctx.Done():
+			return fmt.Errorf("watch cache %s at %d, waited for %d: %w", c.resource, cur, rev, errors.Join(engine.ErrCacheBehind, ctx.Err()))
+		}
+	}
 }

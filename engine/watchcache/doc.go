@@ -9,6 +9,13 @@
 // the window and nothing else, so the cache costs little more than the
 // JSON it holds.
 //
+// A consistent list (engine.CacheListOptions.Consistent) waits until the
+// cache has reached storage's current revision; while lists wait, one
+// requester shared by every cache asks storage for progress
+// notifications (ProgressRequester, etcd's RequestProgress), so that the
+// cache of a resource that has not changed learns the current revision
+// in one round trip.
+//
 // Each watcher has a bounded buffer of events. The cache never waits for a
 // watcher: one whose buffer is full is cut off (its watch ends with
 // engine.ErrWatchClosed) and the client watches again from the last
