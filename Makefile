@@ -3,14 +3,21 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build run test test-unit kubectl bench vet fmt verify clean
+.PHONY: build run test test-unit kubectl plugins proto proto-tools proto-check bench vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
 
-# Embedded etcd (data in ./data), the example schemas, on 127.0.0.1:8080.
-run: build
-	bin/specd serve --schemas examples/schemas --data-dir data --listen 127.0.0.1:8080
+# Embedded etcd (data in ./data), the example schemas and plugins, on
+# 127.0.0.1:8080.
+run: build plugins
+	bin/specd serve --schemas examples/schemas --plugins bin/plugins --data-dir data --listen 127.0.0.1:8080
+
+# Every example plugin (examples/plugins/*, each a main package) into
+# bin/plugins, named by its directory: where `make run` and the tests find
+# them.
+plugins:
+	$(GO) build -o bin/plugins/ ./examples/plugins/...
 
 # kubectl for the acceptance tests, built from k8s.io/kubectl at the version
 # pinned in test/kubectl/go.mod, so the tests never depend on what the
@@ -18,8 +25,8 @@ run: build
 kubectl:
 	cd test/kubectl && $(GO) build -o ../../bin/kubectl .
 
-test: build kubectl vet
-	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl $(GO) test -count=1 -timeout 15m ./...
+test: build kubectl plugins vet
+	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
 
 # Unit tests only: no binaries, no acceptance tests.
 test-unit:
@@ -27,6 +34,34 @@ test-unit:
 
 vet:
 	$(GO) vet ./...
+
+# The plugin protocol's Go code (plugins/proto/**/*.pb.go) from its .proto
+# files, with buf and the protoc-gen-go(-grpc) plugins at pinned versions,
+# built from the module proxy into bin/proto-tools and kept out of go.mod:
+# no protoc is needed. proto-check regenerates into a scratch directory
+# and fails if the committed code differs.
+BUF_VERSION                := v1.55.1
+PROTOC_GEN_GO_VERSION      := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+PROTO_TOOLS := $(CURDIR)/bin/proto-tools/buf-$(BUF_VERSION)_go-$(PROTOC_GEN_GO_VERSION)_grpc-$(PROTOC_GEN_GO_GRPC_VERSION)
+PROTO_ENV   := PATH="$(PROTO_TOOLS):$$PATH"
+
+proto-tools:
+	@test -x $(PROTO_TOOLS)/buf || GOBIN=$(PROTO_TOOLS) $(GO) install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
+	@test -x $(PROTO_TOOLS)/protoc-gen-go || GOBIN=$(PROTO_TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	@test -x $(PROTO_TOOLS)/protoc-gen-go-grpc || GOBIN=$(PROTO_TOOLS) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+
+proto: proto-tools
+	cd plugins/proto && $(PROTO_ENV) buf generate
+
+proto-check: proto-tools
+	rm -rf bin/proto-check && mkdir -p bin/proto-check
+	cd plugins/proto && $(PROTO_ENV) buf generate -o $(CURDIR)/bin/proto-check
+	cd plugins/proto && find . -name '*.pb.go' | sort > $(CURDIR)/bin/proto-check.committed
+	cd bin/proto-check && find . -name '*.pb.go' | sort > $(CURDIR)/bin/proto-check.generated
+	diff -u bin/proto-check.committed bin/proto-check.generated
+	cd bin/proto-check && for f in $$(find . -name '*.pb.go'); do diff -u $$f $(CURDIR)/plugins/proto/$$f || exit 1; done
+	@echo "proto-check: the generated code matches plugins/proto"
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

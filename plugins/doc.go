@@ -1,5 +1,15 @@
-// Package plugins will host out-of-process plugins (hashicorp/go-plugin over
-// gRPC) for defaulting, validation and reconciliation. Nothing is served
-// through it yet; specd serve accepts --plugins so deployments can name the
-// directory now.
+// Package plugins hosts specd's out-of-process plugins: programs in the
+// --plugins directory that specd starts through hashicorp/go-plugin and
+// calls over gRPC (the protocol is plugins/proto) to default, validate and
+// reconcile objects.
+//
+// A Host owns the processes. It starts each plugin on first use, restarts
+// one that dies (with exponential backoff), kills one that does not answer
+// before its caller's deadline, logs each plugin's stderr under its name,
+// and serves plugins the Callbacks through go-plugin's broker. Whatever a
+// plugin does, a call returns an answer or a *CallError, promptly; the
+// engine decides what a CallError means for the request (the binding's
+// failure policy).
+//
+// Plugin authors use plugins/sdk, which does not import this package.
 package plugins

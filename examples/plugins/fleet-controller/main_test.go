@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/specd-io/specd/plugins/sdk"
+)
+
+// fakeShips is an sdk.Client over an in-memory set of ships: enough to test
+// the reconciler without specd.
+type fakeShips struct{ byName map[string]*sdk.Object }
+
+func (f *fakeShips) names() []string {
+	var names []string
+	for name := range f.byName {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (f *fakeShips) Get(_ context.Context, _ sdk.Resource, _, name string) (*sdk.Object, error) {
+	if s, ok := f.byName[name]; ok {
+		return s, nil
+	}
+	return nil, &sdk.StatusError{Code: 404, Reason: "NotFound"}
+}
+
+func (f *fakeShips) List(_ context.Context, _ sdk.Resource, _, selector string) ([]*sdk.Object, error) {
+	var out []*sdk.Object
+	for _, name := range f.names() {
+		if s := f.byName[name]; fleetLabel+"="+s.Label(fleetLabel) == selector {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeShips) Create(_ context.Context, _ sdk.Resource, obj *sdk.Object) (*sdk.Object, error) {
+	if _, ok := f.byName[obj.Name()]; ok {
+		return nil, &sdk.StatusError{Code: 409, Reason: "AlreadyExists"}
+	}
+	f.byName[obj.Name()] = obj
+	return obj, nil
+}
+
+func (f *fakeShips) Patch(_ context.Context, _ sdk.Resource, _, name string, _ sdk.PatchType, patch []byte, _ ...string) (*sdk.Object, error) {
+	p, _ := sdk.ParseObject(patch)
+	s := f.byName[name]
+	return s, s.Set("spec.class", p.String("spec.class"))
+}
+
+func (f *fakeShips) Delete(_ context.Context, _ sdk.Resource, _, name string, _ ...sdk.DeleteOption) error {
+	delete(f.byName, name)
+	return nil
+}
+
+func (f *fakeShips) Update(context.Context, sdk.Resource, *sdk.Object) (*sdk.Object, error) {
+	return nil, fmt.Errorf("not used")
+}
+
+func (f *fakeShips) UpdateStatus(context.Context, sdk.Resource, *sdk.Object) (*sdk.Object, error) {
+	return nil, fmt.Errorf("not used")
+}
+
+func fleet(t *testing.T, replicas int, class string, deleting bool) *sdk.Object {
+	t.Helper()
+	f := sdk.NewObject("fleet.example.com/v1", "Fleet", "sea", "f")
+	err := f.Set("metadata.uid", "uid-f")
+	if err == nil {
+		err = f.Set("spec", map[string]any{"replicas": replicas, "class": class})
+	}
+	if err == nil && deleting {
+		err = f.Set("metadata.deletionTimestamp", "2026-01-01T00:00:00Z")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestReconcileScalesShips(t *testing.T) {
+	c := &fakeShips{byName: map[string]*sdk.Object{}}
+	// Someone else's ship, which the fleet must leave alone.
+	stranger := sdk.NewObject("fleet.example.com/v1", "Ship", "sea", "lone")
+	c.byName["lone"] = stranger
+
+	steps := []struct {
+		replicas int
+		class    string
+		want     []string
+	}{
+		{3, "", []string{"f-0", "f-1", "f-2", "lone"}},
+		{1, "tanker", []string{"f-0", "lone"}},
+		{2, "tanker", []string{"f-0", "f-1", "lone"}},
+	}
+	for _, step := range steps {
+		f := fleet(t, step.replicas, step.class, false)
+		res, err := reconcile(context.Background(), &sdk.ReconcileRequest{Object: f, Client: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.names(); !slices.Equal(got, step.want) {
+			t.Errorf("replicas %d: ships %v, want %v", step.replicas, got, step.want)
+		}
+		st := res.Status.(fleetStatus)
+		if st.ReadyReplicas != step.replicas || st.Conditions[0].Status != "True" || st.Conditions[0].Reason != "Converged" || res.Requeue {
+			t.Errorf("replicas %d: result %+v", step.replicas, res)
+		}
+		for _, name := range step.want[:len(step.want)-1] {
+			s := c.byName[name]
+			if !s.IsControlledBy(f) || s.Label(fleetLabel) != "f" || s.String("spec.class") != step.class {
+				t.Errorf("ship %s = %s", name, s.JSON())
+			}
+		}
+	}
+
+	res, err := reconcile(context.Background(), &sdk.ReconcileRequest{Object: fleet(t, 2, "tanker", true), Client: c})
+	if err != nil || !res.FinalizerDone {
+		t.Fatalf("deleting: %+v, %v", res, err)
+	}
+	if got := c.names(); !slices.Equal(got, []string{"lone"}) {
+		t.Errorf("after the fleet's deletion: ships %v", got)
+	}
+}
+
+func TestReconcileReportsAShipInTheWay(t *testing.T) {
+	c := &fakeShips{byName: map[string]*sdk.Object{}}
+	c.byName["f-0"] = sdk.NewObject("fleet.example.com/v1", "Ship", "sea", "f-0") // not the fleet's
+	res, err := reconcile(context.Background(), &sdk.ReconcileRequest{Object: fleet(t, 2, "", false), Client: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Status.(fleetStatus)
+	if st.ReadyReplicas != 1 || st.Conditions[0].Reason != "Scaling" || !res.Requeue {
+		t.Errorf("result %+v, want 1 ready, Scaling, requeued", res)
+	}
+}

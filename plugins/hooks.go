@@ -1,0 +1,142 @@
+package plugins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pluginv1 "github.com/specd-io/specd/plugins/proto/specd/plugin/v1"
+)
+
+// Default is req.Object with the plugin's defaults applied.
+func (h *Host) Default(ctx context.Context, plugin string, req AdmissionRequest) ([]byte, error) {
+	var out []byte
+	err := h.call(ctx, plugin, "default", func(ctx context.Context, inst *instance) (string, error) {
+		resp, err := inst.rpc.Default(ctx, admissionProto(req))
+		if err != nil {
+			return "", err
+		}
+		if len(resp.GetObject()) == 0 {
+			return resultError, errors.New("default: the plugin answered no object")
+		}
+		out = resp.GetObject()
+		return resultOK, nil
+	})
+	return out, err
+}
+
+// Validate is the field errors the plugin finds in req.Object; none means
+// allowed.
+func (h *Host) Validate(ctx context.Context, plugin string, req AdmissionRequest) ([]FieldError, error) {
+	var out []FieldError
+	err := h.call(ctx, plugin, "validate", func(ctx context.Context, inst *instance) (string, error) {
+		resp, err := inst.rpc.Validate(ctx, admissionProto(req))
+		if err != nil {
+			return "", err
+		}
+		for _, fe := range resp.GetErrors() {
+			out = append(out, FieldError{Type: fe.GetType(), Field: fe.GetField(), Message: fe.GetMessage(), Value: string(fe.GetValue())})
+		}
+		if len(out) > 0 {
+			return resultRejected, nil
+		}
+		return resultOK, nil
+	})
+	return out, err
+}
+
+// Reconcile asks the plugin to reconcile req.Object.
+func (h *Host) Reconcile(ctx context.Context, plugin string, req ReconcileRequest) (ReconcileResult, error) {
+	var out ReconcileResult
+	err := h.call(ctx, plugin, "reconcile", func(ctx context.Context, inst *instance) (string, error) {
+		resp, err := inst.rpc.Reconcile(ctx, &pluginv1.ReconcileRequest{
+			Group: req.Group, Version: req.Version, Kind: req.Kind, Resource: req.Resource,
+			Namespace: req.Namespace, Name: req.Name, Object: req.Object,
+		})
+		if err != nil {
+			return "", err
+		}
+		out = ReconcileResult{
+			RequeueAfter:  time.Duration(resp.GetRequeueAfterMs()) * time.Millisecond,
+			Requeue:       resp.GetRequeue(),
+			Status:        resp.GetStatus(),
+			FinalizerDone: resp.GetFinalizerDone(),
+		}
+		return resultOK, nil
+	})
+	return out, err
+}
+
+func admissionProto(req AdmissionRequest) *pluginv1.AdmissionRequest {
+	return &pluginv1.AdmissionRequest{
+		Group: req.Group, Version: req.Version, Kind: req.Kind, Resource: req.Resource,
+		Namespace: req.Namespace, Name: req.Name, Operation: req.Operation,
+		Object: req.Object, OldObject: req.OldObject, DryRun: req.DryRun,
+	}
+}
+
+// call runs one hook on the plugin's running instance and counts it.
+func (h *Host) call(ctx context.Context, plugin, hook string, fn func(context.Context, *instance) (string, error)) error {
+	p, err := h.proc(plugin)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	result, err := p.call(ctx, hook, fn)
+	callsTotal.WithLabelValues(plugin, hook, result).Inc()
+	callDuration.WithLabelValues(plugin, hook).Observe(time.Since(start).Seconds())
+	if err != nil {
+		return &CallError{Plugin: plugin, Err: err}
+	}
+	return nil
+}
+
+func (p *proc) call(ctx context.Context, hook string, fn func(context.Context, *instance) (string, error)) (string, error) {
+	inst, err := p.get(ctx)
+	if err != nil {
+		return ctxResult(ctx, resultUnavailable), fmt.Errorf("%s: %w", hook, err)
+	}
+	result, err := fn(ctx, inst)
+	if err == nil {
+		p.ok()
+		return result, nil
+	}
+	if result != "" { // the plugin answered, wrongly
+		return result, err
+	}
+	return p.failed(ctx, inst, hook, err)
+}
+
+// failed sorts out a gRPC call that got no answer: the caller's deadline
+// (the plugin hung: kill it), the caller giving up, a broken connection
+// (the process died), or the plugin's own error.
+func (p *proc) failed(ctx context.Context, inst *instance, hook string, err error) (string, error) {
+	code := status.Code(err)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || code == codes.DeadlineExceeded:
+		p.lost(inst, fmt.Errorf("%s got no answer before its deadline; the process was killed", hook))
+		return resultTimeout, fmt.Errorf("%s: no answer before the deadline: %w", hook, context.DeadlineExceeded)
+	case errors.Is(ctx.Err(), context.Canceled):
+		return resultCanceled, fmt.Errorf("%s: %w", hook, context.Canceled)
+	case code == codes.Unavailable:
+		p.lost(inst, fmt.Errorf("%w during %s: %s", ErrCrashed, hook, status.Convert(err).Message()))
+		return resultUnavailable, fmt.Errorf("%s: %w", hook, ErrCrashed)
+	default:
+		return resultError, fmt.Errorf("%s: %s", hook, status.Convert(err).Message())
+	}
+}
+
+// ctxResult is the result label of a call that never reached the plugin.
+func ctxResult(ctx context.Context, otherwise string) string {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return resultTimeout
+	case errors.Is(ctx.Err(), context.Canceled):
+		return resultCanceled
+	}
+	return otherwise
+}

@@ -1,0 +1,109 @@
+package plugins
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	pluginv1 "github.com/specd-io/specd/plugins/proto/specd/plugin/v1"
+)
+
+// hostService serves Callbacks to one plugin over the broker. A failed call
+// is answered, not returned as a gRPC error: the response carries the
+// Kubernetes Status, so the plugin sees code and reason.
+type hostService struct {
+	pluginv1.UnimplementedHostServer
+	cb Callbacks
+}
+
+func ref(r *pluginv1.ResourceRef) ResourceRef {
+	return ResourceRef{Group: r.GetGroup(), Version: r.GetVersion(), Resource: r.GetResource()}
+}
+
+func (s *hostService) Get(ctx context.Context, req *pluginv1.GetRequest) (*pluginv1.ObjectResponse, error) {
+	if s.cb == nil {
+		return unavailable(), nil
+	}
+	return respond(s.cb.Get(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetName()))
+}
+
+func (s *hostService) List(ctx context.Context, req *pluginv1.ListRequest) (*pluginv1.ObjectResponse, error) {
+	if s.cb == nil {
+		return unavailable(), nil
+	}
+	return respond(s.cb.List(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetLabelSelector()))
+}
+
+func (s *hostService) Create(ctx context.Context, req *pluginv1.CreateRequest) (*pluginv1.ObjectResponse, error) {
+	if s.cb == nil {
+		return unavailable(), nil
+	}
+	return respond(s.cb.Create(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetObject()))
+}
+
+func (s *hostService) Update(ctx context.Context, req *pluginv1.UpdateRequest) (*pluginv1.ObjectResponse, error) {
+	if s.cb == nil {
+		return unavailable(), nil
+	}
+	return respond(s.cb.Update(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetName(), req.GetObject()))
+}
+
+func (s *hostService) UpdateStatus(ctx context.Context, req *pluginv1.UpdateRequest) (*pluginv1.ObjectResponse, error) {
+	if s.cb == nil {
+		return unavailable(), nil
+	}
+	return respond(s.cb.UpdateStatus(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetName(), req.GetObject()))
+}
+
+func (s *hostService) Patch(ctx context.Context, req *pluginv1.PatchRequest) (*pluginv1.ObjectResponse, error) {
+	if s.cb == nil {
+		return unavailable(), nil
+	}
+	return respond(s.cb.Patch(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetName(),
+		req.GetPatchType(), req.GetPatch(), req.GetSubresource()))
+}
+
+func (s *hostService) Delete(ctx context.Context, req *pluginv1.DeleteRequest) (*pluginv1.ObjectResponse, error) {
+	if s.cb == nil {
+		return unavailable(), nil
+	}
+	err := s.cb.Delete(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetName(), req.GetPropagationPolicy())
+	return respond(nil, err)
+}
+
+func respond(obj []byte, err error) (*pluginv1.ObjectResponse, error) {
+	if err != nil {
+		return &pluginv1.ObjectResponse{Status: statusJSON(err)}, nil
+	}
+	return &pluginv1.ObjectResponse{Object: obj}, nil
+}
+
+func unavailable() *pluginv1.ObjectResponse {
+	err := apierrors.NewServiceUnavailable("specd serves no callbacks to plugins")
+	return &pluginv1.ObjectResponse{Status: statusJSON(err)}
+}
+
+// statusJSON is err as a Kubernetes Status: its own for an API error, 504
+// for a deadline, 500 for anything else.
+func statusJSON(err error) []byte {
+	var st metav1.Status
+	var apiStatus apierrors.APIStatus
+	switch {
+	case errors.As(err, &apiStatus):
+		st = apiStatus.Status()
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		st = apierrors.NewTimeoutError(err.Error(), 0).Status()
+	default:
+		st = apierrors.NewInternalError(err).Status()
+	}
+	st.Kind, st.APIVersion = "Status", "v1"
+	b, merr := json.Marshal(st)
+	if merr != nil {
+		return []byte(fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":500,"reason":"InternalError","message":%q}`, err.Error()))
+	}
+	return b
+}

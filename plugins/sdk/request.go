@@ -1,0 +1,54 @@
+package sdk
+
+import "time"
+
+// Operation is the write an admission request is for.
+type Operation string
+
+const (
+	Create Operation = "CREATE"
+	Update Operation = "UPDATE"
+)
+
+// AdmissionRequest is what a defaulting or validating function gets.
+type AdmissionRequest struct {
+	Group, Version, Kind, Resource string
+	Namespace, Name                string
+	Operation                      Operation
+	// Object is the object as it will be written. A DefaultFunc changes
+	// it in place; a ValidateFunc should not.
+	Object *Object
+	// OldObject is the stored object on Update, nil on Create.
+	OldObject *Object
+	// DryRun is true when nothing will be stored: a function must then
+	// have no side effects.
+	DryRun bool
+}
+
+// ReconcileRequest is what a reconciling function gets: the object as it is
+// stored now, and a client to act through specd.
+type ReconcileRequest struct {
+	Group, Version, Kind, Resource string
+	Namespace, Name                string
+	// Object is the current object, in the resource's storage version.
+	// Object.IsDeleting reports a deletion in progress.
+	Object *Object
+	Client Client
+}
+
+// Result is what a reconciling function answers.
+type Result struct {
+	// Status, when not nil, is the object's new status: a struct or map
+	// (encoded with encoding/json), an *Object, or JSON bytes. specd writes
+	// it through the status subresource and sets status.observedGeneration.
+	Status any
+	// RequeueAfter > 0 reconciles the object again after this long, even if
+	// nothing changes.
+	RequeueAfter time.Duration
+	// Requeue reconciles the object again soon, with backoff, without the
+	// error log a returned error makes.
+	Requeue bool
+	// FinalizerDone, on an object being deleted, says cleanup is finished:
+	// specd removes the reconciler's finalizer and the deletion completes.
+	FinalizerDone bool
+}
