@@ -26,7 +26,7 @@ type preparedCreate struct {
 // Create stores a new object from body (JSON) in namespace ("" for cluster
 // scope) and returns it in rv's version.
 func (s *Store) Create(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts WriteOptions) (Result, error) {
-	p, err := s.prepareCreate(rv, namespace, body, opts)
+	p, err := s.prepareCreate(ctx, rv, namespace, body, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -44,24 +44,32 @@ func (s *Store) Create(ctx context.Context, rv *schemas.ResourceVersion, namespa
 	return Result{Object: out, Warnings: p.warnings}, nil
 }
 
-// prepareCreate runs the write pipeline up to storage: decode, metadata,
-// prune, default, validate, encode, convert.
-func (s *Store) prepareCreate(rv *schemas.ResourceVersion, namespace string, body []byte, opts WriteOptions) (*preparedCreate, error) {
+// prepareCreate runs the write pipeline up to storage: decode, prune,
+// default (schema, then plugin), metadata, validate, encode, convert,
+// validate (plugin).
+func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts WriteOptions) (*preparedCreate, error) {
 	r := rv.Resource
 	req, err := decodeWrite(rv, body, opts.FieldValidation)
 	if err != nil {
 		return nil, err
 	}
 	named := req.meta.Name != ""
-	errs, err := req.prepareCreateMeta(r, namespace, s.now(), newUID(), s.genName)
-	if err != nil {
-		return nil, err
-	}
 	if rv.StatusSubresource {
 		delete(req.obj, "status")
 	}
 	if rv.Schema != nil {
 		rv.Schema.Default(req.obj)
+	}
+	// The defaulting plugin's metadata is prepared and checked as the
+	// client's is.
+	if req, err = s.defaultCreate(ctx, rv, namespace, req, opts); err != nil {
+		return nil, err
+	}
+	errs, err := req.prepareCreateMeta(r, namespace, s.now(), newUID(), s.genName)
+	if err != nil {
+		return nil, err
+	}
+	if rv.Schema != nil {
 		errs = append(errs, rv.Schema.Validate(req.obj)...)
 	}
 	if len(errs) > 0 {
@@ -74,6 +82,9 @@ func (s *Store) prepareCreate(rv *schemas.ResourceVersion, namespace string, bod
 	}
 	st, err := s.toStorage(rv, obj)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.validateCreate(ctx, rv, req.meta.Namespace, req.meta.Name, st, opts); err != nil {
 		return nil, err
 	}
 	p := &preparedCreate{name: req.meta.Name, object: obj, stored: st, warnings: req.warnings}

@@ -120,7 +120,7 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 	if err := req.setTarget(r, namespace, name); err != nil {
 		return Result{}, err
 	}
-	obj, st, err := s.prepareUpdateOpts(rv, req, kv, p.opts.Subresource == "status", wopts)
+	obj, st, err := s.prepareUpdateOpts(ctx, rv, req, kv, p.opts.Subresource == "status", wopts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -228,9 +228,9 @@ func (p *patcher) decode(rv *schemas.ResourceVersion, body []byte) (*request, er
 	}
 	switch fv {
 	case FieldValidationStrict:
-		if len(req.warnings) > 0 {
-			errs := make([]error, len(req.warnings))
-			for i, w := range req.warnings {
+		if strict := decodingWarnings(req.warnings); len(strict) > 0 {
+			errs := make([]error, len(strict))
+			for i, w := range strict {
 				errs[i] = errors.New(w)
 			}
 			return nil, patchInvalid(body, errs)

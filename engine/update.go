@@ -46,7 +46,7 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 	if err != nil {
 		return Result{}, storageError(r, name, err)
 	}
-	obj, st, err := s.prepareUpdateOpts(rv, req, kv, status, opts)
+	obj, st, err := s.prepareUpdateOpts(ctx, rv, req, kv, status, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -67,13 +67,14 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 // prepareUpdate checks the request against the stored object kv and
 // returns the new object in the request's version and in the storage
 // version. A status update takes only the status from the request.
-func (s *Store) prepareUpdate(rv *schemas.ResourceVersion, req *request, kv KeyValue, status bool) (obj, st []byte, err error) {
-	return s.prepareUpdateOpts(rv, req, kv, status, WriteOptions{})
+func (s *Store) prepareUpdate(ctx context.Context, rv *schemas.ResourceVersion, req *request, kv KeyValue, status bool) (obj, st []byte, err error) {
+	return s.prepareUpdateOpts(ctx, rv, req, kv, status, WriteOptions{})
 }
 
 // prepareUpdateOpts is prepareUpdate that also records the write in
-// metadata.managedFields as opts.FieldManager's (managedfields.go).
-func (s *Store) prepareUpdateOpts(rv *schemas.ResourceVersion, req *request, kv KeyValue, status bool, opts WriteOptions) (obj, st []byte, err error) {
+// metadata.managedFields as opts.FieldManager's (managedfields.go), and
+// runs the plugins bound to the resource (admission.go).
+func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersion, req *request, kv KeyValue, status bool, opts WriteOptions) (obj, st []byte, err error) {
 	r, name := rv.Resource, req.meta.Name
 	if err := checkResourceVersion(r, name, req.meta.ResourceVersion, kv.ModRevision); err != nil {
 		return nil, nil, err
@@ -98,6 +99,11 @@ func (s *Store) prepareUpdateOpts(rv *schemas.ResourceVersion, req *request, kv 
 		if rv.Schema != nil {
 			rv.Schema.Default(req.obj)
 		}
+	}
+	if req, err = s.defaultUpdate(ctx, rv, req, old, status, opts); err != nil {
+		return nil, nil, err
+	}
+	if !status {
 		errs = req.prepareUpdateMeta(rv, old)
 	}
 	if rv.Schema != nil {
@@ -107,13 +113,20 @@ func (s *Store) prepareUpdateOpts(rv *schemas.ResourceVersion, req *request, kv 
 		return nil, nil, apierrors.NewInvalid(groupKind(r), name, errs)
 	}
 	s.trackUpdate(rv, req, old, status, opts)
+	kept := req.keepBookkeeping(old) // after tracking: never the client's field
 	if obj, err = encode(req.obj, len(kv.Value)); err != nil {
 		return nil, nil, err
 	}
 	if st, err = s.toStorage(rv, obj); err != nil {
 		return nil, nil, err
 	}
-	return obj, st, nil
+	if err := s.validateUpdate(ctx, rv, req.meta.Namespace, name, st, kv, status, opts); err != nil {
+		return nil, nil, err
+	}
+	if kept {
+		obj, err = hideBookkeeping(obj)
+	}
+	return obj, st, err
 }
 
 // checkResourceVersion requires the body's resourceVersion and that it is
@@ -137,11 +150,11 @@ func checkResourceVersion(r *schemas.Resource, name, bodyRV string, storedRev in
 
 // decodeStored decodes a stored object, in rv's version, for an update.
 func (s *Store) decodeStored(rv *schemas.ResourceVersion, kv KeyValue) (*stored, error) {
-	b, err := s.toVersion(rv, kv.Value)
+	b, bk, err := s.storedForUpdate(rv, kv.Value)
 	if err != nil {
 		return nil, err
 	}
-	old := &stored{rev: kv.ModRevision}
+	old := &stored{rev: kv.ModRevision, bookkeeping: bk}
 	if old.obj, _, err = decodeObject(b); err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("engine: decode stored %s: %w", kv.Key, err))
 	}

@@ -44,6 +44,8 @@ func TestLoadExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
+		"fleet.example.com/v1 fleets kind=Fleet list=FleetList singular=fleet scope=Namespaced short=[flt] categories=[maritime] storage=true status=true columns=4 selectable=0",
+		"fleet.example.com/v1 ships kind=Ship list=ShipList singular=ship scope=Namespaced short=[shp] categories=[maritime] storage=true status=true columns=4 selectable=0",
 		"library.example.com/v1 books kind=Book list=BookList singular=book scope=Namespaced short=[bk] categories=[library] storage=true status=true columns=4 selectable=2",
 		"library.example.com/v1beta1 books kind=Book list=BookList singular=book scope=Namespaced short=[bk] categories=[library] storage=false status=true columns=4 selectable=2",
 		"shop.example.com/v1 books kind=Book list=BookList singular=book scope=Namespaced short=[] categories=[shop] storage=true status=false columns=2 selectable=0",

@@ -2,9 +2,11 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"runtime"
 	"strconv"
+	"strings"
 
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/version"
@@ -15,13 +17,60 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	writeText(w, http.StatusOK, "ok")
 }
 
-// readyz answers 503 until Ready reports true.
-func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
-	if !s.cfg.Ready() {
-		writeText(w, http.StatusServiceUnavailable, "not ready")
+// Check is one named check of /readyz. A failing check makes specd
+// unready, unless it is Informational: then /readyz?verbose shows what is
+// wrong and readiness holds (plugin health: kube-apiserver stays ready
+// while an admission webhook is down).
+type Check struct {
+	Name          string
+	Check         func() error
+	Informational bool
+}
+
+// readyz answers 503 until Ready reports true and every check that is not
+// informational passes; ?verbose lists each check, as kube-apiserver does.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ready := s.cfg.Ready()
+	_, verbose := r.URL.Query()["verbose"]
+	if len(s.cfg.Checks) == 0 && !verbose {
+		if !ready {
+			writeText(w, http.StatusServiceUnavailable, "not ready")
+			return
+		}
+		writeText(w, http.StatusOK, "ok")
 		return
 	}
-	writeText(w, http.StatusOK, "ok")
+	var b strings.Builder
+	b.WriteString("[+]ping ok\n")
+	if ready {
+		b.WriteString("[+]ready ok\n")
+	} else {
+		b.WriteString("[-]ready failed: not ready\n")
+	}
+	for _, c := range s.cfg.Checks {
+		switch err := c.Check(); {
+		case err == nil:
+			fmt.Fprintf(&b, "[+]%s ok\n", c.Name)
+		case c.Informational:
+			fmt.Fprintf(&b, "[!]%s: %v (informational: readiness holds)\n", c.Name, err)
+		default:
+			ready = false
+			fmt.Fprintf(&b, "[-]%s failed: %v\n", c.Name, err)
+		}
+	}
+	code, verdict := http.StatusOK, "readyz check passed"
+	if !ready {
+		code, verdict = http.StatusServiceUnavailable, "readyz check failed"
+	}
+	if !verbose {
+		if ready {
+			writeText(w, code, "ok")
+			return
+		}
+		writeText(w, code, "not ready")
+		return
+	}
+	writeText(w, code, b.String()+verdict)
 }
 
 func writeText(w http.ResponseWriter, code int, text string) {

@@ -7,10 +7,11 @@
 //
 //	go test ./test/e2e/
 //
-// TestMain builds both binaries into a temporary directory unless the
-// environment points at prebuilt ones:
+// TestMain builds both binaries, and the example plugins (which the
+// example schemas bind: every specd is started with --plugins), into a
+// temporary directory unless the environment points at prebuilt ones:
 //
-//	SPECD_BIN=bin/specd KUBECTL=bin/kubectl go test ./test/e2e/
+//	SPECD_BIN=bin/specd KUBECTL=bin/kubectl PLUGINS_DIR=bin/plugins go test ./test/e2e/
 //
 // The tests only ever talk to 127.0.0.1, and every wait is bounded.
 package e2e

@@ -15,6 +15,7 @@ import (
 var binaries struct {
 	specd   string
 	kubectl string
+	plugins string // a directory: the example plugins, which the example schemas bind
 }
 
 // repoRoot is the root of the specd module, relative to this package.
@@ -41,9 +42,9 @@ func runMain(m *testing.M) int {
 	return m.Run()
 }
 
-// setUpBinaries uses $SPECD_BIN and $KUBECTL when set (relative paths are
-// taken from the repository root, as the Makefile writes them), and builds
-// whatever is missing into dir, both builds at once.
+// setUpBinaries uses $SPECD_BIN, $KUBECTL and $PLUGINS_DIR when set
+// (relative paths are taken from the repository root, as the Makefile
+// writes them), and builds whatever is missing into dir, all at once.
 func setUpBinaries(dir string) error {
 	type build struct {
 		target *string
@@ -55,6 +56,8 @@ func setUpBinaries(dir string) error {
 	builds := []build{
 		{&binaries.specd, "SPECD_BIN", filepath.Join(dir, "specd"), repoRoot, "./cmd/specd"},
 		{&binaries.kubectl, "KUBECTL", filepath.Join(dir, "kubectl"), filepath.Join(repoRoot, "test", "kubectl"), "."},
+		// A trailing slash: go build writes each plugin into the directory.
+		{&binaries.plugins, "PLUGINS_DIR", filepath.Join(dir, "plugins") + string(filepath.Separator), repoRoot, "./examples/plugins/..."},
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(builds))

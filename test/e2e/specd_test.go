@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -97,6 +98,10 @@ func launch(t testing.TB, opts specdOptions) (*specd, error) {
 	args := []string{"serve", "--schemas", opts.Schemas, "--data-dir", opts.DataDir, "--listen", s.Addr}
 	if len(opts.EtcdServers) > 0 {
 		args = append(args, "--etcd-servers", strings.Join(opts.EtcdServers, ","))
+	}
+	// The example schemas bind the example plugins.
+	if !slices.Contains(opts.Args, "--plugins") {
+		args = append(args, "--plugins", binaries.plugins)
 	}
 	args = append(args, opts.Args...)
 	s.cmd = exec.Command(binaries.specd, args...)

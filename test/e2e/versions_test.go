@@ -44,7 +44,7 @@ func TestVersions(t *testing.T) {
 
 	t.Run("discovery", func(t *testing.T) {
 		got := strings.Fields(k.OK(t, "api-versions"))
-		want := []string{"library.example.com/v1", "library.example.com/v1beta1", "shop.example.com/v1", "shop.example.com/v2beta1"}
+		want := []string{"fleet.example.com/v1", "library.example.com/v1", "library.example.com/v1beta1", "shop.example.com/v1", "shop.example.com/v2beta1"}
 		if !slices.Equal(got, want) {
 			t.Errorf("api-versions %v, want %v", got, want)
 		}
@@ -205,7 +205,7 @@ func TestVersionsDisable(t *testing.T) {
 
 	off := startSpecd(t, specdOptions{DataDir: s.DataDir, Args: []string{"--disable", "shop.example.com/v2beta1,library.example.com"}})
 	k = newKubectl(t, off)
-	if got, want := strings.Fields(k.OK(t, "api-versions")), []string{"shop.example.com/v1"}; !slices.Equal(got, want) {
+	if got, want := strings.Fields(k.OK(t, "api-versions")), []string{"fleet.example.com/v1", "shop.example.com/v1"}; !slices.Equal(got, want) {
 		t.Errorf("api-versions %v, want %v", got, want)
 	}
 	if out := k.OK(t, "get", "widgets", "-o", "name"); strings.TrimSpace(out) != "widget.shop.example.com/w1" {

@@ -1,0 +1,308 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// Admission calls the plugins that a schema's x-specd-hooks binds for
+// defaulting and validation. cmd/specd adapts the plugin host to it.
+//
+// An error means the plugin could not answer (it is missing, did not
+// start, crashed, timed out, or its own function failed): the binding's
+// failurePolicy decides what the write does then. A validation plugin's
+// verdict on the object is its field errors, not an error.
+type Admission interface {
+	// Default returns the object as the plugin defaulted it.
+	Default(ctx context.Context, plugin string, req AdmissionRequest) ([]byte, error)
+	// Validate returns the object's field errors; none allows the write.
+	Validate(ctx context.Context, plugin string, req AdmissionRequest) ([]FieldError, error)
+}
+
+// The operations an AdmissionRequest names, as Kubernetes admission names
+// them.
+const (
+	OperationCreate = "CREATE"
+	OperationUpdate = "UPDATE"
+)
+
+// AdmissionRequest is what a defaulting or validation plugin is told about
+// one write.
+type AdmissionRequest struct {
+	Group, Version, Kind, Resource string
+	Namespace, Name                string
+	Operation                      string // OperationCreate or OperationUpdate
+	// Subresource is "status" for a write to the status subresource, as
+	// Kubernetes admission reports it; "" otherwise.
+	Subresource string
+	// Object is the object as it will be written: in the request's version
+	// for Default, in the storage version for Validate. OldObject is the
+	// stored object, in the same version, on UPDATE; nil on CREATE.
+	Object    []byte
+	OldObject []byte
+	DryRun    bool
+}
+
+// FieldError is one problem a validation plugin found. Type is a
+// k8s.io/apimachinery/pkg/util/validation/field ErrorType
+// ("FieldValueInvalid", "FieldValueRequired", ...), Field a path such as
+// "spec.replicas", Value the JSON of the bad value ("" for none).
+type FieldError struct {
+	Type, Field, Message, Value string
+}
+
+// admissionWrite is what every plugin call of one write shares.
+type admissionWrite struct {
+	op          string
+	subresource string
+	dryRun      bool
+}
+
+// request is the AdmissionRequest of obj (and old), in version of r.
+func (w admissionWrite) request(r *schemas.Resource, version, namespace, name string, obj, old []byte) AdmissionRequest {
+	return AdmissionRequest{
+		Group: r.Group, Version: version, Kind: r.Kind, Resource: r.Plural,
+		Namespace: namespace, Name: name,
+		Operation: w.op, Subresource: w.subresource,
+		Object: obj, OldObject: old, DryRun: w.dryRun,
+	}
+}
+
+// defaultCreate runs the defaulting plugin bound to rv on a new object;
+// see pluginDefault.
+func (s *Store) defaultCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req *request, opts WriteOptions) (*request, error) {
+	if rv.Hooks == nil || rv.Hooks.Default == "" {
+		return req, nil
+	}
+	if err := req.setNamespace(rv.Resource, namespace); err != nil {
+		return nil, err
+	}
+	w := admissionWrite{op: OperationCreate, dryRun: opts.DryRun}
+	nreq, err := s.pluginDefault(ctx, rv, w, req, nil)
+	if err != nil || nreq == req {
+		return nreq, err
+	}
+	if rv.StatusSubresource {
+		delete(nreq.obj, "status")
+	}
+	return nreq, s.checkDefaulted(rv, req, nreq)
+}
+
+// defaultUpdate runs the defaulting plugin bound to rv on an update of
+// old; what the plugin changed is kept as the write may change it: only
+// status on the status subresource, everything but status on the main
+// endpoint of a resource with one.
+func (s *Store) defaultUpdate(ctx context.Context, rv *schemas.ResourceVersion, req *request, old *stored, status bool, opts WriteOptions) (*request, error) {
+	if rv.Hooks == nil || rv.Hooks.Default == "" {
+		return req, nil
+	}
+	w := admissionWrite{op: OperationUpdate, dryRun: opts.DryRun}
+	if status {
+		w.subresource = "status"
+	}
+	nreq, err := s.pluginDefault(ctx, rv, w, req, old.obj)
+	if err != nil || nreq == req {
+		return nreq, err
+	}
+	switch {
+	case status:
+		nreq.obj = withStatusOf(old.obj, nreq.obj)
+	case rv.StatusSubresource:
+		keepStatus(nreq.obj, old.obj)
+	}
+	return nreq, s.checkDefaulted(rv, req, nreq)
+}
+
+// pluginDefault calls the defaulting plugin bound to rv with req's object
+// and returns the request made of its answer, decoded and pruned, with
+// req's name, namespace and warnings (checkDefaulted then defaults it by
+// the schema again, as kube-apiserver defaults after a mutating webhook).
+// It returns req itself when the plugin could not answer and its
+// failurePolicy is Ignore.
+func (s *Store) pluginDefault(ctx context.Context, rv *schemas.ResourceVersion, w admissionWrite, req *request, old map[string]any) (*request, error) {
+	h, r := rv.Hooks, rv.Resource
+	obj, err := json.Marshal(req.obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("engine: encode object for plugin %q: %w", h.Default, err))
+	}
+	var oldObj []byte
+	if old != nil {
+		if oldObj, err = json.Marshal(old); err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("engine: encode stored object for plugin %q: %w", h.Default, err))
+		}
+	}
+	ar := w.request(r, rv.Version, req.meta.Namespace, req.meta.Name, obj, oldObj)
+	out, err := s.callDefault(ctx, h, ar)
+	if err != nil {
+		if err := s.pluginFailed(h, "default", h.Default, r, err); err != nil {
+			return nil, err
+		}
+		return req, nil // Ignore: write on without the plugin
+	}
+	nreq, err := decodeWrite(rv, out, FieldValidationIgnore)
+	if err != nil {
+		return nil, pluginBroken(h.Default, "default", fmt.Errorf("its answer is not a %s %s: %w", rv.APIVersion(), r.Kind, err))
+	}
+	if nreq.meta.Name != req.meta.Name {
+		return nil, pluginBroken(h.Default, "default", fmt.Errorf("it changed metadata.name from %q to %q", req.meta.Name, nreq.meta.Name))
+	}
+	if err := nreq.setNamespace(r, req.meta.Namespace); err != nil {
+		return nil, pluginBroken(h.Default, "default", fmt.Errorf("it changed metadata.namespace from %q to %q", req.meta.Namespace, nreq.meta.Namespace))
+	}
+	nreq.warnings = req.warnings
+	return nreq, nil
+}
+
+// checkDefaulted defaults the plugin's object with the schema and
+// refuses it, naming the plugin, when it fails the schema although the
+// object it was given did not.
+func (s *Store) checkDefaulted(rv *schemas.ResourceVersion, before, after *request) error {
+	if rv.Schema == nil {
+		return nil
+	}
+	rv.Schema.Default(after.obj)
+	errs := rv.Schema.Validate(after.obj)
+	if len(errs) == 0 || len(rv.Schema.Validate(before.obj)) > 0 {
+		// Valid, or the client's own mistakes: the write reports them.
+		return nil
+	}
+	err := apierrors.NewInvalid(groupKind(rv.Resource), after.meta.Name, errs)
+	err.ErrStatus.Message += fmt.Sprintf(" (as defaulted by plugin %q)", rv.Hooks.Default)
+	return err
+}
+
+// validateCreate runs the validation plugin bound to the storage version
+// of rv on a new object (st, in the storage version).
+func (s *Store) validateCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, opts WriteOptions) error {
+	h, sv := storageHooks(rv.Resource)
+	if h == nil || h.Validate == "" {
+		return nil
+	}
+	w := admissionWrite{op: OperationCreate, dryRun: opts.DryRun}
+	return s.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, st, nil))
+}
+
+// validateUpdate runs the validation plugin bound to the storage version
+// of rv on an update of the stored kv to st (both in the storage
+// version); the plugin sees both with kv's resourceVersion.
+func (s *Store) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, kv KeyValue, status bool, opts WriteOptions) error {
+	h, sv := storageHooks(rv.Resource)
+	if h == nil || h.Validate == "" {
+		return nil
+	}
+	obj, err := appendWithResourceVersion(nil, st, kv.ModRevision)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	old, err := appendWithResourceVersion(nil, kv.Value, kv.ModRevision)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	w := admissionWrite{op: OperationUpdate, dryRun: opts.DryRun}
+	if status {
+		w.subresource = "status"
+	}
+	return s.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, old))
+}
+
+// storageHooks returns the hooks of r's storage version and its name.
+func storageHooks(r *schemas.Resource) (*schemas.Hooks, string) {
+	sv := r.Version(r.StorageVersion)
+	if sv == nil {
+		return nil, ""
+	}
+	return sv.Hooks, sv.Version
+}
+
+// pluginValidate calls the validation plugin of h; its field errors are a
+// 422 Invalid, as the schema's are.
+func (s *Store) pluginValidate(ctx context.Context, r *schemas.Resource, h *schemas.Hooks, ar AdmissionRequest) error {
+	fes, err := s.callValidate(ctx, h, ar)
+	if err != nil {
+		return s.pluginFailed(h, "validate", h.Validate, r, err)
+	}
+	if len(fes) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(groupKind(r), ar.Name, fieldErrors(fes))
+}
+
+// callDefault calls the defaulting plugin within the binding's timeout.
+func (s *Store) callDefault(ctx context.Context, h *schemas.Hooks, ar AdmissionRequest) ([]byte, error) {
+	if s.admission == nil {
+		return nil, errNoPlugins
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
+	defer cancel()
+	out, err := s.admission.Default(ctx, h.Default, ar)
+	if err == nil && len(out) == 0 {
+		err = errors.New("it answered no object")
+	}
+	return out, err
+}
+
+// callValidate calls the validation plugin within the binding's timeout.
+func (s *Store) callValidate(ctx context.Context, h *schemas.Hooks, ar AdmissionRequest) ([]FieldError, error) {
+	if s.admission == nil {
+		return nil, errNoPlugins
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
+	defer cancel()
+	return s.admission.Validate(ctx, h.Validate, ar)
+}
+
+// errNoPlugins answers a hook call of a Store made without Admission.
+var errNoPlugins = errors.New("engine: no plugins are configured")
+
+// pluginFailed applies the failurePolicy of h to a plugin that could not
+// answer: Fail is a 500 naming the plugin and the hook, as kube-apiserver
+// answers for an admission webhook it cannot call; Ignore logs and lets
+// the write go on (nil).
+func (s *Store) pluginFailed(h *schemas.Hooks, hook, plugin string, r *schemas.Resource, err error) error {
+	admissionFailures.WithLabelValues(plugin, hook, string(h.FailurePolicy)).Inc()
+	if h.FailurePolicy == schemas.FailurePolicyIgnore {
+		s.log.Warn("plugin failed; failurePolicy Ignore lets the write go on",
+			"plugin", plugin, "hook", hook, "resource", r.GroupResource(), "err", err)
+		return nil
+	}
+	return apierrors.NewInternalError(fmt.Errorf("failed calling plugin %q (%s): %w", plugin, hook, err))
+}
+
+// pluginBroken is the answer to a plugin whose answer cannot be used,
+// whatever its failurePolicy: it answered, wrongly.
+func pluginBroken(plugin, hook string, err error) error {
+	return apierrors.NewInternalError(fmt.Errorf("plugin %q (%s) answered wrongly: %w", plugin, hook, err))
+}
+
+// fieldErrors turns a plugin's field errors into the causes of a 422.
+func fieldErrors(fes []FieldError) field.ErrorList {
+	errs := make(field.ErrorList, 0, len(fes))
+	for _, fe := range fes {
+		t := field.ErrorType(fe.Type)
+		if !knownErrorType[t] {
+			t = field.ErrorTypeInvalid
+		}
+		var bad any = field.OmitValueType{}
+		if fe.Value != "" {
+			if err := json.Unmarshal([]byte(fe.Value), &bad); err != nil {
+				bad = fe.Value // not JSON: show it as the plugin wrote it
+			}
+		}
+		errs = append(errs, &field.Error{Type: t, Field: fe.Field, BadValue: bad, Detail: fe.Message})
+	}
+	return errs
+}
+
+var knownErrorType = map[field.ErrorType]bool{
+	field.ErrorTypeNotFound: true, field.ErrorTypeRequired: true, field.ErrorTypeDuplicate: true,
+	field.ErrorTypeInvalid: true, field.ErrorTypeNotSupported: true, field.ErrorTypeForbidden: true,
+	field.ErrorTypeTooLong: true, field.ErrorTypeTooMany: true, field.ErrorTypeInternal: true,
+	field.ErrorTypeTypeInvalid: true, field.ErrorTypeTooFew: true, field.ErrorTypeTooShort: true,
+}

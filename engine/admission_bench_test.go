@@ -1,0 +1,154 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/plugins"
+	"github.com/specd-io/specd/schemas"
+)
+
+// hostAdmission is engine.Admission on a plugin host, as cmd/specd wires it.
+type hostAdmission struct{ h *plugins.Host }
+
+func hostRequest(r engine.AdmissionRequest) plugins.AdmissionRequest {
+	return plugins.AdmissionRequest{Group: r.Group, Version: r.Version, Kind: r.Kind, Resource: r.Resource,
+		Namespace: r.Namespace, Name: r.Name, Operation: r.Operation, Object: r.Object, OldObject: r.OldObject, DryRun: r.DryRun}
+}
+
+func (a hostAdmission) Default(ctx context.Context, plugin string, req engine.AdmissionRequest) ([]byte, error) {
+	return a.h.Default(ctx, plugin, hostRequest(req))
+}
+
+func (a hostAdmission) Validate(ctx context.Context, plugin string, req engine.AdmissionRequest) ([]engine.FieldError, error) {
+	fes, err := a.h.Validate(ctx, plugin, hostRequest(req))
+	out := make([]engine.FieldError, len(fes))
+	for i, fe := range fes {
+		out[i] = engine.FieldError(fe)
+	}
+	return out, err
+}
+
+// shipPolicyHost builds examples/plugins/ship-policy and returns a host of
+// it, closed when b ends.
+func shipPolicyHost(b *testing.B) *plugins.Host {
+	b.Helper()
+	dir := b.TempDir()
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "ship-policy"), "./examples/plugins/ship-policy")
+	cmd.Dir = filepath.Join("..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build ship-policy: %v\n%s", err, out)
+	}
+	h, err := plugins.NewHost(plugins.HostConfig{Dir: dir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(h.Close)
+	return h
+}
+
+// benchShips is the example Ship with the hooks given ("" for none).
+func benchShips(b *testing.B, def, validate string) *schemas.ResourceVersion {
+	b.Helper()
+	reg, err := schemas.Load(filepath.Join("..", "examples", "schemas"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rv := *reg.Lookup("fleet.example.com", "v1", "ships")
+	if def == "" && validate == "" {
+		rv.Hooks = nil
+	} else {
+		h := *rv.Hooks
+		h.Default, h.Validate = def, validate
+		rv.Hooks = &h
+	}
+	res := *rv.Resource
+	res.Versions = []*schemas.ResourceVersion{&rv}
+	rv.Resource = &res
+	return &rv
+}
+
+var benchHooks = []struct{ name, def, validate string }{
+	{"none", "", ""},
+	{"default", "ship-policy", ""},
+	{"validate", "", "ship-policy"},
+	{"both", "ship-policy", "ship-policy"},
+}
+
+// BenchmarkCreateHookLatency is one create at a time into the embedded
+// etcd, with no hook, each hook alone and both, through a running
+// ship-policy process: what one hook adds to a create's latency (p50 and
+// p99, in µs, besides ns/op).
+func BenchmarkCreateHookLatency(b *testing.B) {
+	host := shipPolicyHost(b)
+	ctx := context.Background()
+	for _, hk := range benchHooks {
+		b.Run(hk.name, func(b *testing.B) {
+			s := newAdmittingStore(b, hostAdmission{host})
+			rv := benchShips(b, hk.def, hk.validate)
+			mustCreate(b, s, rv, "default", string(ship("warm", `{"registry":"Oslo"}`))) // starts the plugin
+			took := make([]time.Duration, 0, b.N)
+			n := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				n++
+				body := ship(fmt.Sprintf("s%d", n), `{"registry":"Oslo"}`)
+				start := time.Now()
+				if _, err := s.Create(ctx, rv, "default", body, engine.WriteOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(start))
+			}
+			reportPercentiles(b, took)
+		})
+	}
+}
+
+// BenchmarkCreateHookThroughput is creates from 8 parallel clients, with
+// no hook and with both: the throughput the hooks cost (creates/s).
+func BenchmarkCreateHookThroughput(b *testing.B) {
+	host := shipPolicyHost(b)
+	ctx := context.Background()
+	for _, hk := range []struct{ name, def, validate string }{benchHooks[0], benchHooks[3]} {
+		b.Run(hk.name, func(b *testing.B) {
+			s := newAdmittingStore(b, hostAdmission{host})
+			rv := benchShips(b, hk.def, hk.validate)
+			mustCreate(b, s, rv, "default", string(ship("warm", `{"registry":"Oslo"}`)))
+			var n atomic.Int64
+			b.ReportAllocs()
+			b.SetParallelism(8)
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					body := ship(fmt.Sprintf("s%d", n.Add(1)), `{"registry":"Oslo"}`)
+					if _, err := s.Create(ctx, rv, "default", body, engine.WriteOptions{}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(n.Load())/time.Since(start).Seconds(), "creates/s")
+		})
+	}
+}
+
+// reportPercentiles reports the p50 and p99 of took in µs.
+func reportPercentiles(b *testing.B, took []time.Duration) {
+	if len(took) == 0 {
+		return
+	}
+	slices.Sort(took)
+	at := func(p float64) float64 {
+		return float64(took[min(len(took)-1, int(p*float64(len(took))))].Microseconds())
+	}
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+}

@@ -1,0 +1,169 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas"
+)
+
+// ClientStore is what a Client reads and writes. *engine.Store satisfies
+// it.
+type ClientStore interface {
+	Create(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts engine.WriteOptions) (engine.Result, error)
+	Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
+	List(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.ListRequest) ([]byte, error)
+	Update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
+	UpdateStatus(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
+	Delete(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, opts engine.DeleteOptions) (engine.Result, error)
+	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
+}
+
+var _ ClientStore = (*engine.Store)(nil)
+
+// ResourceRef names a resource as a REST client does.
+type ResourceRef struct{ Group, Version, Resource string }
+
+// Client is what reconcilers read and write through: the Store, with
+// resources named as in a URL and looked up in the current registry. Its
+// writes go through the whole write path, plugins included, and are
+// recorded in managedFields as the ClientFieldManager's. Every error is a
+// *apierrors.StatusError, so a plugin gets the code and reason a REST
+// client would.
+type Client struct {
+	store    ClientStore
+	registry func() *schemas.Registry
+}
+
+// ClientFieldManager names reconcilers' writes in managedFields.
+const ClientFieldManager = "specd-reconciler"
+
+// NewClient returns a Client of store, for the resources of the current
+// registry snapshot.
+func NewClient(store ClientStore, registry func() *schemas.Registry) *Client {
+	return &Client{store: store, registry: registry}
+}
+
+// lookup finds the served resource r names, as the server routes a URL.
+func (c *Client) lookup(r ResourceRef) (*schemas.ResourceVersion, error) {
+	if rv := c.registry().Lookup(r.Group, r.Version, r.Resource); rv != nil {
+		return rv, nil
+	}
+	return nil, apierrors.FromObject(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusNotFound,
+		Reason: metav1.StatusReasonNotFound, Message: "the server could not find the requested resource"})
+}
+
+func writeOpts() engine.WriteOptions { return engine.WriteOptions{FieldManager: ClientFieldManager} }
+
+// Get returns one object.
+func (c *Client) Get(ctx context.Context, r ResourceRef, namespace, name string) ([]byte, error) {
+	rv, err := c.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.store.Get(ctx, rv, namespace, name)
+	return out, statusError(err)
+}
+
+// List returns a <Kind>List of the objects in namespace ("" for all) that
+// match labelSelector.
+func (c *Client) List(ctx context.Context, r ResourceRef, namespace, labelSelector string) ([]byte, error) {
+	rv, err := c.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := engine.ParseSelector(rv, labelSelector, "")
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.store.List(ctx, rv, namespace, engine.ListRequest{Selector: sel})
+	return out, statusError(err)
+}
+
+// Create stores a new object.
+func (c *Client) Create(ctx context.Context, r ResourceRef, namespace string, obj []byte) ([]byte, error) {
+	rv, err := c.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.store.Create(ctx, rv, namespace, obj, writeOpts())
+	return res.Object, statusError(err)
+}
+
+// Update replaces an object; obj carries its resourceVersion.
+func (c *Client) Update(ctx context.Context, r ResourceRef, namespace, name string, obj []byte) ([]byte, error) {
+	rv, err := c.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.store.Update(ctx, rv, namespace, name, obj, writeOpts())
+	return res.Object, statusError(err)
+}
+
+// UpdateStatus replaces an object's status.
+func (c *Client) UpdateStatus(ctx context.Context, r ResourceRef, namespace, name string, obj []byte) ([]byte, error) {
+	rv, err := c.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.store.UpdateStatus(ctx, rv, namespace, name, obj, writeOpts())
+	return res.Object, statusError(err)
+}
+
+// Patch patches an object, or its "status" subresource. patchType is a
+// patch media type (application/merge-patch+json, ...) or its short name
+// as kubectl --type takes it (merge, json, apply). An apply takes the
+// fields it sets from other managers (force).
+func (c *Client) Patch(ctx context.Context, r ResourceRef, namespace, name, patchType string, patch []byte, subresource string) ([]byte, error) {
+	rv, err := c.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	pt := engine.PatchType(patchType)
+	switch patchType {
+	case "merge":
+		pt = engine.MergePatchType
+	case "json":
+		pt = engine.JSONPatchType
+	case "apply":
+		pt = engine.ApplyPatchType
+	}
+	opts := engine.PatchOptions{WriteOptions: writeOpts(), Subresource: subresource, Force: pt == engine.ApplyPatchType}
+	res, err := c.store.Patch(ctx, rv, namespace, name, pt, patch, opts)
+	return res.Object, statusError(err)
+}
+
+// Delete deletes an object; propagationPolicy is Background (when
+// empty), Foreground or Orphan.
+func (c *Client) Delete(ctx context.Context, r ResourceRef, namespace, name, propagationPolicy string) error {
+	rv, err := c.lookup(r)
+	if err != nil {
+		return err
+	}
+	var opts engine.DeleteOptions
+	switch p := metav1.DeletionPropagation(propagationPolicy); p {
+	case "", metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
+		opts.PropagationPolicy = p
+	default:
+		return apierrors.NewBadRequest("propagationPolicy " + propagationPolicy + ": must be Background, Foreground or Orphan")
+	}
+	_, err = c.store.Delete(ctx, rv, namespace, name, opts)
+	return statusError(err)
+}
+
+// statusError makes sure err is a Status error (the Store's are).
+func statusError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		return err
+	}
+	return apierrors.NewInternalError(err)
+}

@@ -1,0 +1,312 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas"
+)
+
+// Store is what a Controller reads and writes. *engine.Store satisfies it.
+type Store interface {
+	Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
+	Watch(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.WatchRequest) (*engine.Watch, error)
+	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
+}
+
+var _ Store = (*engine.Store)(nil)
+
+// DefaultWorkers is how many objects of one resource are reconciled at
+// once when Config.Workers is 0.
+const DefaultWorkers = 2
+
+// rewatchDelay is the pause before a failed watch is started again.
+const rewatchDelay = time.Second
+
+// Key names one object.
+type Key struct{ Namespace, Name string }
+
+func (k Key) String() string {
+	if k.Namespace == "" {
+		return k.Name
+	}
+	return k.Namespace + "/" + k.Name
+}
+
+// Config configures a Controller.
+type Config struct {
+	// Resource is the storage version of the reconciled resource, whose
+	// Hooks name the plugin.
+	Resource   *schemas.ResourceVersion
+	Store      Store
+	Reconciler Reconciler
+	// Workers reconcile different objects at once; DefaultWorkers when 0.
+	Workers int
+	Logger  *slog.Logger
+	// RateLimiter spaces the retries of a key; client-go's controller
+	// default (5ms doubling to 1000s per key, 10/s overall) when nil.
+	RateLimiter workqueue.TypedRateLimiter[Key]
+	// Now is the clock of condition transition times; time.Now when nil.
+	Now func() time.Time
+}
+
+// Controller reconciles the objects of one resource.
+type Controller struct {
+	cfg     Config
+	rv      *schemas.ResourceVersion
+	plugin  string
+	timeout time.Duration
+	name    string // plural.group
+	log     *slog.Logger
+	queue   workqueue.TypedRateLimitingInterface[Key]
+
+	mu        sync.Mutex
+	kinds     bool   // the plugin's Kinds answer is known
+	finalizer string // the finalizer it wants, "" for none
+}
+
+// New returns a Controller for cfg.Resource, whose Hooks must name a
+// reconcile plugin.
+func New(cfg Config) (*Controller, error) {
+	rv := cfg.Resource
+	if rv == nil || rv.Hooks == nil || rv.Hooks.Reconcile == "" {
+		return nil, errors.New("controller: the resource binds no reconcile plugin")
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.RateLimiter == nil {
+		cfg.RateLimiter = workqueue.DefaultTypedControllerRateLimiter[Key]()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	name := rv.Resource.GroupResource()
+	c := &Controller{
+		cfg: cfg, rv: rv, plugin: rv.Hooks.Reconcile, timeout: rv.Hooks.Timeout, name: name,
+		log: cfg.Logger.With("controller", name, "plugin", rv.Hooks.Reconcile),
+	}
+	if c.timeout <= 0 {
+		c.timeout = schemas.DefaultHookTimeout
+	}
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(cfg.RateLimiter,
+		workqueue.TypedRateLimitingQueueConfig[Key]{Name: name, MetricsProvider: queueMetrics{}})
+	return c, nil
+}
+
+// Run watches and reconciles until ctx ends, then waits for the
+// reconciles under way. A Controller runs once.
+func (c *Controller) Run(ctx context.Context) {
+	c.log.Info("controller started", "workers", c.cfg.Workers)
+	var wg sync.WaitGroup
+	wg.Go(func() { c.watch(ctx) })
+	for range c.cfg.Workers {
+		wg.Go(func() {
+			for c.processNext(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+	c.log.Info("controller stopped")
+}
+
+// Enqueue asks for key to be reconciled.
+func (c *Controller) Enqueue(key Key) { c.queue.Add(key) }
+
+// watch queues every object that is added or changes.
+func (c *Controller) watch(ctx context.Context) {
+	watchEvents(ctx, c.cfg.Store, c.rv, c.log, func(ev engine.WatchEvent) {
+		if ev.Type == engine.EventAdded || ev.Type == engine.EventModified {
+			meta := gjson.GetBytes(ev.Object, "metadata")
+			c.queue.Add(Key{Namespace: meta.Get("namespace").Str, Name: meta.Get("name").Str})
+		}
+		// A deleted object is gone: nothing to reconcile (deletion is
+		// seen through the finalizer, while the object still exists).
+	})
+}
+
+// watchEvents hands every event of rv's objects to handle until ctx ends,
+// starting with every object. A watch that ends is started again after
+// the last event it sent; one that cannot start there (too old) starts
+// again with every object.
+func watchEvents(ctx context.Context, store Store, rv *schemas.ResourceVersion, log *slog.Logger, handle func(engine.WatchEvent)) {
+	from := ""
+	for ctx.Err() == nil {
+		w, err := store.Watch(ctx, rv, "", engine.WatchRequest{ResourceVersion: from, AllowBookmarks: true})
+		if err != nil {
+			if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+				from = ""
+				continue
+			}
+			log.Warn("watch failed; retrying", "resource", rv.Resource.GroupResource(), "err", err)
+			sleep(ctx, rewatchDelay)
+			continue
+		}
+		from = drain(ctx, w, from, log, handle)
+		w.Stop()
+	}
+}
+
+// drain hands the watch's events to handle until it ends and returns the
+// resourceVersion to start the next one from.
+func drain(ctx context.Context, w *engine.Watch, from string, log *slog.Logger, handle func(engine.WatchEvent)) string {
+	for {
+		ev, err := w.Next(ctx)
+		if err != nil {
+			if ctx.Err() == nil && !errors.Is(err, engine.ErrWatchClosed) {
+				log.Warn("watch ended; starting again from every object", "err", err)
+				return ""
+			}
+			return from
+		}
+		if v := gjson.GetBytes(ev.Object, "metadata.resourceVersion").Str; v != "" {
+			from = v
+		}
+		handle(ev)
+	}
+}
+
+// processNext reconciles one key; false when the queue is shut down.
+func (c *Controller) processNext(ctx context.Context) bool {
+	key, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(key)
+	start := time.Now()
+	res, err := c.reconcile(ctx, key)
+	outcome := outcomeSuccess
+	switch {
+	case ctx.Err() != nil:
+		return true // stopping: the next leader starts over
+	case err != nil:
+		outcome = outcomeError
+		c.log.Warn("reconcile failed; retrying with backoff", "object", key.String(),
+			"retries", c.queue.NumRequeues(key), "err", err)
+		c.queue.AddRateLimited(key)
+	case res.Requeue:
+		outcome = outcomeRequeue
+		c.queue.AddRateLimited(key)
+	case res.RequeueAfter > 0:
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, res.RequeueAfter)
+	default:
+		c.queue.Forget(key)
+	}
+	observeReconcile(c.plugin, c.name, outcome, start)
+	return true
+}
+
+// reconcile brings one object to what its plugin wants: finalizer, plugin
+// call, status, finalizer removal.
+func (c *Controller) reconcile(ctx context.Context, key Key) (Result, error) {
+	obj, err := c.cfg.Store.Get(ctx, c.rv, key.Namespace, key.Name)
+	if apierrors.IsNotFound(err) {
+		return Result{}, nil // deleted since it was queued
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("get: %w", err)
+	}
+	finalizer, err := c.wantedFinalizer(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	deleting := gjson.GetBytes(obj, "metadata.deletionTimestamp").Exists()
+	if finalizer != "" {
+		has := hasFinalizer(obj, finalizer)
+		switch {
+		case deleting && !has:
+			return Result{}, nil // cleaned up already; someone else holds it
+		case !deleting && !has:
+			if obj, err = c.addFinalizer(ctx, key, obj, finalizer); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	res, err := c.callPlugin(ctx, key, obj)
+	if err != nil {
+		return Result{}, err
+	}
+	if res.Status != nil {
+		if obj, err = c.writeStatus(ctx, key, obj, res.Status); err != nil {
+			return Result{}, err
+		}
+	}
+	if deleting && finalizer != "" && res.FinalizerDone {
+		if err := c.removeFinalizer(ctx, key, obj, finalizer); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// callPlugin calls the reconcile plugin within the binding's timeout.
+func (c *Controller) callPlugin(ctx context.Context, key Key, obj []byte) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	r := c.rv.Resource
+	res, err := c.cfg.Reconciler.Reconcile(ctx, c.plugin, Request{
+		Group: r.Group, Version: c.rv.Version, Kind: r.Kind, Resource: r.Plural,
+		Namespace: key.Namespace, Name: key.Name, Object: obj,
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("plugin %q: %w", c.plugin, err)
+	}
+	return res, nil
+}
+
+// wantedFinalizer asks the plugin once which finalizer it wants on the
+// resource's objects.
+func (c *Controller) wantedFinalizer(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.kinds {
+		return c.finalizer, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	kinds, err := c.cfg.Reconciler.Kinds(ctx, c.plugin)
+	if err != nil {
+		return "", fmt.Errorf("plugin %q: kinds: %w", c.plugin, err)
+	}
+	r := c.rv.Resource
+	found := false
+	for _, k := range kinds {
+		if k.Group == r.Group && k.Kind == r.Kind {
+			found = true
+			if !k.Reconcile {
+				c.log.Warn("the schema binds this plugin to reconcile a kind it does not say it reconciles", "kind", r.Kind)
+			}
+			c.finalizer = k.Finalizer
+		}
+	}
+	if !found {
+		c.log.Warn("the schema binds this plugin to reconcile a kind it does not list", "kind", r.Kind)
+	}
+	c.kinds = true
+	return c.finalizer, nil
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

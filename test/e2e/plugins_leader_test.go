@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+var leaderLine = regexp.MustCompile(`(?m)^specd_leader\{election="controllers"\} (\d)`)
+
+// leads reports whether s holds the controllers' election, from its
+// specd_leader metric.
+func leads(t *testing.T, s *specd) bool {
+	t.Helper()
+	resp := do(t, &http.Client{Timeout: 10 * time.Second}, http.MethodGet, s.URL+"/metrics", "", "")
+	m := leaderLine.FindStringSubmatch(resp.Body)
+	return m != nil && m[1] == "1"
+}
+
+// reconciled reports whether s ran the fleet controller's reconciles.
+func reconciled(t *testing.T, s *specd) bool {
+	t.Helper()
+	resp := do(t, &http.Client{Timeout: 10 * time.Second}, http.MethodGet, s.URL+"/metrics", "", "")
+	return regexp.MustCompile(`specd_reconcile_total\{plugin="fleet-controller",resource="fleets.fleet.example.com",result="success"\} [1-9]`).MatchString(resp.Body)
+}
+
+// TestControllersOneLeader: of two specd replicas on one etcd exactly one
+// runs the reconcilers, once there is something to reconcile; when it
+// dies the other takes over.
+func TestControllersOneLeader(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 3*time.Minute)
+	endpoints := startEtcd(t)
+	a := startSpecd(t, specdOptions{EtcdServers: endpoints})
+	b := startSpecd(t, specdOptions{EtcdServers: endpoints})
+
+	// Nothing to reconcile: nobody campaigns (an election writes to etcd).
+	time.Sleep(1500 * time.Millisecond)
+	if leads(t, a) || leads(t, b) {
+		t.Error("a replica leads with nothing to reconcile")
+	}
+
+	// A fleet, written through b: one replica leads and reconciles it.
+	fleet := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "fleet.example.com/v1", "kind": "Fleet",
+		"metadata": map[string]any{"name": "west"}, "spec": map[string]any{"replicas": int64(2)},
+	}}
+	if _, err := dynamicClient(t, b).Resource(fleetsGVR).Namespace("default").Create(ctx, fleet, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var leader, follower *specd
+	eventuallyE2E(t, "one leader", func() (bool, string) {
+		la, lb := leads(t, a), leads(t, b)
+		switch {
+		case la && lb:
+			t.Fatal("both replicas lead")
+		case la:
+			leader, follower = a, b
+		case lb:
+			leader, follower = b, a
+		}
+		return la != lb, ""
+	})
+	t.Logf("leader %s, follower %s", leader.Addr, follower.Addr)
+	dyn := dynamicClient(t, follower)
+	waitShips(t, ctx, dyn, "west", 2)
+	waitFleet(t, ctx, dyn, "west", 2)
+	if !reconciled(t, leader) || reconciled(t, follower) {
+		t.Errorf("reconciles: leader %v, follower %v; want the leader's only", reconciled(t, leader), reconciled(t, follower))
+	}
+	if leads(t, follower) {
+		t.Error("the follower leads too")
+	}
+
+	// The leader dies without resigning: the follower leads once the
+	// leader's lease (5s) expires, and reconciles.
+	leader.Kill()
+	died := time.Now()
+	eventuallyE2E(t, "the follower leads", func() (bool, string) { return leads(t, follower), "" })
+	t.Logf("failover took %s", time.Since(died).Round(100*time.Millisecond))
+	if _, err := dyn.Resource(fleetsGVR).Namespace("default").Patch(ctx, "west", "application/merge-patch+json",
+		[]byte(`{"spec":{"replicas":4}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitShips(t, ctx, dyn, "west", 4)
+	waitFleet(t, ctx, dyn, "west", 4)
+}

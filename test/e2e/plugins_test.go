@@ -1,0 +1,330 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// The example plugins' resources (examples/schemas/fleet.example.com).
+var (
+	shipsGVR  = schema.GroupVersionResource{Group: "fleet.example.com", Version: "v1", Resource: "ships"}
+	fleetsGVR = schema.GroupVersionResource{Group: "fleet.example.com", Version: "v1", Resource: "fleets"}
+)
+
+const (
+	// convergeTimeout bounds the wait for a reconciler to reach what a
+	// fleet asks; it takes milliseconds.
+	convergeTimeout = 30 * time.Second
+	shipsFinalizer  = "fleet.example.com/ships"
+	fleetLabel      = "fleet.example.com/fleet"
+)
+
+// TestPluginAdmission: the example ship-policy plugin defaults and
+// validates ships, seen through kubectl and HTTP as kube's admission is.
+func TestPluginAdmission(t *testing.T) {
+	t.Parallel()
+	s := startSpecd(t, specdOptions{})
+	k := newKubectl(t, s)
+	client := &http.Client{Timeout: 30 * time.Second}
+	shipsURL := s.URL + "/apis/fleet.example.com/v1/namespaces/default/ships"
+
+	// Defaulting: the schema has no default for spec.class, the plugin
+	// sets it.
+	k.OK(t, "create", "-f", k.Manifest(t, "ship.yaml", `apiVersion: fleet.example.com/v1
+kind: Ship
+metadata:
+  name: endurance
+spec:
+  registry: Oslo
+`))
+	if got := k.OK(t, "get", "ship", "endurance", "-o", "jsonpath={.spec.class}"); got != "cargo" {
+		t.Errorf("kubectl get: spec.class = %q, want the plugin's cargo", got)
+	}
+	resp := do(t, client, http.MethodPost, shipsURL, "application/json",
+		`{"apiVersion":"fleet.example.com/v1","kind":"Ship","metadata":{"name":"fram"},"spec":{"registry":"Bergen","captain":"Amundsen"}}`)
+	if resp.Code != http.StatusCreated || path(decodeJSON(t, resp.Body), "spec", "class") != "cargo" {
+		t.Errorf("POST: %d %s, want 201 with spec.class cargo", resp.Code, resp.Body)
+	}
+	// A class the client sets is kept.
+	resp = do(t, client, http.MethodPost, shipsURL, "application/json",
+		`{"apiVersion":"fleet.example.com/v1","kind":"Ship","metadata":{"name":"nautilus"},"spec":{"class":"passenger"}}`)
+	if resp.Code != http.StatusCreated || path(decodeJSON(t, resp.Body), "spec", "class") != "passenger" {
+		t.Errorf("POST with a class: %d %s", resp.Code, resp.Body)
+	}
+	// Dry run: defaulted and validated, not stored.
+	resp = do(t, client, http.MethodPost, shipsURL+"?dryRun=All", "application/json",
+		`{"apiVersion":"fleet.example.com/v1","kind":"Ship","metadata":{"name":"ghost"},"spec":{}}`)
+	if resp.Code != http.StatusCreated || path(decodeJSON(t, resp.Body), "spec", "class") != "cargo" {
+		t.Errorf("dry-run POST: %d %s", resp.Code, resp.Body)
+	}
+	if resp := do(t, client, http.MethodGet, shipsURL+"/ghost", "", ""); resp.Code != http.StatusNotFound {
+		t.Errorf("the dry run stored ghost: %d", resp.Code)
+	}
+
+	// Validation with the old object: spec.registry cannot change.
+	stderr := k.Fail(t, "patch", "ship", "endurance", "--type", "merge", "-p", `{"spec":{"registry":"Bergen"}}`)
+	want := `The Ship "endurance" is invalid: spec.registry: Invalid value: "Bergen": field is immutable`
+	if !strings.Contains(stderr, want) {
+		t.Errorf("kubectl patch: stderr %q, want %q", stderr, want)
+	}
+	got := decodeJSON(t, do(t, client, http.MethodGet, shipsURL+"/endurance", "", "").Body)
+	body, _ := json.Marshal(map[string]any{"apiVersion": "fleet.example.com/v1", "kind": "Ship", "metadata": got["metadata"],
+		"spec": map[string]any{"class": "tanker", "registry": "Hamburg"}})
+	resp = do(t, client, http.MethodPut, shipsURL+"/endurance", "application/json", string(body))
+	st := checkStatus(t, resp, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid)
+	wantCause := metav1.StatusCause{Type: metav1.CauseTypeFieldValueInvalid, Message: `Invalid value: "Hamburg": field is immutable`, Field: "spec.registry"}
+	if st.Details == nil || len(st.Details.Causes) != 1 || st.Details.Causes[0] != wantCause {
+		t.Errorf("PUT: details %+v, want the one cause %+v", st.Details, wantCause)
+	}
+	if r := k.OK(t, "get", "ship", "endurance", "-o", "jsonpath={.spec.registry}/{.spec.class}"); r != "Oslo/cargo" {
+		t.Errorf("after the refused writes: %q, want Oslo/cargo", r)
+	}
+	// Other changes pass.
+	k.OK(t, "patch", "ship", "endurance", "--type", "merge", "-p", `{"spec":{"captain":"Shackleton","class":"tanker"}}`)
+	// A status write is admitted too, and may not touch spec.registry.
+	k.OK(t, "patch", "ship", "endurance", "--subresource", "status", "--type", "merge", "-p", `{"status":{"position":"Weddell Sea"}}`)
+	if r := k.OK(t, "get", "ship", "endurance", "-o", "jsonpath={.spec.captain}/{.status.position}"); r != "Shackleton/Weddell Sea" {
+		t.Errorf("after the allowed writes: %q", r)
+	}
+	// A plugin's value that fails the schema is the plugin's fault; the
+	// client's own is the client's.
+	resp = do(t, client, http.MethodPost, shipsURL, "application/json",
+		`{"apiVersion":"fleet.example.com/v1","kind":"Ship","metadata":{"name":"bad"},"spec":{"class":"rowboat"}}`)
+	checkStatus(t, resp, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid)
+}
+
+// TestFleetReconciler: the example fleet-controller keeps a fleet's ships
+// through edits, scaling and deletes by hand, reports status, and cleans
+// up through its finalizer.
+func TestFleetReconciler(t *testing.T) {
+	t.Parallel()
+	s := startSpecd(t, specdOptions{})
+	k := newKubectl(t, s)
+	dyn := dynamicClient(t, s)
+	ctx := testContext(t, 3*time.Minute)
+
+	k.OK(t, "create", "-f", k.Manifest(t, "fleet.yaml", `apiVersion: fleet.example.com/v1
+kind: Fleet
+metadata:
+  name: north
+spec:
+  replicas: 3
+  class: tanker
+`))
+	waitShips(t, ctx, dyn, "north", 3)
+	k.OK(t, "wait", "--for=condition=Ready", "fleet/north", "--timeout=30s")
+	fleet := waitFleet(t, ctx, dyn, "north", 3)
+	ship, err := dyn.Resource(shipsGVR).Namespace("default").Get(ctx, "north-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := ship.GetOwnerReferences()
+	if len(refs) != 1 || refs[0].UID != fleet.GetUID() || refs[0].Controller == nil || !*refs[0].Controller ||
+		refs[0].BlockOwnerDeletion == nil || !*refs[0].BlockOwnerDeletion {
+		t.Errorf("north-0 ownerReferences %+v, want the fleet as controller", refs)
+	}
+	if class, _, _ := unstructured.NestedString(ship.Object, "spec", "class"); class != "tanker" {
+		t.Errorf("north-0 spec.class %q, want the fleet's tanker", class)
+	}
+	if !slices.Contains(fleet.GetFinalizers(), shipsFinalizer) {
+		t.Errorf("fleet finalizers %v, want %s", fleet.GetFinalizers(), shipsFinalizer)
+	}
+	out := k.OK(t, "get", "fleets")
+	if !strings.Contains(out, "north") || !strings.Contains(strings.Join(strings.Fields(out), " "), "3 3 tanker") {
+		t.Errorf("kubectl get fleets:\n%s", out)
+	}
+
+	// Up and down.
+	k.OK(t, "scale", "fleet", "north", "--replicas=5")
+	waitShips(t, ctx, dyn, "north", 5)
+	waitFleet(t, ctx, dyn, "north", 5)
+	k.OK(t, "patch", "fleet", "north", "--type", "merge", "-p", `{"spec":{"replicas":1}}`)
+	waitShips(t, ctx, dyn, "north", 1)
+	waitFleet(t, ctx, dyn, "north", 1)
+
+	// A ship deleted by hand comes back (a new one: another uid).
+	old, err := dyn.Resource(shipsGVR).Namespace("default").Get(ctx, "north-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.OK(t, "delete", "ship", "north-0")
+	eventuallyE2E(t, "north-0 recreated", func() (bool, string) {
+		cur, err := dyn.Resource(shipsGVR).Namespace("default").Get(ctx, "north-0", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return cur.GetUID() != old.GetUID(), string(cur.GetUID())
+	})
+
+	// Deleting the fleet: kubectl waits until the finalizer lets it go,
+	// after the ships.
+	k.OK(t, "delete", "fleet", "north", "--timeout=60s")
+	if _, err := dyn.Resource(fleetsGVR).Namespace("default").Get(ctx, "north", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("fleet after delete: %v, want NotFound", err)
+	}
+	waitShips(t, ctx, dyn, "north", 0)
+}
+
+// waitShips waits until the fleet has exactly the ships <fleet>-0..n-1.
+func waitShips(t *testing.T, ctx context.Context, dyn dynamic.Interface, fleet string, n int) {
+	t.Helper()
+	var want []string
+	for i := range n {
+		want = append(want, fmt.Sprintf("%s-%d", fleet, i))
+	}
+	eventuallyE2E(t, fmt.Sprintf("fleet %s has ships %v", fleet, want), func() (bool, string) {
+		list, err := dyn.Resource(shipsGVR).Namespace("default").List(ctx, metav1.ListOptions{LabelSelector: fleetLabel + "=" + fleet})
+		if err != nil {
+			return false, err.Error()
+		}
+		var got []string
+		for _, item := range list.Items {
+			if item.GetDeletionTimestamp() == nil {
+				got = append(got, item.GetName())
+			}
+		}
+		slices.Sort(got)
+		return slices.Equal(got, want), fmt.Sprint(got)
+	})
+}
+
+// waitFleet waits until the fleet's status describes its generation with
+// n ready ships and Ready True, and returns it.
+func waitFleet(t *testing.T, ctx context.Context, dyn dynamic.Interface, name string, n int64) *unstructured.Unstructured {
+	t.Helper()
+	var fleet *unstructured.Unstructured
+	eventuallyE2E(t, fmt.Sprintf("fleet %s ready with %d", name, n), func() (bool, string) {
+		f, err := dyn.Resource(fleetsGVR).Namespace("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		fleet = f
+		ready, _, _ := unstructured.NestedInt64(f.Object, "status", "readyReplicas")
+		observed, _, _ := unstructured.NestedInt64(f.Object, "status", "observedGeneration")
+		conds, _, _ := unstructured.NestedSlice(f.Object, "status", "conditions")
+		readyTrue := false
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			readyTrue = readyTrue || (m["type"] == "Ready" && m["status"] == "True")
+		}
+		status, _, _ := unstructured.NestedMap(f.Object, "status")
+		return ready == n && observed == f.GetGeneration() && readyTrue, fmt.Sprintf("generation %d, status %v", f.GetGeneration(), status)
+	})
+	return fleet
+}
+
+// eventuallyE2E fails the test unless cond holds within convergeTimeout.
+func eventuallyE2E(t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(convergeTimeout)
+	last := ""
+	for time.Now().Before(deadline) {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		last = state
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s: not within %s; last: %s", what, convergeTimeout, last)
+}
+
+// slowSchemas bind the test plugin "slow" (testdata/plugins/slow).
+var slowSchemas = filepath.Join("testdata", "plugins", "schemas")
+
+// buildSlow builds the test plugin "slow" into a plugins directory of its
+// own and returns the directory.
+func buildSlow(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := goBuild(repoRoot, "./test/e2e/testdata/plugins/slow", filepath.Join(dir, "slow")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func slowObject(kind, name, sleep string) string {
+	ann := ""
+	if sleep != "" {
+		ann = fmt.Sprintf(`,"annotations":{"test.specd.io/sleep":%q}`, sleep)
+	}
+	return fmt.Sprintf(`{"apiVersion":"slow.example.com/v1","kind":%q,"metadata":{"name":%q%s},"spec":{}}`, kind, name, ann)
+}
+
+func slowURL(s *specd, plural string) string {
+	return s.URL + "/apis/slow.example.com/v1/namespaces/default/" + plural
+}
+
+// TestPluginTimeout: a plugin that hangs is cut off at its binding's
+// timeout; the write is answered by the failure policy, and the plugin
+// serves again afterwards.
+func TestPluginTimeout(t *testing.T) {
+	t.Parallel()
+	s := startSpecd(t, specdOptions{Schemas: slowSchemas, Args: []string{"--plugins", buildSlow(t)}})
+	client := &http.Client{Timeout: 60 * time.Second}
+
+	start := time.Now()
+	resp := do(t, client, http.MethodPost, slowURL(s, "timers"), "application/json", slowObject("Timer", "t1", "30s"))
+	took := time.Since(start)
+	st := checkStatus(t, resp, http.StatusInternalServerError, metav1.StatusReasonInternalError)
+	if !strings.Contains(st.Message, `failed calling plugin "slow" (default)`) || !strings.Contains(st.Message, "deadline") {
+		t.Errorf("Fail: message %q, want the plugin, the hook and the deadline", st.Message)
+	}
+	if took < 900*time.Millisecond || took > 10*time.Second {
+		t.Errorf("Fail: answered after %s, want about the 1s timeout", took)
+	}
+
+	start = time.Now()
+	resp = do(t, client, http.MethodPost, slowURL(s, "lapses"), "application/json", slowObject("Lapse", "l1", "30s"))
+	took = time.Since(start)
+	if resp.Code != http.StatusCreated || path(decodeJSON(t, resp.Body), "spec", "defaultedBy") != nil {
+		t.Errorf("Ignore: %d %s, want 201 without the plugin's default", resp.Code, resp.Body)
+	}
+	if took > 10*time.Second {
+		t.Errorf("Ignore: answered after %s, want about the 1s timeout", took)
+	}
+	// Nothing of the refused write is stored; the plugin answers again.
+	if r := do(t, client, http.MethodGet, slowURL(s, "timers")+"/t1", "", ""); r.Code != http.StatusNotFound {
+		t.Errorf("the refused timer was stored: %d", r.Code)
+	}
+	eventuallyE2E(t, "the plugin answers again", func() (bool, string) {
+		r := do(t, client, http.MethodPost, slowURL(s, "timers"), "application/json", slowObject("Timer", "t2", ""))
+		return r.Code == http.StatusCreated, r.Body
+	})
+}
+
+// TestPluginMissing: a binding to a plugin that is not in --plugins stops
+// specd serve, naming the file and the pointer of the binding.
+func TestPluginMissing(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	schemas, err := filepath.Abs(slowSchemas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, binaries.specd, "serve", "--schemas", schemas, "--data-dir", t.TempDir(),
+		"--listen", "127.0.0.1:0", "--plugins", t.TempDir())
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("specd serve: %v, want exit 1\n%s", cmd.ProcessState, out)
+	}
+	want := filepath.Join(schemas, "v1.yaml") + `#/components/schemas/Probe/x-specd-hooks/default: default plugin "slow": the plugins directory `
+	if !strings.Contains(string(out), want) {
+		t.Errorf("output does not name the binding %q:\n%s", want, out)
+	}
+}
