@@ -68,7 +68,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 }
 
 func TestDiscoveryNotFound(t *testing.T) {
-	for _, path := range []string{"/apis/nope.example.com", "/apis/shop.example.com/v2", "/api/v1", "/openapi/v2",
+	for _, path := range []string{"/apis/nope.example.com", "/apis/shop.example.com/v2", "/api/v1",
 		"/openapi/v3/apis/shop.example.com/v2"} {
 		w := serve(t, newTestServer(t, newFakeStore()), request{path: path})
 		if w.Code != http.StatusNotFound {

@@ -1,7 +1,8 @@
 // Package server is specd's HTTP front: the routes (gorilla/mux) of the
 // Kubernetes REST conventions, discovery, the OpenAPI documents kubectl
-// reads, content negotiation (JSON, YAML, meta.k8s.io Table), and the one
-// place that turns an error into a Kubernetes Status.
+// and client generators read (openapi*.go), content negotiation (JSON,
+// YAML, meta.k8s.io Table), and the one place that turns an error into a
+// Kubernetes Status.
 //
 // It holds no objects and no schema state of its own: every request reads
 // one registry snapshot and hands raw JSON bytes to an ObjectStore (the

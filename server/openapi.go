@@ -1,72 +1,129 @@
 package server
 
 import (
-	"crypto/sha512"
-	"encoding/hex"
+	"bytes"
+	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
-
-	"github.com/specd-io/specd/schemas"
+	"github.com/munnerz/goautoneg"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// openapiDoc is one encoded OpenAPI v3 document of a group version.
-type openapiDoc struct {
-	body []byte
-	hash string // upper-case hex SHA-512 of body, as kube-apiserver's
+// The OpenAPI endpoints, answered as kube-apiserver's kube-openapi
+// handlers answer them (handler and handler3): an ETag on every document
+// and If-None-Match answered with 304; in the v3 index each group
+// version's URL carries the hash of its document, a request with the
+// current hash may cache the answer for good (Cache-Control: public,
+// immutable) and one with an old hash is redirected to the current one.
+// JSON, or gnostic's protobuf form, which client-go asks for.
+//
+// kube-openapi's handlers are not used themselves: they take kube-openapi's
+// spec types, into which specd would have to convert its documents (and
+// OpenAPI 3.0 schemas do not all fit kube's Swagger-flavoured
+// spec.Schema), they keep state that has to be told of every reload,
+// where specd swaps one snapshot, and they answer errors with empty
+// bodies instead of a Status.
+
+const (
+	protoV2 = "com.github.proto-openapi.spec.v2.v1.0+protobuf"
+	protoV3 = "com.github.proto-openapi.spec.v3.v1.0+protobuf"
+	// The older names of the same, which client-go sends for v2.
+	protoV2Old = "com.github.proto-openapi.spec.v2@v1.0+protobuf"
+	protoV3Old = "com.github.proto-openapi.spec.v3@v1.0+protobuf"
+)
+
+func (s *Server) serveOpenAPIIndex(w http.ResponseWriter, r *http.Request) {
+	index, _ := s.snapshot().openapi.v3()
+	s.serveOpenAPIDoc(w, r, index, true, "")
 }
 
-// openapiIndex is /openapi/v3: where each group version's document is.
-type openapiIndex struct {
-	Paths map[string]openapiIndexEntry `json:"paths"`
-}
-
-type openapiIndexEntry struct {
-	ServerRelativeURL string `json:"serverRelativeURL"`
-}
-
-// openapiDocs builds the document of every served group version and the
-// index that points to them.
-func openapiDocs(reg *schemas.Registry) (map[string]openapiDoc, []byte) {
-	docs := make(map[string]openapiDoc)
-	index := openapiIndex{Paths: make(map[string]openapiIndexEntry)}
-	for _, g := range reg.Groups() {
-		for _, gv := range g.ServedVersions() {
-			body := mustJSON(groupVersionOpenAPI(gv))
-			sum := sha512.Sum512(body)
-			doc := openapiDoc{body: body, hash: strings.ToUpper(hex.EncodeToString(sum[:]))}
-			key := gv.Group + "/" + gv.Version
-			docs[key] = doc
-			index.Paths["apis/"+key] = openapiIndexEntry{ServerRelativeURL: "/openapi/v3/apis/" + key + "?hash=" + doc.hash}
-		}
-	}
-	return docs, mustJSON(index)
-}
-
-func (s *Server) serveOpenAPIIndex(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, s.snapshot().openapiIndex)
-}
-
-// serveOpenAPIGroupVersion answers /openapi/v3/apis/G/V with an ETag; a
-// request that names the current hash may cache the answer for good.
+// serveOpenAPIGroupVersion answers /openapi/v3/apis/G/V.
 func (s *Server) serveOpenAPIGroupVersion(w http.ResponseWriter, r *http.Request) {
 	v := mux.Vars(r)
-	doc, ok := s.snapshot().openapi[v["group"]+"/"+v["version"]]
+	key := v["group"] + "/" + v["version"]
+	_, docs := s.snapshot().openapi.v3()
+	doc, ok := docs[key]
 	if !ok {
 		writeStatus(w, notFoundStatus())
 		return
 	}
-	etag := `"` + doc.hash + `"`
-	h := w.Header()
-	h.Set("Etag", etag)
-	h.Set("Vary", "Accept")
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
+	w.Header().Set("Vary", "Accept")
+	asJSON, ok := negotiateOpenAPI(r, protoV3, protoV3Old)
+	if !ok {
+		openapiNotAcceptable(w, protoV3)
 		return
 	}
-	if r.URL.Query().Get("hash") == doc.hash {
-		h.Set("Cache-Control", "public, immutable")
+	if hash := r.URL.Query().Get("hash"); hash != "" {
+		if hash != doc.hash {
+			http.Redirect(w, r, hashedURL(key, doc.hash), http.StatusMovedPermanently)
+			return
+		}
+		w.Header().Set("Cache-Control", "public, immutable")
+		w.Header().Set("Expires", s.cfg.Now().AddDate(1, 0, 0).UTC().Format(http.TimeFormat))
 	}
-	writeJSON(w, http.StatusOK, doc.body)
+	s.serveOpenAPIDoc(w, r, doc, asJSON, protoV3)
+}
+
+// serveOpenAPIV2 answers /openapi/v2: one Swagger 2.0 document.
+func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Vary", "Accept")
+	asJSON, ok := negotiateOpenAPI(r, protoV2, protoV2Old)
+	if !ok {
+		openapiNotAcceptable(w, protoV2)
+		return
+	}
+	s.serveOpenAPIDoc(w, r, s.snapshot().openapi.swagger(), asJSON, protoV2)
+}
+
+// serveOpenAPIDoc writes doc as JSON or protobuf, with its ETag;
+// http.ServeContent answers If-None-Match (304) and HEAD.
+func (s *Server) serveOpenAPIDoc(w http.ResponseWriter, r *http.Request, doc *openapiDoc, asJSON bool, protoSubtype string) {
+	body, contentType := doc.json, contentTypeJSON
+	if !asJSON {
+		b, err := doc.protobuf()
+		if err != nil {
+			s.writeError(w, r, fmt.Errorf("encoding OpenAPI as protobuf: %w", err))
+			return
+		}
+		body, contentType = b, "application/"+protoSubtype
+	}
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Etag", `"`+doc.hash+`"`)
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-cache, private")
+	}
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+}
+
+// negotiateOpenAPI picks JSON (asJSON) or protobuf (one of protoSubtypes)
+// from the Accept header, as kube-openapi's handlers do: the first
+// acceptable media range in the client's order of preference wins.
+func negotiateOpenAPI(r *http.Request, protoSubtypes ...string) (asJSON, ok bool) {
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		return true, true
+	}
+	for _, c := range goautoneg.ParseAccept(accept) {
+		if c.Type != "application" && c.Type != "*" {
+			continue
+		}
+		if c.SubType == "json" || c.SubType == "*" {
+			return true, true
+		}
+		for _, p := range protoSubtypes {
+			if strings.EqualFold(c.SubType, p) {
+				return false, true
+			}
+		}
+	}
+	return false, false
+}
+
+func openapiNotAcceptable(w http.ResponseWriter, protoSubtype string) {
+	writeStatus(w, failure(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		"only the following media types are accepted: application/json, application/"+protoSubtype))
 }

@@ -1,117 +1,24 @@
 package server
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/specd-io/specd/schemas"
 )
 
-// The OpenAPI v3 document of a group version, kept to what clients read:
-// paths with their operations and parameters, the GVK extension kubectl
-// uses to find a kind's PATCH operation, and the schemas. Plain structs,
-// so the document is easy to extend and cheap to encode.
-
-type oaDocument struct {
-	OpenAPI    string                 `json:"openapi"`
-	Info       oaInfo                 `json:"info"`
-	Paths      map[string]*oaPathItem `json:"paths"`
-	Components oaComponents           `json:"components"`
-}
-
-type oaInfo struct {
-	Title   string `json:"title"`
-	Version string `json:"version"`
-}
-
-type oaComponents struct {
-	Schemas map[string]any `json:"schemas"`
-}
-
-type oaPathItem struct {
-	Get        *oaOperation  `json:"get,omitempty"`
-	Put        *oaOperation  `json:"put,omitempty"`
-	Post       *oaOperation  `json:"post,omitempty"`
-	Delete     *oaOperation  `json:"delete,omitempty"`
-	Patch      *oaOperation  `json:"patch,omitempty"`
-	Parameters []oaParameter `json:"parameters,omitempty"`
-}
-
-type oaOperation struct {
-	Tags        []string              `json:"tags,omitempty"`
-	Description string                `json:"description,omitempty"`
-	OperationID string                `json:"operationId"`
-	Parameters  []oaParameter         `json:"parameters,omitempty"`
-	RequestBody *oaRequestBody        `json:"requestBody,omitempty"`
-	Responses   map[string]oaResponse `json:"responses"`
-	Action      string                `json:"x-kubernetes-action"`
-	GVK         oaGVK                 `json:"x-kubernetes-group-version-kind"`
-}
-
-type oaGVK struct {
-	Group   string `json:"group"`
-	Version string `json:"version"`
-	Kind    string `json:"kind"`
-}
-
-type oaParameter struct {
-	Name        string   `json:"name"`
-	In          string   `json:"in"`
-	Description string   `json:"description,omitempty"`
-	Required    bool     `json:"required,omitempty"`
-	Schema      oaSchema `json:"schema"`
-}
-
-type oaSchema struct {
-	Type string `json:"type,omitempty"`
-	Ref  string `json:"$ref,omitempty"`
-}
-
-type oaRequestBody struct {
-	Content  map[string]oaMedia `json:"content"`
-	Required bool               `json:"required,omitempty"`
-}
-
-type oaResponse struct {
-	Description string             `json:"description"`
-	Content     map[string]oaMedia `json:"content,omitempty"`
-}
-
-type oaMedia struct {
-	Schema oaSchema `json:"schema"`
-}
-
-// Query parameters, as kube-apiserver documents them (shortened).
-var (
-	paramDryRun = oaParameter{Name: "dryRun", In: "query", Schema: oaSchema{Type: "string"},
-		Description: "When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed"}
-	paramFieldValidation = oaParameter{Name: "fieldValidation", In: "query", Schema: oaSchema{Type: "string"},
-		Description: "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: Ignore, Warn (the default), Strict."}
-	paramFieldManager = oaParameter{Name: "fieldManager", In: "query", Schema: oaSchema{Type: "string"},
-		Description: "fieldManager is a name associated with the actor or entity that is making these changes."}
-	paramLimit = oaParameter{Name: "limit", In: "query", Schema: oaSchema{Type: "integer"},
-		Description: "limit is a maximum number of responses to return for a list call; continue with the continue token of the answer."}
-	paramContinue = oaParameter{Name: "continue", In: "query", Schema: oaSchema{Type: "string"},
-		Description: "The continue option should be set when retrieving more results from the server."}
-	writeParams = []oaParameter{paramDryRun, paramFieldManager, paramFieldValidation}
-)
-
-func pathParam(name, desc string) oaParameter {
-	return oaParameter{Name: name, In: "path", Required: true, Description: desc, Schema: oaSchema{Type: "string"}}
-}
-
-var (
-	paramNamespace = pathParam("namespace", "object name and auth scope, such as for teams and projects")
-	paramName      = pathParam("name", "name of the object")
-)
-
-// opNames builds operation ids and descriptions for one resource version.
+// opNames names the operations of one resource version as kube-apiserver
+// names a custom resource's, so that generated clients get the method
+// names they would get from Kubernetes: verb, group and version, scope,
+// kind, subresource (readShopExampleComV1NamespacedWidgetStatus).
 type opNames struct {
 	rv       *schemas.ResourceVersion
 	prefix   string // "ShopExampleComV1"
 	scope    string // "Namespaced" or ""
 	tag      string // "shopExampleCom_v1"
-	kindRef  string
-	listRef  string
+	kind     string // component names
+	list     string
+	deleted  string // what a delete answers: the object or a Status
 	gvk      oaGVK
 	basePath string // /apis/G/V[/namespaces/{namespace}]/plural
 }
@@ -122,8 +29,9 @@ func newOpNames(rv *schemas.ResourceVersion) opNames {
 		rv:      rv,
 		prefix:  camel(res.Group, true) + camel(rv.Version, true),
 		tag:     camel(res.Group, false) + "_" + rv.Version,
-		kindRef: "#/components/schemas/" + schemaName(res.Group, rv.Version, res.Kind),
-		listRef: "#/components/schemas/" + schemaName(res.Group, rv.Version, res.ListKind),
+		kind:    schemaName(res.Group, rv.Version, res.Kind),
+		list:    schemaName(res.Group, rv.Version, res.ListKind),
+		deleted: deletedName(res.Group, rv.Version, res.Kind),
 		gvk:     oaGVK{Group: res.Group, Version: rv.Version, Kind: res.Kind},
 	}
 	n.basePath = "/apis/" + res.Group + "/" + rv.Version + "/" + res.Plural
@@ -134,113 +42,152 @@ func newOpNames(rv *schemas.ResourceVersion) opNames {
 	return n
 }
 
-func (n opNames) op(action, verb, suffix, desc string) *oaOperation {
-	return &oaOperation{
-		Tags:        []string{n.tag},
-		Description: desc,
-		OperationID: verb + n.prefix + n.scope + n.rv.Resource.Kind + suffix,
-		Responses:   map[string]oaResponse{"401": {Description: "Unauthorized"}},
-		Action:      action,
-		GVK:         n.gvk,
+// op is an operation of the resource with an error response; verb and
+// suffix make its id.
+func (n opNames) op(method, action, verb, suffix, desc string) *apiOp {
+	return &apiOp{
+		method:      method,
+		id:          verb + n.prefix + n.scope + n.rv.Resource.Kind + suffix,
+		description: desc,
+		action:      action,
+		gvk:         n.gvk,
+		tag:         n.tag,
+		deprecated:  n.rv.Deprecated,
 	}
 }
 
-// resourcePaths adds the paths of one resource version, with an operation
-// for each verb specd serves.
-func resourcePaths(paths map[string]*oaPathItem, rv *schemas.ResourceVersion) {
+func (o *apiOp) answers(code, desc string, watch bool, schemas ...string) *apiOp {
+	o.responses = append(o.responses, apiResponse{code: code, desc: desc, schemas: schemas, watch: watch})
+	return o
+}
+
+// errorResponse is every operation's: a Status with the code and reason.
+var errorResponse = apiResponse{code: "default", desc: "Error: a Status saying what went wrong, with the code and reason.", schemas: []string{nameStatus}}
+
+// resourcePaths are the paths of one resource version, with an operation
+// for each verb the routes serve (verbs.go, scale.go).
+func resourcePaths(rv *schemas.ResourceVersion) []apiPath {
 	n := newOpNames(rv)
 	kind := rv.Resource.Kind
-	var scopeParams []oaParameter
+	var scope []apiParam
 	if rv.Resource.Namespaced() {
-		scopeParams = []oaParameter{paramNamespace}
+		scope = []apiParam{paramNamespace}
 	}
-	collection := &oaPathItem{Parameters: scopeParams}
-	item := &oaPathItem{Parameters: append(append([]oaParameter{}, scopeParams...), paramName)}
-	if served("list") {
-		collection.Get = n.op("list", "list", "", "list or watch objects of kind "+kind)
-		collection.Get.Parameters = append(append([]oaParameter{paramContinue, paramLimit}, selectorParams...), watchParams...)
-		collection.Get.Responses["200"] = jsonResponse("OK", n.listRef)
-	}
-	if served("create") {
-		collection.Post = n.op("post", "create", "", "create a "+kind)
-		collection.Post.Parameters = writeParams
-		collection.Post.RequestBody = jsonBody(n.kindRef)
-		collection.Post.Responses["201"] = jsonResponse("Created", n.kindRef)
-	}
-	if served("get") {
-		item.Get = n.op("get", "read", "", "read the specified "+kind)
-		item.Get.Responses["200"] = jsonResponse("OK", n.kindRef)
-	}
-	if served("update") {
-		item.Put = n.op("put", "replace", "", "replace the specified "+kind)
-		item.Put.Parameters = writeParams
-		item.Put.RequestBody = jsonBody(n.kindRef)
-		item.Put.Responses["200"] = jsonResponse("OK", n.kindRef)
-	}
-	if served("delete") {
-		item.Delete = n.op("delete", "delete", "", "delete a "+kind)
-		item.Delete.Parameters = deleteParams
-		item.Delete.Responses["200"] = jsonResponse("OK", refStatus)
-	}
-	if served("deletecollection") {
-		collection.Delete = n.deleteCollectionOp()
-	}
-	if served("patch") {
-		item.Patch = n.patchOp("", "partially update the specified "+kind)
-	}
-	paths[n.basePath] = collection
-	paths[n.basePath+"/{name}"] = item
+	named := append(slices.Clone(scope), pathParam("name", "name of the "+kind))
 
-	if rv.Resource.Namespaced() && served("list") {
+	collection := apiPath{path: n.basePath, params: scope}
+	item := apiPath{path: n.basePath + "/{name}", params: named}
+	if slices.Contains(resourceVerbs, "list") {
+		collection.ops = append(collection.ops, n.listOp(""))
+	}
+	if slices.Contains(resourceVerbs, "create") {
+		op := n.op("post", "post", "create", "", "create "+article(kind)+" "+kind)
+		op.params, op.body = writeParams, &apiBody{schema: n.kind, mediaTypes: objectMediaTypes, required: true}
+		collection.ops = append(collection.ops, op.answers("201", "Created", false, n.kind))
+	}
+	if slices.Contains(resourceVerbs, "deletecollection") {
+		op := n.op("delete", "deletecollection", "delete", "", "delete collection of "+kind)
+		op.id = "delete" + n.prefix + "Collection" + n.scope + kind
+		op.params, op.body = deleteCollectionParams, &apiBody{schema: nameDelete, mediaTypes: objectMediaTypes}
+		collection.ops = append(collection.ops, op.answers("200", "OK: the objects deleted, as they were", false, n.list))
+	}
+	if slices.Contains(resourceVerbs, "get") {
+		item.ops = append(item.ops, n.readOp("", "read the specified "+kind, n.kind))
+	}
+	if slices.Contains(resourceVerbs, "update") {
+		item.ops = append(item.ops, n.replaceOp("", "replace the specified "+kind, n.kind))
+	}
+	if slices.Contains(resourceVerbs, "delete") {
+		op := n.op("delete", "delete", "delete", "", "delete "+article(kind)+" "+kind)
+		op.params, op.body = deleteParams, &apiBody{schema: nameDelete, mediaTypes: objectMediaTypes}
+		op.answers("200", "OK: a Success Status when the object is gone, or the object while finalizers hold it", false, nameStatus, n.kind)
+		op.responses[0].union = n.deleted
+		item.ops = append(item.ops, op)
+	}
+	if slices.Contains(resourceVerbs, "patch") {
+		item.ops = append(item.ops, n.patchOp("", "partially update the specified "+kind, n.kind))
+	}
+	paths := []apiPath{collection, item}
+	if rv.Resource.Namespaced() && slices.Contains(resourceVerbs, "list") {
 		all := n
 		all.scope = ""
-		get := all.op("list", "list", "ForAllNamespaces", "list or watch objects of kind "+kind)
-		get.Parameters = append(append([]oaParameter{paramContinue, paramLimit}, selectorParams...), watchParams...)
-		get.Responses["200"] = jsonResponse("OK", n.listRef)
-		paths["/apis/"+rv.Resource.Group+"/"+rv.Version+"/"+rv.Resource.Plural] = &oaPathItem{Get: get}
+		paths = append(paths, apiPath{
+			path: "/apis/" + rv.Resource.Group + "/" + rv.Version + "/" + rv.Resource.Plural,
+			ops:  []*apiOp{all.listOp("ForAllNamespaces")},
+		})
 	}
 	if rv.StatusSubresource {
-		status := &oaPathItem{Parameters: item.Parameters}
-		status.Get = n.op("get", "read", "Status", "read status of the specified "+kind)
-		status.Get.Responses["200"] = jsonResponse("OK", n.kindRef)
-		status.Put = n.op("put", "replace", "Status", "replace status of the specified "+kind)
-		status.Put.Parameters = writeParams
-		status.Put.RequestBody = jsonBody(n.kindRef)
-		status.Put.Responses["200"] = jsonResponse("OK", n.kindRef)
-		status.Patch = n.patchOp("Status", "partially update status of the specified "+kind)
-		paths[n.basePath+"/{name}/status"] = status
+		paths = append(paths, n.subresourcePath("status", named, statusVerbs, n.kind))
 	}
-}
-
-func served(verb string) bool {
-	for _, v := range resourceVerbs {
-		if v == verb {
-			return true
-		}
+	if rv.Scale != nil {
+		// Its operations carry the kind's GVK, as a custom resource's do
+		// in kube-apiserver's documents; they answer a Scale.
+		paths = append(paths, n.subresourcePath("scale", named, scaleVerbs, nameScale))
 	}
-	return false
+	return paths
 }
 
-func jsonContent(ref string) map[string]oaMedia {
-	m := oaMedia{Schema: oaSchema{Ref: ref}}
-	return map[string]oaMedia{contentTypeJSON: m, contentTypeYAML: m}
+func (n opNames) listOp(suffix string) *apiOp {
+	op := n.op("get", "list", "list", suffix, "list or watch objects of kind "+n.rv.Resource.Kind)
+	op.params = listParams
+	return op.answers("200", "OK", true, n.list)
 }
 
-func jsonResponse(desc, ref string) oaResponse {
-	return oaResponse{Description: desc, Content: jsonContent(ref)}
+func (n opNames) readOp(suffix, desc, schema string) *apiOp {
+	return n.op("get", "get", "read", suffix, desc).answers("200", "OK", false, schema)
 }
 
-func jsonBody(ref string) *oaRequestBody {
-	return &oaRequestBody{Content: jsonContent(ref), Required: true}
+func (n opNames) replaceOp(suffix, desc, schema string) *apiOp {
+	op := n.op("put", "put", "replace", suffix, desc)
+	op.params, op.body = writeParams, &apiBody{schema: schema, mediaTypes: objectMediaTypes, required: true}
+	return op.answers("200", "OK", false, schema)
 }
 
-func patchBody() *oaRequestBody {
-	m := oaMedia{Schema: oaSchema{Ref: refPatch}}
-	return &oaRequestBody{Required: true, Content: map[string]oaMedia{
-		"application/json-patch+json":  m,
-		"application/merge-patch+json": m,
-		"application/apply-patch+yaml": m,
-	}}
+// patchOp is a PATCH operation: kubectl learns that the server validates
+// fields (--validate=strict) from the fieldValidation parameter of the
+// first PATCH of a kind.
+func (n opNames) patchOp(suffix, desc, schema string) *apiOp {
+	op := n.op("patch", "patch", "patch", suffix, desc)
+	op.params, op.body = patchParams, &apiBody{schema: namePatch, mediaTypes: patchTypes, required: true}
+	op.answers("200", "OK", false, schema)
+	if suffix == "" { // an apply creates a missing object, not a subresource
+		op.answers("201", "Created (by a server-side apply)", false, schema)
+	}
+	return op
+}
+
+// subresourcePath is the path of the status or scale subresource, with
+// the verbs it serves.
+func (n opNames) subresourcePath(sub string, params []apiParam, verbs []string, schema string) apiPath {
+	p := apiPath{path: n.basePath + "/{name}/" + sub, params: params}
+	suffix := camel(sub, true)
+	of := sub + " of the specified " + n.rv.Resource.Kind
+	if slices.Contains(verbs, "get") {
+		p.ops = append(p.ops, n.readOp(suffix, "read "+of, schema))
+	}
+	if slices.Contains(verbs, "update") {
+		p.ops = append(p.ops, n.replaceOp(suffix, "replace "+of, schema))
+	}
+	if slices.Contains(verbs, "patch") {
+		p.ops = append(p.ops, n.patchOp(suffix, "partially update "+of, schema))
+	}
+	return p
+}
+
+// deletedName names the schema of what a delete answers: one of the
+// object (while finalizers hold it) and a Status (once it is gone). It
+// is a named schema, not an inline oneOf, so that generators make one
+// type of it.
+func deletedName(group, version, kind string) string {
+	return schemaName(group, version, kind+"OrStatus")
+}
+
+// article is "an" before a vowel, as kube-apiserver describes operations.
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("AEIOUaeiou", rune(noun[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // camel turns "shop.example.com" into "ShopExampleCom" (upper) or
@@ -267,8 +214,6 @@ func camel(s string, upper bool) string {
 // (com.example.shop.v1.Widget).
 func schemaName(group, version, kind string) string {
 	parts := strings.Split(group, ".")
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
+	slices.Reverse(parts)
 	return strings.Join(parts, ".") + "." + version + "." + kind
 }

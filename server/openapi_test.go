@@ -3,19 +3,26 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"io"
+	"fmt"
+	"log/slog"
+	"maps"
 	"net/http"
-	"net/http/httptest"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"time"
 
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
 	kin "github.com/getkin/kin-openapi/openapi3"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/openapi3"
-	"k8s.io/client-go/rest"
-	"k8s.io/kube-openapi/pkg/spec3"
+	openapiv2 "github.com/google/gnostic-models/openapiv2"
+	openapiv3 "github.com/google/gnostic-models/openapiv3"
+	"google.golang.org/protobuf/proto"
+	kubeproto "k8s.io/kube-openapi/pkg/util/proto"
 
+	"github.com/specd-io/specd/internal/crdcorpus"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -56,159 +63,301 @@ func registryWithSchemas(t *testing.T) *schemas.Registry {
 	return reg
 }
 
-func openapiServer(t *testing.T) *httptest.Server {
+// kitchenSinkFiles is a group whose schemas use what OpenAPI 3.0 has and
+// Swagger 2.0 has not (nullable, oneOf, anyOf, not), specd's own
+// extensions at every level, an embedded resource, a scale subresource, a
+// schema named like a generated list, and a deprecated version.
+var kitchenSinkFiles = fstest.MapFS{
+	"v1.yaml": {Data: []byte(`openapi: 3.0.3
+info: {title: sink, version: v1}
+x-specd: {group: sink.example.com}
+components:
+  schemas:
+    Pool:
+      description: A pool of workers.
+      type: object
+      x-specd-resource:
+        storage: true
+        subresources:
+          status: {}
+          scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}
+      x-specd-hooks: {validate: pool-policy}
+      properties:
+        spec:
+          $ref: '#/components/schemas/PoolSpec'
+        status:
+          type: object
+          properties:
+            replicas: {type: integer}
+            selector: {type: string}
+    PoolSpec:
+      description: What the pool should be.
+      type: object
+      required: [replicas]
+      properties:
+        replicas: {type: integer, minimum: 0, description: How many workers.}
+        owner: {type: string, nullable: true, description: Who pays.}
+        size:
+          description: A count or a share.
+          x-kubernetes-int-or-string: true
+          anyOf: [{type: integer}, {type: string}]
+        mode:
+          type: string
+          oneOf: [{enum: [fast]}, {enum: [slow]}]
+        forbidden: {type: string, not: {enum: [x]}}
+        template:
+          type: object
+          x-kubernetes-embedded-resource: true
+          x-kubernetes-preserve-unknown-fields: true
+        extra:
+          type: object
+          x-kubernetes-preserve-unknown-fields: true
+        lists:
+          type: array
+          items: {$ref: '#/components/schemas/PoolList'}
+        example:
+          type: object
+          default: {"$ref": "not a ref", "x-specd-kept": "data"}
+          properties:
+            "$ref": {type: string}
+            "x-specd-kept": {type: string}
+    PoolList:
+      description: Not the generated list of pools, a list of something else.
+      type: object
+      properties:
+        names: {type: array, items: {type: string}}
+`)},
+	"v1beta1.yaml": {Data: []byte(`openapi: 3.0.3
+info: {title: sink, version: v1beta1}
+x-specd: {group: sink.example.com}
+components:
+  schemas:
+    Pool:
+      type: object
+      x-specd-resource: {deprecated: true}
+      properties:
+        spec: {type: object, properties: {replicas: {type: integer}}}
+`)},
+}
+
+func openapiTestServer(t *testing.T, reg *schemas.Registry) *Server {
 	t.Helper()
-	reg := registryWithSchemas(t)
-	s := newTestServer(t, newFakeStore())
-	s.cfg.Registry = func() *schemas.Registry { return reg }
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	return srv
+	return New(Config{
+		Registry: func() *schemas.Registry { return reg },
+		Store:    newFakeStore(),
+		Logger:   slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Now:      func() time.Time { return testNow },
+	})
+}
+
+func loadFS(t *testing.T, fsys fstest.MapFS) *schemas.Registry {
+	t.Helper()
+	reg, err := schemas.LoadFS(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func loadDir(t *testing.T, dir string) *schemas.Registry {
+	t.Helper()
+	reg, err := schemas.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
 }
 
 func TestOpenAPIDocumentsAreValid(t *testing.T) {
-	srv := openapiServer(t)
-	var index openapiIndex
-	getJSON(t, srv.URL+"/openapi/v3", &index)
-	if len(index.Paths) != 3 {
-		t.Fatalf("index: %+v", index)
+	tests := map[string]func(t *testing.T) *schemas.Registry{
+		"test registry":   registryWithSchemas,
+		"kitchen sink":    func(t *testing.T) *schemas.Registry { return loadFS(t, kitchenSinkFiles) },
+		"example schemas": func(t *testing.T) *schemas.Registry { return loadDir(t, filepath.Join("..", "examples", "schemas")) },
+		"conversion example": func(t *testing.T) *schemas.Registry {
+			return loadDir(t, filepath.Join("..", "examples", "conversion"))
+		},
 	}
-	for key, entry := range index.Paths {
-		t.Run(key, func(t *testing.T) {
-			if !strings.HasPrefix(entry.ServerRelativeURL, "/"+"openapi/v3/"+key+"?hash=") {
-				t.Fatalf("serverRelativeURL = %q", entry.ServerRelativeURL)
-			}
-			resp, body := get(t, srv.URL+entry.ServerRelativeURL, nil)
-			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
-				t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
-			}
-			if resp.Header.Get("Cache-Control") != "public, immutable" {
-				t.Errorf("Cache-Control = %q", resp.Header.Get("Cache-Control"))
-			}
-			loader := kin.NewLoader()
-			doc, err := loader.LoadFromData(body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := doc.Validate(context.Background()); err != nil {
-				t.Fatalf("invalid OpenAPI: %v", err)
-			}
-			etag := resp.Header.Get("Etag")
-			resp, _ = get(t, srv.URL+entry.ServerRelativeURL, map[string]string{"If-None-Match": etag})
-			if resp.StatusCode != http.StatusNotModified {
-				t.Errorf("If-None-Match: code %d", resp.StatusCode)
-			}
+	for name, reg := range tests {
+		t.Run(name, func(t *testing.T) {
+			checkPublished(t, openapiTestServer(t, reg(t)))
 		})
 	}
 }
 
-func TestOpenAPIPublishesDeclaredSchemas(t *testing.T) {
-	srv := openapiServer(t)
-	_, body := get(t, srv.URL+"/openapi/v3/apis/shop.example.com/v1", nil)
-	var doc struct {
-		Components struct {
-			Schemas map[string]json.RawMessage
-		}
+// TestOpenAPICRDCorpus publishes the schemas of every CRD of the corpus.
+func TestOpenAPICRDCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the CRD corpus is for the full run")
 	}
-	if err := json.Unmarshal(body, &doc); err != nil {
-		t.Fatal(err)
+	projects, err := filepath.Glob(filepath.Join(crdcorpus.Dir(t), "*", "crds"))
+	if err != nil || len(projects) == 0 {
+		t.Fatalf("no projects in the corpus (%v)", err)
 	}
-	widget := string(doc.Components.Schemas["com.example.shop.v1.Widget"])
-	for _, want := range []string{`"description":"A widget for sale."`, `"$ref":"#/components/schemas/Size"`,
-		`"x-kubernetes-group-version-kind":[{"group":"shop.example.com","version":"v1","kind":"Widget"}]`,
-		`"metadata":{"allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]`} {
-		if !strings.Contains(widget, want) {
-			t.Errorf("Widget schema lacks %s: %s", want, widget)
-		}
-	}
-	if size := string(doc.Components.Schemas["Size"]); !strings.Contains(size, `"minimum":1`) {
-		t.Errorf("Size schema = %s", size)
-	}
-	if doc.Components.Schemas["com.example.shop.v1.WarehouseList"] == nil {
-		t.Error("no WarehouseList schema")
+	for _, p := range projects {
+		t.Run(filepath.Base(filepath.Dir(p)), func(t *testing.T) {
+			dir := t.TempDir()
+			crdcorpus.WriteSpecdFiles(t, dir, crdcorpus.Read(t, p))
+			checkPublished(t, openapiTestServer(t, loadDir(t, dir)))
+		})
 	}
 }
 
-// TestKubectlSeesServerSideFieldValidation reads the documents with
-// client-go's OpenAPI v3 client and applies the check of cli-runtime's
-// queryParamVerifierV3 (pkg/resource/query_param_verifier_v3.go), which
-// decides whether kubectl --validate=strict leaves validation to the server.
-func TestKubectlSeesServerSideFieldValidation(t *testing.T) {
-	srv := openapiServer(t)
-	dc, err := discovery.NewDiscoveryClientForConfig(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
+// checkPublished reads every document s publishes and checks it with the
+// validators clients use: kin-openapi's (v3; v2 converted to v3), gnostic's
+// (the protobuf form client-go reads) and kubectl's v2 models. It also
+// checks what every document must hold for each served resource.
+func checkPublished(t *testing.T, s *Server) {
+	t.Helper()
+	reg := s.cfg.Registry()
+	index := serve(t, s, request{path: "/openapi/v3"})
+	var idx openapiIndex
+	if err := json.Unmarshal(index.Body.Bytes(), &idx); err != nil {
+		t.Fatalf("index: %v", err)
 	}
-	root := openapi3.NewRoot(dc.OpenAPIV3())
-	for _, gvk := range []schema.GroupVersionKind{
-		{Group: "shop.example.com", Version: "v1", Kind: "Widget"},
-		{Group: "shop.example.com", Version: "v1", Kind: "Warehouse"},
-		{Group: "shop.example.com", Version: "v1", Kind: "Book"},
-		{Group: "library.example.com", Version: "v1beta1", Kind: "Book"},
-	} {
-		doc, err := root.GVSpec(gvk.GroupVersion())
+	var want []string
+	for _, g := range reg.Groups() {
+		for _, gv := range g.ServedVersions() {
+			want = append(want, "apis/"+gv.Group+"/"+gv.Version)
+		}
+	}
+	if got := slices.Sorted(maps.Keys(idx.Paths)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Fatalf("index paths %v, want %v", got, want)
+	}
+	for key, entry := range idx.Paths {
+		w := serve(t, s, request{path: entry.ServerRelativeURL})
+		if w.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", entry.ServerRelativeURL, w.Code, w.Body)
+		}
+		body := w.Body.Bytes()
+		checkNoSpecdExtensions(t, key, body)
+		loader := kin.NewLoader()
+		doc, err := loader.LoadFromData(body)
 		if err != nil {
-			t.Fatalf("%v: %v", gvk, err)
+			t.Fatalf("%s: kin-openapi cannot load it: %v", key, err)
 		}
-		if err := supportsFieldValidation(doc, gvk); err != "" {
-			t.Errorf("%v: %s", gvk, err)
+		if err := doc.Validate(context.Background()); err != nil {
+			t.Fatalf("%s: invalid under kin-openapi: %v", key, err)
 		}
+		if _, err := openapiv3.ParseDocument(body); err != nil {
+			t.Fatalf("%s: invalid under gnostic: %v", key, err)
+		}
+		gv := strings.SplitN(strings.TrimPrefix(key, "apis/"), "/", 2)
+		checkResourceOperations(t, key, doc, reg.GroupVersion(gv[0], gv[1]).ServedResources())
+	}
+
+	w := serve(t, s, request{path: "/openapi/v2"})
+	if w.Code != http.StatusOK {
+		t.Fatalf("/openapi/v2: %d %s", w.Code, w.Body)
+	}
+	checkNoSpecdExtensions(t, "/openapi/v2", w.Body.Bytes())
+	checkSwagger(t, w.Body.Bytes())
+	pb := serve(t, s, request{path: "/openapi/v2", headers: map[string]string{"Accept": "application/" + protoV2Old}})
+	var gnostic openapiv2.Document
+	if err := proto.Unmarshal(pb.Body.Bytes(), &gnostic); err != nil {
+		t.Fatalf("/openapi/v2 as protobuf: %v", err)
+	}
+	if _, err := kubeproto.NewOpenAPIData(&gnostic); err != nil {
+		t.Fatalf("/openapi/v2: kubectl's models cannot be built: %v", err)
 	}
 }
 
-// supportsFieldValidation is cli-runtime's check: the first PATCH
-// operation of the kind must have a fieldValidation query parameter.
-func supportsFieldValidation(doc *spec3.OpenAPI, gvk schema.GroupVersionKind) string {
-	if doc == nil || doc.Paths == nil {
-		return "invalid document"
+// checkSwagger validates a Swagger 2.0 document with gnostic, and with
+// kin-openapi once converted to OpenAPI 3.
+func checkSwagger(t *testing.T, body []byte) {
+	t.Helper()
+	if _, err := openapiv2.ParseDocument(body); err != nil {
+		t.Fatalf("/openapi/v2: invalid under gnostic: %v", err)
 	}
-	for _, path := range doc.Paths.Paths {
-		if path == nil || path.Patch == nil {
-			continue
-		}
-		var got map[string]string
-		if err := path.Patch.Extensions.GetObject("x-kubernetes-group-version-kind", &got); err != nil ||
-			got["group"] != gvk.Group || got["version"] != gvk.Version || got["kind"] != gvk.Kind {
-			continue
-		}
-		for _, p := range path.Patch.Parameters {
-			if p.Name == "fieldValidation" && p.In == "query" {
-				return ""
+	var doc2 openapi2.T
+	if err := json.Unmarshal(body, &doc2); err != nil {
+		t.Fatalf("/openapi/v2: kin-openapi cannot read it: %v", err)
+	}
+	doc3, err := openapi2conv.ToV3(&doc2)
+	if err != nil {
+		t.Fatalf("/openapi/v2: kin-openapi cannot convert it: %v", err)
+	}
+	if err := doc3.Validate(context.Background()); err != nil {
+		t.Fatalf("/openapi/v2: invalid under kin-openapi (as v3): %v", err)
+	}
+}
+
+func checkNoSpecdExtensions(t *testing.T, what string, body []byte) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if strings.HasPrefix(k, "x-specd") && !strings.HasSuffix(at, "/properties") && !strings.Contains(at, "/default") {
+					t.Errorf("%s: %s/%s is published", what, at, k)
+				}
+				walk(c, at+"/"+k)
+			}
+		case []any:
+			for i, c := range x {
+				walk(c, fmt.Sprintf("%s/%d", at, i))
 			}
 		}
-		return "PATCH has no fieldValidation parameter"
 	}
-	return "no PATCH operation for the kind"
+	walk(v, "")
 }
 
-func get(t *testing.T, url string, headers map[string]string) (*http.Response, []byte) {
+// checkResourceOperations checks that the document has, for each served
+// resource, the operations the routes serve, with kube's ids, actions and
+// GVKs, and its kind and list schemas.
+func checkResourceOperations(t *testing.T, key string, doc *kin.T, served []*schemas.ResourceVersion) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var buf strings.Builder
-	if _, err := io.Copy(&buf, resp.Body); err != nil {
-		t.Fatal(err)
-	}
-	return resp, []byte(buf.String())
-}
-
-func getJSON(t *testing.T, url string, into any) {
-	t.Helper()
-	resp, body := get(t, url, nil)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, body)
-	}
-	if err := json.Unmarshal(body, into); err != nil {
-		t.Fatalf("GET %s: %v", url, err)
+	for _, rv := range served {
+		n := newOpNames(rv)
+		want := map[string]string{ // path method -> operationId
+			n.basePath + " GET":               "list" + n.prefix + n.scope + rv.Resource.Kind,
+			n.basePath + " POST":              "create" + n.prefix + n.scope + rv.Resource.Kind,
+			n.basePath + " DELETE":            "delete" + n.prefix + "Collection" + n.scope + rv.Resource.Kind,
+			n.basePath + "/{name} GET":        "read" + n.prefix + n.scope + rv.Resource.Kind,
+			n.basePath + "/{name} PUT":        "replace" + n.prefix + n.scope + rv.Resource.Kind,
+			n.basePath + "/{name} PATCH":      "patch" + n.prefix + n.scope + rv.Resource.Kind,
+			n.basePath + "/{name} DELETE":     "delete" + n.prefix + n.scope + rv.Resource.Kind,
+			n.basePath + "/{name}/status GET": "",
+		}
+		if rv.StatusSubresource {
+			want[n.basePath+"/{name}/status GET"] = "read" + n.prefix + n.scope + rv.Resource.Kind + "Status"
+			want[n.basePath+"/{name}/status PUT"] = "replace" + n.prefix + n.scope + rv.Resource.Kind + "Status"
+			want[n.basePath+"/{name}/status PATCH"] = "patch" + n.prefix + n.scope + rv.Resource.Kind + "Status"
+		}
+		if rv.Scale != nil {
+			want[n.basePath+"/{name}/scale GET"] = "read" + n.prefix + n.scope + rv.Resource.Kind + "Scale"
+			want[n.basePath+"/{name}/scale PUT"] = "replace" + n.prefix + n.scope + rv.Resource.Kind + "Scale"
+			want[n.basePath+"/{name}/scale PATCH"] = "patch" + n.prefix + n.scope + rv.Resource.Kind + "Scale"
+		}
+		for pm, id := range want {
+			path, method, _ := strings.Cut(pm, " ")
+			item := doc.Paths.Value(path)
+			var op *kin.Operation
+			if item != nil {
+				op = item.GetOperation(method)
+			}
+			switch {
+			case id == "" && op != nil:
+				t.Errorf("%s: %s %s is published, but not served", key, method, path)
+			case id != "" && op == nil:
+				t.Errorf("%s: no %s %s", key, method, path)
+			case id != "" && op.OperationID != id:
+				t.Errorf("%s: %s %s: operationId %s, want %s", key, method, path, op.OperationID, id)
+			case id != "" && op.Responses.Default() == nil:
+				t.Errorf("%s: %s %s has no error response", key, method, path)
+			case id != "" && op.Deprecated != rv.Deprecated:
+				t.Errorf("%s: %s %s: deprecated %v", key, method, path, op.Deprecated)
+			}
+		}
+		for _, kind := range []string{rv.Resource.Kind, rv.Resource.ListKind} {
+			s := doc.Components.Schemas[schemaName(rv.Resource.Group, rv.Version, kind)]
+			if s == nil || s.Value.Extensions[extGVK] == nil {
+				t.Errorf("%s: no schema with the GVK of %s", key, kind)
+			}
+		}
 	}
 }

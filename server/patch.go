@@ -122,24 +122,3 @@ func managerOrUserAgent(manager, userAgent string) string {
 	}
 	return b.String()
 }
-
-// paramForce is the force parameter of a PATCH, as kube-apiserver
-// documents it (shortened).
-var paramForce = oaParameter{Name: "force", In: "query", Schema: oaSchema{Type: "boolean"},
-	Description: "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests."}
-
-// patchOp is the PATCH operation of an object or of its status (suffix
-// "Status"): the three patch types, dryRun, fieldManager (required for
-// apply), fieldValidation and force; 200, or 201 when an apply creates.
-// kubectl learns that the server validates fields (--validate=strict)
-// from the fieldValidation parameter of this operation.
-func (n opNames) patchOp(suffix, desc string) *oaOperation {
-	op := n.op("patch", "patch", suffix, desc)
-	manager := paramFieldManager
-	manager.Description = "fieldManager is a name associated with the actor or entity that is making these changes. It is required for apply requests (application/apply-patch+yaml) and optional for the other patch types."
-	op.Parameters = []oaParameter{paramDryRun, manager, paramFieldValidation, paramForce}
-	op.RequestBody = patchBody()
-	op.Responses["200"] = jsonResponse("OK", n.kindRef)
-	op.Responses["201"] = jsonResponse("Created", n.kindRef)
-	return op
-}

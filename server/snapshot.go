@@ -17,8 +17,7 @@ type snapshot struct {
 	groups                   map[string][]byte // /apis/G
 	groupVersions            map[string][]byte // /apis/G/V, keyed "G/V"
 
-	openapiIndex []byte
-	openapi      map[string]openapiDoc // keyed "G/V"
+	openapi *openapiSet // built when first asked for
 }
 
 // snapshot returns the derived documents of the current registry.
@@ -48,7 +47,7 @@ func newSnapshot(reg *schemas.Registry) *snapshot {
 			c.groupVersions[gv.Group+"/"+gv.Version] = mustJSON(resourceList(gv))
 		}
 	}
-	c.openapi, c.openapiIndex = openapiDocs(reg)
+	c.openapi = newOpenAPISet(reg)
 	return c
 }
 

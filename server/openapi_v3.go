@@ -1,0 +1,189 @@
+package server
+
+import (
+	"encoding/json"
+	"maps"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// The OpenAPI 3.0 document of a group version, as kube-apiserver publishes
+// a custom resource's at /openapi/v3/apis/G/V. Plain structs: the document
+// is encoded once per registry snapshot, and encoding/json sorts map keys,
+// so equal registries give equal bytes (and hashes).
+
+type oaDocument struct {
+	OpenAPI    string                 `json:"openapi"`
+	Info       oaInfo                 `json:"info"`
+	Paths      map[string]*oaPathItem `json:"paths"`
+	Components oaComponents           `json:"components"`
+}
+
+type oaInfo struct {
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Version     string `json:"version"`
+}
+
+type oaComponents struct {
+	Schemas map[string]json.RawMessage `json:"schemas"`
+}
+
+type oaPathItem struct {
+	Get        *oaOperation  `json:"get,omitempty"`
+	Put        *oaOperation  `json:"put,omitempty"`
+	Post       *oaOperation  `json:"post,omitempty"`
+	Delete     *oaOperation  `json:"delete,omitempty"`
+	Patch      *oaOperation  `json:"patch,omitempty"`
+	Parameters []oaParameter `json:"parameters,omitempty"`
+}
+
+type oaOperation struct {
+	Tags        []string              `json:"tags,omitempty"`
+	Description string                `json:"description,omitempty"`
+	OperationID string                `json:"operationId"`
+	Parameters  []oaParameter         `json:"parameters,omitempty"`
+	RequestBody *oaRequestBody        `json:"requestBody,omitempty"`
+	Responses   map[string]oaResponse `json:"responses"`
+	Deprecated  bool                  `json:"deprecated,omitempty"`
+	Action      string                `json:"x-kubernetes-action"`
+	GVK         oaGVK                 `json:"x-kubernetes-group-version-kind"`
+}
+
+type oaGVK struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+type oaParameter struct {
+	Name        string        `json:"name"`
+	In          string        `json:"in"`
+	Description string        `json:"description,omitempty"`
+	Required    bool          `json:"required,omitempty"`
+	Schema      oaParamSchema `json:"schema"`
+}
+
+type oaParamSchema struct {
+	Type string `json:"type"`
+}
+
+type oaRequestBody struct {
+	Content  map[string]oaMedia `json:"content"`
+	Required bool               `json:"required,omitempty"`
+}
+
+type oaResponse struct {
+	Description string             `json:"description"`
+	Content     map[string]oaMedia `json:"content,omitempty"`
+}
+
+type oaMedia struct {
+	Schema map[string]any `json:"schema"`
+}
+
+// groupVersionOpenAPI builds the OpenAPI v3 document of a group version.
+func groupVersionOpenAPI(gv *schemas.GroupVersion) *oaDocument {
+	served := gv.ServedResources()
+	doc := &oaDocument{
+		OpenAPI:    "3.0.0",
+		Info:       oaInfo{Title: gv.Group + "/" + gv.Version, Version: gv.Version, Description: "The " + gv.Group + "/" + gv.Version + " API of specd."},
+		Paths:      make(map[string]*oaPathItem, 4*len(served)),
+		Components: oaComponents{Schemas: encodeSchemas(gvSchemas(gv.Group, gv.Version, served), metaEncoded(false, hasScale(served)))},
+	}
+	for _, rv := range served {
+		for _, p := range resourcePaths(rv) {
+			doc.Paths[p.path] = v3PathItem(p)
+		}
+	}
+	return doc
+}
+
+// encodeSchemas encodes each schema of own once, beside the shared
+// encoded ones: the meta schemas are encoded once per process, not in
+// every document.
+func encodeSchemas(own map[string]any, shared ...map[string]json.RawMessage) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(own)+16)
+	for _, m := range shared {
+		maps.Copy(out, m)
+	}
+	for name, s := range own {
+		out[name] = mustJSON(s)
+	}
+	return out
+}
+
+func v3PathItem(p apiPath) *oaPathItem {
+	item := &oaPathItem{Parameters: v3Params(p.params)}
+	for _, op := range p.ops {
+		o := v3Operation(op)
+		switch op.method {
+		case "get":
+			item.Get = o
+		case "put":
+			item.Put = o
+		case "post":
+			item.Post = o
+		case "delete":
+			item.Delete = o
+		case "patch":
+			item.Patch = o
+		}
+	}
+	return item
+}
+
+func v3Operation(op *apiOp) *oaOperation {
+	o := &oaOperation{
+		Tags:        []string{op.tag},
+		Description: op.description,
+		OperationID: op.id,
+		Parameters:  v3Params(op.params),
+		Responses:   make(map[string]oaResponse, len(op.responses)+1),
+		Deprecated:  op.deprecated,
+		Action:      op.action,
+		GVK:         op.gvk,
+	}
+	if b := op.body; b != nil {
+		o.RequestBody = &oaRequestBody{Content: v3Content(b.mediaTypes, v3Ref(b.schema)), Required: b.required}
+	}
+	for _, r := range op.responses {
+		o.Responses[r.code] = v3Response(r)
+	}
+	o.Responses[errorResponse.code] = v3Response(errorResponse)
+	return o
+}
+
+func v3Response(r apiResponse) oaResponse {
+	schema := v3Ref(r.schemas[0])
+	if r.union != "" {
+		schema = v3Ref(r.union)
+	}
+	// A watch (watch=true) answers a stream of WatchEvents, which the
+	// document has but does not name here: generators would make every
+	// list answer a union of a list and an event.
+	return oaResponse{Description: r.desc, Content: v3Content(objectMediaTypes, schema)}
+}
+
+func v3Content(types []string, schema map[string]any) map[string]oaMedia {
+	c := make(map[string]oaMedia, len(types)+1)
+	for _, t := range types {
+		c[t] = oaMedia{Schema: schema}
+	}
+	return c
+}
+
+func v3Ref(name string) map[string]any {
+	return map[string]any{"$ref": v3RefPrefix + name}
+}
+
+func v3Params(params []apiParam) []oaParameter {
+	if len(params) == 0 {
+		return nil
+	}
+	out := make([]oaParameter, len(params))
+	for i, p := range params {
+		out[i] = oaParameter{Name: p.name, In: p.in, Description: p.desc, Required: p.required, Schema: oaParamSchema{Type: p.typ}}
+	}
+	return out
+}
