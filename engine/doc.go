@@ -13,6 +13,17 @@
 // its last write: never part of the stored bytes, it is inserted on read.
 // A list joins the stored items as they are; continue tokens carry the
 // snapshot revision, so every page of a list reads the same snapshot.
+// An object written before the storage version changed stays in the
+// version it was written in, which reads convert from, until the storage
+// migration (migrate.go) rewrites it. The conversion bookkeeping
+// annotation is hidden from clients and kept across their writes
+// (bookkeeping.go).
+//
+// Schemas may bind plugins to a resource (x-specd-hooks): a write calls the
+// defaulting plugin of its version after the schema's defaults, and the
+// validation plugin on the object converted to the storage version, through
+// the Admission the Store is given (admission.go). Reconcilers run apart,
+// in engine/controller.
 //
 // One file per verb: create.go, get.go, list.go, update.go, delete.go,
 // watch.go. Watches, and the lists that may be served from memory, go

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/converters"
+	"github.com/specd-io/specd/schemas"
 )
 
 // Store serves the objects of every resource from one Storage. It holds no
@@ -25,6 +26,11 @@ type Store struct {
 	cache    Cache
 	// fields holds the field manager of each resource version (managedfields.go).
 	fields fieldManagers
+	// admission calls the plugins schemas bind (admission.go); may be nil.
+	admission Admission
+	// converterFor, when set, is the converter of a resource's registry
+	// snapshot (Options.Converters).
+	converterFor func(*schemas.Resource) converters.Converter
 }
 
 // Options configure a Store.
@@ -37,6 +43,12 @@ type Options struct {
 	// Converter converts between a resource's versions; converters.None
 	// when nil.
 	Converter converters.Converter
+	// Converters, when set, returns the converter of the registry
+	// snapshot r belongs to, and wins over Converter: with a schema
+	// directory that is reloaded while specd serves, each request
+	// converts with the rules of the snapshot it holds. A nil answer
+	// means Converter.
+	Converters func(r *schemas.Resource) converters.Converter
 	// Cache, when set, serves watches and the lists that may be served
 	// from memory (see ListRequest.ResourceVersion). Without one the
 	// Store cannot watch.
@@ -45,6 +57,10 @@ type Options struct {
 	// for deletion, and after a write of an object with ownerReferences:
 	// the garbage collector's prompt trigger. It must not block.
 	OnDelete func()
+	// Admission calls the defaulting and validation plugins that schemas
+	// bind with x-specd-hooks. Without it a write to a resource with such
+	// a binding fails as the binding's failurePolicy says.
+	Admission Admission
 }
 
 // NewStore returns a Store on storage.
@@ -61,8 +77,18 @@ func NewStore(storage Storage, opts Options) *Store {
 	if opts.Converter == nil {
 		opts.Converter = converters.None{}
 	}
-	return &Store{storage: finalizing(storage, opts.OnDelete), converter: opts.Converter, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache}
+	return &Store{storage: finalizing(storage, opts.OnDelete), converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admission: opts.Admission}
+}
+
+// converterOf returns the converter of r's registry snapshot.
+func (s *Store) converterOf(r *schemas.Resource) converters.Converter {
+	if s.converterFor != nil {
+		if c := s.converterFor(r); c != nil {
+			return c
+		}
+	}
+	return s.converter
 }
 
 // FieldValidation is the fieldValidation query parameter.
@@ -107,9 +133,10 @@ type ListRequest struct {
 	Continue string
 	Selector Selector
 	// ResourceVersion and ResourceVersionMatch say how fresh the list must
-	// be, as in Kubernetes: unset is a consistent read (storage), "0" any
-	// (the watch cache), N with NotOlderThan (or no match) at least N (the
-	// cache once it has N), N with Exact the snapshot at N (storage).
+	// be, as in Kubernetes: unset is a consistent read (the watch cache
+	// once it has storage's current revision, else storage), "0" any (the
+	// cache), N with NotOlderThan (or no match) at least N (the cache once
+	// it has N), N with Exact the snapshot at N (storage).
 	ResourceVersion      string
 	ResourceVersionMatch string
 }

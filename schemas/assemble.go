@@ -51,7 +51,7 @@ func assembleGroup(name string, files []*fileDecl, probs *problems) *Group {
 	g := &Group{Name: name}
 	gvOf := map[*fileDecl]*GroupVersion{}
 	for _, fd := range byPriority {
-		gv := &GroupVersion{Group: name, Version: fd.version, File: fd.file}
+		gv := &GroupVersion{Group: name, Version: fd.version, File: fd.file, AllowBreaking: fd.allowBreaking}
 		gvOf[fd] = gv
 		g.Versions = append(g.Versions, gv)
 	}
@@ -129,6 +129,7 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		checkConversion(r, probs)
 	}
 	setVersioning(res, k.decls)
+	checkHooks(res, probs)
 	return res
 }
 

@@ -14,10 +14,13 @@ const specdExt = "x-specd"
 // fileDecl is what one schema file declares: a group version and its
 // resources.
 type fileDecl struct {
-	file      string
-	group     string // "" when missing or invalid
-	version   string // "" when missing or invalid
-	resources []*resourceDecl
+	file    string
+	group   string // "" when missing or invalid
+	version string // "" when missing or invalid
+	// allowBreaking is x-specd.allowBreaking: specd serve may apply
+	// breaking changes to this file's group version on reload.
+	allowBreaking bool
+	resources     []*resourceDecl
 }
 
 // parseFile loads one OpenAPI document and reads its group, version and
@@ -47,7 +50,7 @@ func parseFile(file string, data []byte, probs *problems) *fileDecl {
 	fd := &fileDecl{file: file}
 	validOpenAPI := checkDocument(file, doc, probs)
 	d := decoder{file: file, probs: probs}
-	fd.group = decodeGroup(d, doc)
+	fd.group, fd.allowBreaking = decodeGroup(d, doc)
 	fd.version = decodeVersion(d, doc)
 	fd.resources = decodeResources(d, doc, validOpenAPI)
 	return fd
@@ -120,31 +123,34 @@ func validationOptions(multi bool) []openapi3.ValidationOption {
 	return opts
 }
 
-func decodeGroup(d decoder, doc *openapi3.T) string {
+func decodeGroup(d decoder, doc *openapi3.T) (group string, allowBreaking bool) {
 	v, present := doc.Extensions[specdExt]
 	if !present {
 		d.probs.add(d.file, "", "missing %s: {group: ...}, the API group of this document", specdExt)
-		return ""
+		return "", false
 	}
-	m, ok := d.object(v, ptr("", specdExt), "group")
+	m, ok := d.object(v, ptr("", specdExt), "group", "allowBreaking")
 	if !ok {
-		return ""
+		return "", false
+	}
+	if b := d.boolean(m, "allowBreaking", ptr("", specdExt)); b != nil {
+		allowBreaking = *b
 	}
 	at := ptr("", specdExt, "group")
-	group, ok := d.str(m, "group", ptr("", specdExt))
+	group, ok = d.str(m, "group", ptr("", specdExt))
 	if _, present := m["group"]; !present {
 		d.probs.add(d.file, at, "group is required")
 	}
 	if !ok {
-		return ""
+		return "", allowBreaking
 	}
 	if errs := groupErrors(group); len(errs) > 0 {
 		for _, e := range errs {
 			d.probs.add(d.file, at, "group %q: %s", group, e)
 		}
-		return ""
+		return "", allowBreaking
 	}
-	return group
+	return group, allowBreaking
 }
 
 func decodeVersion(d decoder, doc *openapi3.T) string {
@@ -176,6 +182,7 @@ func decodeResources(d decoder, doc *openapi3.T, compile bool) []*resourceDecl {
 		}
 		ext, ok := ref.Value.Extensions[resourceExt]
 		if !ok {
+			checkStrayHooks(d, name, ref.Value)
 			continue
 		}
 		declared++

@@ -40,6 +40,10 @@ type GroupVersion struct {
 	Group   string
 	Version string
 	File    string // path of the schema file it was loaded from
+	// AllowBreaking is the file's x-specd.allowBreaking: the operator lets
+	// specd serve apply a change to this group version that breaks its
+	// clients or stored objects when it reloads the schema directory.
+	AllowBreaking bool
 	// Resources are sorted by plural name, served or not (see
 	// ServedResources).
 	Resources []*ResourceVersion
@@ -90,6 +94,9 @@ type ResourceVersion struct {
 	Scale             *ScaleSubresource // nil: no scale subresource
 	PrinterColumns    []PrinterColumn
 	SelectableFields  []SelectableField
+	// Hooks are the plugins x-specd-hooks binds to this version; nil when
+	// it has none.
+	Hooks *Hooks
 	// Schema is the compiled object schema; apiVersion, kind and metadata
 	// are implied and handled by the engine.
 	Schema *structural.Schema

@@ -68,6 +68,7 @@ func decodeResource(d decoder, name string, s *openapi3.Schema, ext any) *resour
 	checkRoot(d, r.pointer, s, r.rv.StatusSubresource)
 	r.rv.PrinterColumns = decodePrinterColumns(d, d.list(m, "printerColumns", r.ext), ptr(r.ext, "printerColumns"))
 	r.rv.SelectableFields = decodeSelectableFields(d, d.list(m, "selectableFields", r.ext), ptr(r.ext, "selectableFields"), s)
+	r.rv.Hooks = decodeHooks(d, r.pointer, s)
 	if !kindOK {
 		return nil
 	}

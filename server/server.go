@@ -38,6 +38,8 @@ type Config struct {
 	MaxBodyBytes int64
 	// Now is the clock used for Table ages; time.Now when nil.
 	Now func() time.Time
+	// Checks are more lines of /readyz?verbose (health.go).
+	Checks []Check
 }
 
 // Server is specd's http.Handler.
@@ -95,7 +97,7 @@ func (s *Server) routes() *mux.Router {
 	r.HandleFunc("/apis/{group}", getOnly(s.serveGroup))
 	r.HandleFunc("/apis/{group}/{version}", getOnly(s.serveGroupVersion))
 
-	r.HandleFunc("/openapi/v2", getOnly(s.notFound))
+	r.HandleFunc("/openapi/v2", getOnly(s.serveOpenAPIV2))
 	r.HandleFunc("/openapi/v3", getOnly(s.serveOpenAPIIndex))
 	r.HandleFunc("/openapi/v3/apis/{group}/{version}", getOnly(s.serveOpenAPIGroupVersion))
 

@@ -15,8 +15,8 @@ var specdVersion = "v0.1.0-dev"
 const usage = `specd serves Kubernetes-style APIs declared in OpenAPI files.
 
 Usage:
-  specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR]
-  specd check --schemas DIR [--previous DIR] [--output text|json] [--seed N] [--rounds N]
+  specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR] [--watch=false] [--allow-breaking]
+  specd check --schemas DIR [--previous DIR [--etcd-servers URL,...]] [--output text|json] [--seed N] [--rounds N]
   specd bench [flags]
   specd version
 

@@ -15,10 +15,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/specd-io/specd/check"
-	"github.com/specd-io/specd/converters"
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/watchcache"
@@ -37,6 +37,15 @@ type serveConfig struct {
 	// Disable names the groups ("G") and group versions ("G/V") not to
 	// serve.
 	Disable []string
+	// NoWatch (--watch=false): reload the schemas on SIGHUP only, not
+	// when their files change (reload.go).
+	NoWatch bool
+	// AllowBreaking lets a reload break clients or stored objects of beta
+	// and stable versions (reload_gate.go).
+	AllowBreaking bool
+	// ReconcileWorkers is how many objects of one resource its reconcile
+	// plugin works on at once; 0 for the default (plugins.go).
+	ReconcileWorkers int
 }
 
 // listFlag is a repeatable flag whose values may also be comma-separated.
@@ -65,9 +74,16 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G) or group version (G/V) not to serve; repeatable or comma-separated")
+	watch := fs.Bool("watch", true, "reload the schemas when files under --schemas change (SIGHUP always reloads)")
+	fs.BoolVar(&cfg.AllowBreaking, "allow-breaking", false, "let schema reloads break clients or stored objects of beta and stable versions")
+	fs.IntVar(&cfg.ReconcileWorkers, "reconcile-workers", 0, "objects of one resource its reconcile plugin works on at once (default 2)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
+	if cfg.ReconcileWorkers < 0 {
+		return cfg, fmt.Errorf("--reconcile-workers %d: must be at least 1", cfg.ReconcileWorkers)
+	}
+	cfg.NoWatch = !*watch
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
@@ -114,25 +130,24 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 // serve runs until ctx ends. Schemas are loaded before anything starts, so a
 // broken schema directory stops specd with every problem listed.
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
-	registry, err := schemas.Load(cfg.Schemas)
+	// Schemas and their conversion rules are loaded (and checked) before
+	// anything starts; reloads swap them while specd serves (reload.go).
+	schemaSet := newReloader(cfg, log)
+	// Every hook binding must name a plugin of --plugins (plugins.go);
+	// plugins start on first use.
+	plugs, err := openPlugins(cfg, log)
 	if err != nil {
 		return err
 	}
-	if registry, err = registry.Disable(cfg.Disable...); err != nil {
-		return fmt.Errorf("--disable: %w", err)
-	}
-	// Conversion rules are compiled (and checked) before anything starts,
-	// like the schemas they belong to.
-	converter, err := converters.NewSet(registry, converters.DeclaredRules)
-	if err != nil {
+	defer plugs.Close()
+	schemaSet.checkBindings = plugs.checkBindings
+	if err := schemaSet.start(ctx); err != nil {
 		return err
 	}
-	if err := proveRoundTrips(ctx, registry, roundTripOf(converter)); err != nil {
-		return err
-	}
+	registry := schemaSet.Registry()
 	log.Info("schemas loaded", "dir", cfg.Schemas, "groups", len(registry.Groups()))
 
-	storage, closeStorage, err := openStorage(ctx, cfg, log)
+	storage, etcdClient, closeStorage, err := openStorage(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -142,17 +157,23 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	caches := watchcache.New(storage, watchcache.Config{Logger: log})
 	defer caches.Close()
 
-	var current atomic.Pointer[schemas.Registry]
-	current.Store(registry)
 	var ready atomic.Bool
 	// The garbage collector runs a pass at once, after deletes and
 	// periodically; it stops before the storage closes.
 	trigger := &gcTrigger{}
-	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: caches, OnDelete: trigger.Trigger, Converter: converter})
+	reloadCaches := newServedCaches(caches)
+	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: reloadCaches, OnDelete: trigger.Trigger, Converters: schemaSet.converterFor,
+		Admission: plugs.admission()})
 	store.StartCaches(registry)
-	defer startCollector(ctx, store, current.Load, trigger, log)()
+	defer startCollector(ctx, store, schemaSet.Registry, trigger, log)()
+	// Objects stored before a storage version change are rewritten in the
+	// background; stopped (progress kept) before the storage closes.
+	migration := &migrations{ctx: ctx, store: store, log: log}
+	migration.restart(registry)
+	defer migration.Stop()
 	handler := server.New(server.Config{
-		Registry: current.Load,
+		Registry: schemaSet.Registry,
+		Checks:   append([]server.Check{schemaSet.readyCheck()}, plugs.readyChecks()...),
 		Store:    store,
 		Ready:    ready.Load,
 		Logger:   log,
@@ -174,6 +195,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	go func() { served <- httpServer.Serve(listener) }()
 	ready.Store(true)
 	log.Info("serving", "address", "http://"+listener.Addr().String())
+	defer schemaSet.serveReloads(ctx, store, reloadCaches, migration)()
+	defer plugs.startControllers(ctx, cfg, etcdClient, store, schemaSet.Registry, log)()
 
 	select {
 	case err := <-served:
@@ -194,13 +217,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 
 // openStorage connects to the etcd cluster named by --etcd-servers, or starts
 // an embedded one. Both go through the same client and Storage.
-func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (engine.Storage, func(), error) {
+func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (engine.Storage, *clientv3.Client, func(), error) {
 	endpoints := cfg.EtcdServers
 	stopEmbedded := func() {}
 	if len(endpoints) == 0 {
 		embedded, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: cfg.DataDir, Logger: log})
 		if err != nil {
-			return nil, nil, fmt.Errorf("embedded etcd: %w", err)
+			return nil, nil, nil, fmt.Errorf("embedded etcd: %w", err)
 		}
 		endpoints = embedded.Endpoints()
 		stopEmbedded = func() {
@@ -213,7 +236,7 @@ func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (engine
 	client, err := etcdstorage.NewClient(ctx, endpoints)
 	if err != nil {
 		stopEmbedded()
-		return nil, nil, fmt.Errorf("etcd %v: %w", endpoints, err)
+		return nil, nil, nil, fmt.Errorf("etcd %v: %w", endpoints, err)
 	}
 	closeAll := func() {
 		if err := client.Close(); err != nil {
@@ -221,7 +244,7 @@ func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (engine
 		}
 		stopEmbedded()
 	}
-	return etcdstorage.New(client), closeAll, nil
+	return etcdstorage.New(client), client, closeAll, nil
 }
 
 // gcPercent is specd's default GOGC. specd allocates much per request and

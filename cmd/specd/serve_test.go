@@ -29,6 +29,10 @@ func TestParseServeFlags(t *testing.T) {
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
 				Disable: []string{"a.example.com", "b.example.com/v1", "c.example.com/v2beta1"}},
 		},
+		"no watching, breaking changes allowed": {
+			args: []string{"--schemas", "s", "--watch=false", "--allow-breaking"},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, NoWatch: true, AllowBreaking: true},
+		},
 		"disable needs G or G/V":  {args: []string{"--schemas", "s", "--disable", "a.example.com/v1/x"}, wantErr: `--disable "a.example.com/v1/x"`},
 		"disable without a group": {args: []string{"--schemas", "s", "--disable", "/v1"}, wantErr: `--disable "/v1"`},
 		"schemas is required":     {args: nil, wantErr: "--schemas is required"},

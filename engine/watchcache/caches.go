@@ -42,6 +42,10 @@ type Caches struct {
 
 	mu     sync.Mutex
 	caches map[string]*Cache
+	stops  map[string]context.CancelFunc // of each cache's run
+	// progress is shared by every cache: nil when storage cannot ask for
+	// progress (progress.go).
+	progress *progress
 }
 
 var _ engine.Cache = (*Caches)(nil)
@@ -61,7 +65,8 @@ func New(storage engine.Storage, cfg Config) *Caches {
 		cfg.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Caches{storage: storage, cfg: cfg, ctx: ctx, cancel: cancel, caches: map[string]*Cache{}}
+	return &Caches{storage: storage, cfg: cfg, ctx: ctx, cancel: cancel, caches: map[string]*Cache{},
+		progress: newProgress(ctx, storage, cfg.Logger)}
 }
 
 // For returns the cache of the keys under resource, starting it if needed.
@@ -71,11 +76,17 @@ func (cs *Caches) For(resource string) *Cache {
 	c := cs.caches[resource]
 	if c == nil {
 		c = newCache(cs.storage, resource, cs.cfg)
+		c.progress = cs.progress
 		cs.caches[resource] = c
+		ctx, stop := context.WithCancel(cs.ctx)
+		if cs.stops == nil {
+			cs.stops = map[string]context.CancelFunc{}
+		}
+		cs.stops[resource] = stop
 		cs.wg.Add(1)
 		go func() {
 			defer cs.wg.Done()
-			c.run(cs.ctx)
+			c.run(ctx)
 		}()
 	}
 	return c
@@ -95,7 +106,23 @@ func (cs *Caches) Watch(ctx context.Context, resource string, opts engine.CacheW
 func (cs *Caches) Close() {
 	cs.cancel()
 	cs.wg.Wait()
+	cs.progress.stop()
 }
 
 // Start implements engine.Cache.
 func (cs *Caches) Start(resource string) { cs.For(resource) }
+
+// Stop stops the cache of resource, if it runs: its storage watch ends,
+// and so do its watches (engine.ErrWatchClosed). Its next use starts a
+// new cache. specd serve stops the cache of a resource it no longer
+// serves, or whose schema changed, when it reloads its schemas.
+func (cs *Caches) Stop(resource string) {
+	cs.mu.Lock()
+	stop := cs.stops[resource]
+	delete(cs.caches, resource)
+	delete(cs.stops, resource)
+	cs.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/specd-io/specd/check"
+	"github.com/specd-io/specd/schemas"
+)
+
+// gate refuses a reload that would break clients or stored objects of a
+// beta or stable version, under the rules of `specd check --previous`
+// (check.Compare): a removed field, version or resource, a changed type,
+// a new required field, and so on. Alpha versions change freely (those
+// findings are warnings). An operator lets a breaking change through with
+// --allow-breaking, or for one group version with x-specd.allowBreaking:
+// true in its file (in the new file, or for a removed file in the file as
+// it was last served). A storage version may go when no object of the
+// resource is stored, or with the whole resource (its objects stay in
+// storage and are served again when it returns).
+func (r *reloader) gate(ctx context.Context, served, next *world) error {
+	var refused []schemas.Problem
+	for _, f := range check.Compare(served.reg, next.reg) {
+		if f.Severity != check.Error {
+			if f.Severity == check.Warning {
+				r.log.Warn("schema change", "file", f.File, "pointer", f.Pointer, "rule", f.Rule, "msg", f.Message)
+			}
+			continue
+		}
+		ok, why, err := r.allowed(ctx, served, next, f)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", errRefused, f.Message, err)
+		}
+		if ok {
+			r.log.Warn("breaking schema change allowed", "by", why, "file", f.File, "pointer", f.Pointer, "rule", f.Rule, "msg", f.Message)
+			continue
+		}
+		refused = append(refused, schemas.Problem{File: f.File, Pointer: f.Pointer,
+			Message: fmt.Sprintf("%s (%s)", f.Message, f.Rule)})
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return &refusedError{problems: refused}
+}
+
+// allowed reports whether a breaking finding may be applied, and why.
+func (r *reloader) allowed(ctx context.Context, served, next *world, f check.Finding) (bool, string, error) {
+	if r.cfg.AllowBreaking {
+		return true, "--allow-breaking", nil
+	}
+	_, group, _ := strings.Cut(f.Resource, ".")
+	if gv := next.reg.GroupVersion(group, f.Version); gv != nil && gv.AllowBreaking {
+		return true, gv.File + " x-specd.allowBreaking", nil
+	}
+	if gv := served.reg.GroupVersion(group, f.Version); gv != nil && gv.AllowBreaking && next.reg.GroupVersion(group, f.Version) == nil {
+		return true, gv.File + " x-specd.allowBreaking (as last served)", nil
+	}
+	if f.Rule == "storage-version-removed" && servedResource(next.reg, f.Resource) == nil {
+		// Nothing reads the stored objects while the resource is gone,
+		// and they are served again when it returns: removing the
+		// resource is judged by the resource-removed rule.
+		return true, "the whole resource goes and its objects stay stored", nil
+	}
+	if f.Rule == "storage-version-removed" && r.objectsStored != nil {
+		res := servedResource(served.reg, f.Resource)
+		if res == nil {
+			return false, "", nil
+		}
+		stored, err := r.objectsStored(ctx, res)
+		if err != nil {
+			return false, "", err
+		}
+		return !stored, "no object is stored", nil
+	}
+	return false, "", nil
+}
+
+// servedResource finds a resource by plural.group.
+func servedResource(reg *schemas.Registry, groupResource string) *schemas.Resource {
+	plural, group, _ := strings.Cut(groupResource, ".")
+	g := reg.Group(group)
+	if g == nil {
+		return nil
+	}
+	return g.Resource(plural)
+}
+
+// refusedError lists the breaking changes a reload was refused for.
+type refusedError struct{ problems []schemas.Problem }
+
+func (e *refusedError) Error() string {
+	lines := []string{fmt.Sprintf("%v: %d breaking change(s); allow them with x-specd.allowBreaking: true in the file, or --allow-breaking", errRefused, len(e.problems))}
+	for _, p := range e.problems {
+		lines = append(lines, "  "+p.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (e *refusedError) Unwrap() error { return errRefused }

@@ -1,0 +1,55 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/specd-io/specd/internal/schemagen"
+)
+
+// TestManyTypesKubectl: with 1,000 resources in 200 group versions,
+// kubectl's discovery is one aggregated request and lists every resource,
+// and a changed file among them is served promptly.
+func TestManyTypesKubectl(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files, err := schemagen.Write(dir, schemagen.Standard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	s := startSpecd(t, specdOptions{Schemas: dir})
+	t.Logf("specd ready with 1,000 resources in %s", time.Since(start).Round(time.Millisecond))
+	k := newKubectl(t, s)
+
+	start = time.Now()
+	r := k.Run(t, "api-resources", "-v=6")
+	if r.Code != 0 {
+		t.Fatalf("kubectl api-resources:\n%s", r)
+	}
+	t.Logf("kubectl api-resources took %s", time.Since(start).Round(time.Millisecond))
+	n := 0
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		if strings.Contains(line, ".bench.example.com/v1") {
+			n++
+		}
+	}
+	if n != 1000 {
+		t.Errorf("kubectl api-resources lists %d generated resources, want 1000", n)
+	}
+	// One request for /api and one for /apis, both aggregated: not one per
+	// group version.
+	gets := strings.Count(r.Stderr, "GET http")
+	t.Logf("kubectl api-resources made %d requests", gets)
+	if gets > 4 {
+		t.Errorf("kubectl made %d discovery requests, want at most 4 (aggregated discovery):\n%s", gets, r.Stderr)
+	}
+
+	writeFile(t, dir, strings.TrimPrefix(files[7], dir+"/"),
+		schemagen.File(7, schemagen.Standard.KindsPerGroup, "            note: {type: string}\n"))
+	eventually(t, "the changed file is served", func() bool {
+		r := k.Run(t, "explain", "kind00s."+schemagen.Group(7)+".spec.note")
+		return r.Code == 0 && strings.Contains(r.Stdout, "note")
+	})
+}

@@ -1,0 +1,426 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A stable resource whose file never changes during the tests: its
+// clients must not notice any reload.
+const reloadTools = `openapi: 3.0.3
+info: {title: Tools, version: v1}
+x-specd: {group: tools.example.com}
+components:
+  schemas:
+    Hammer:
+      type: object
+      x-specd-resource: {}
+      properties:
+        spec:
+          type: object
+          properties:
+            weight: {type: integer}
+`
+
+// reloadGadgets is a stable resource the tests change; extra is spliced
+// into spec.properties.
+func reloadGadgets(extra string) string {
+	return `openapi: 3.0.3
+info: {title: Gadgets, version: v1}
+x-specd: {group: gadgets.example.com}
+components:
+  schemas:
+    Gadget:
+      type: object
+      x-specd-resource: {}
+      properties:
+        spec:
+          type: object
+          properties:
+            size: {type: integer}
+` + extra
+}
+
+// An alpha resource: it may come and go freely.
+const reloadThings = `openapi: 3.0.3
+info: {title: Things, version: v1alpha1}
+x-specd: {group: things.example.com}
+components:
+  schemas:
+    Thing:
+      type: object
+      x-specd-resource: {}
+      properties:
+        spec:
+          type: object
+          properties:
+            label: {type: string}
+`
+
+// rawWatch is one watch read line by line.
+type rawWatch struct {
+	events chan watchLine
+	done   chan struct{} // closed when the stream ends
+	resp   *http.Response
+}
+
+type watchLine struct {
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
+}
+
+func openWatch(t *testing.T, url string) *rawWatch {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("watch %s: HTTP %d", url, resp.StatusCode)
+	}
+	w := &rawWatch{events: make(chan watchLine, 100), done: make(chan struct{}), resp: resp}
+	go func() {
+		defer close(w.done)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var l watchLine
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				l = watchLine{Type: "UNPARSABLE " + sc.Text()}
+			}
+			w.events <- l
+		}
+	}()
+	t.Cleanup(func() { resp.Body.Close() })
+	return w
+}
+
+// next returns the next event, failing the test after timeout.
+func (w *rawWatch) next(t *testing.T, timeout time.Duration) (watchLine, bool) {
+	t.Helper()
+	select {
+	case l := <-w.events:
+		return l, true
+	case <-w.done:
+		select {
+		case l := <-w.events:
+			return l, true
+		default:
+			return watchLine{}, false
+		}
+	case <-time.After(timeout):
+		t.Fatal("no watch event in time")
+		return watchLine{}, false
+	}
+}
+
+// objectName is metadata.name of an event's object.
+func objectName(l watchLine) string {
+	var o struct {
+		Metadata struct{ Name string } `json:"metadata"`
+	}
+	_ = json.Unmarshal(l.Object, &o)
+	return o.Metadata.Name
+}
+
+func createObject(t *testing.T, s *specd, collection, body string) httpResult {
+	t.Helper()
+	return do(t, http.DefaultClient, http.MethodPost, s.URL+collection, "application/json", body)
+}
+
+func mustCreate(t *testing.T, s *specd, collection, body string) string {
+	t.Helper()
+	r := createObject(t, s, collection, body)
+	if r.Code != http.StatusCreated {
+		t.Fatalf("create in %s: HTTP %d\n%s", collection, r.Code, r.Body)
+	}
+	var o struct {
+		Metadata struct{ ResourceVersion string } `json:"metadata"`
+	}
+	_ = json.Unmarshal([]byte(r.Body), &o)
+	return o.Metadata.ResourceVersion
+}
+
+func get(t *testing.T, url string) httpResult {
+	t.Helper()
+	return do(t, http.DefaultClient, http.MethodGet, url, "", "")
+}
+
+var reloadErrorsMetric = regexp.MustCompile(`(?m)^specd_schema_reload_errors (\S+)$`)
+
+func reloadErrors(t *testing.T, s *specd) float64 {
+	t.Helper()
+	m := reloadErrorsMetric.FindStringSubmatch(get(t, s.URL+"/metrics").Body)
+	if m == nil {
+		t.Fatal("/metrics has no specd_schema_reload_errors")
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return v
+}
+
+const (
+	hammers = "/apis/tools.example.com/v1/namespaces/default/hammers"
+	gadgets = "/apis/gadgets.example.com/v1/namespaces/default/gadgets"
+	things  = "/apis/things.example.com/v1alpha1/namespaces/default/things"
+)
+
+func hammer(name string) string {
+	return fmt.Sprintf(`{"apiVersion":"tools.example.com/v1","kind":"Hammer","metadata":{"name":%q},"spec":{"weight":3}}`, name)
+}
+
+// TestSchemaReload follows one schema directory through additions,
+// changes, a broken file, a breaking change, its fix and removals, while
+// a client lists and watches a resource that does not change.
+func TestSchemaReload(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "tools.yaml", reloadTools)
+	gadgetsFile := writeFile(t, dir, "gadgets.yaml", reloadGadgets(""))
+	s := startSpecd(t, specdOptions{Schemas: dir})
+
+	rv := mustCreate(t, s, hammers, hammer("h1"))
+	mustCreate(t, s, gadgets, `{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"size":1}}`)
+	toolsWatch := openWatch(t, s.URL+hammers+"?watch=true&resourceVersion="+rv)
+	gadgetsWatch := openWatch(t, s.URL+gadgets+"?watch=true&resourceVersion="+rv)
+
+	// A client lists the unchanged resource all along: every list answers.
+	stopLister := make(chan struct{})
+	var listerWG sync.WaitGroup
+	var listFailures []string
+	listerWG.Go(func() {
+		for {
+			select {
+			case <-stopLister:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			resp, err := http.Get(s.URL + hammers)
+			if err != nil {
+				listFailures = append(listFailures, err.Error())
+				continue
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				listFailures = append(listFailures, resp.Status)
+			}
+		}
+	})
+	hammersSeen := []string{}
+	expectHammer := func(name string) {
+		t.Helper()
+		mustCreate(t, s, hammers, hammer(name))
+		l, ok := toolsWatch.next(t, 10*time.Second)
+		if !ok || l.Type != "ADDED" || objectName(l) != name {
+			t.Fatalf("the hammers watch: %+v (open %v), want ADDED %s", l, ok, name)
+		}
+		hammersSeen = append(hammersSeen, name)
+	}
+
+	t.Run("add a file in a subfolder", func(t *testing.T) {
+		writeFile(t, mkdir(t, dir, "more"), "things.yaml", reloadThings)
+		eventually(t, "things served", func() bool { return get(t, s.URL+things).Code == http.StatusOK })
+		mustCreate(t, s, things, `{"apiVersion":"things.example.com/v1alpha1","kind":"Thing","metadata":{"name":"t1"},"spec":{"label":"x"}}`)
+		expectHammer("h2")
+	})
+
+	t.Run("change a file", func(t *testing.T) {
+		writeFile(t, dir, "gadgets.yaml", reloadGadgets("            color: {type: string}\n"))
+		eventually(t, "the new field kept", func() bool {
+			r := createObject(t, s, gadgets, fmt.Sprintf(`{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"generateName":"g-"},"spec":{"size":1,"color":"red"}}`))
+			return r.Code == http.StatusCreated && strings.Contains(r.Body, `"color":"red"`)
+		})
+		// The changed resource's watch ends cleanly, as kube-apiserver's
+		// when a CRD changes; the client watches again.
+		for {
+			l, ok := gadgetsWatch.next(t, 10*time.Second)
+			if !ok {
+				break
+			}
+			if l.Type == "ERROR" {
+				t.Fatalf("the changed resource's watch ended with %s", l.Object)
+			}
+		}
+		expectHammer("h3")
+	})
+
+	t.Run("a broken file leaves the served schemas", func(t *testing.T) {
+		writeFile(t, dir, "gadgets.yaml", reloadGadgets("            color: {type: string\n"))
+		eventually(t, "/readyz?verbose names the file", func() bool {
+			r := get(t, s.URL+"/readyz?verbose")
+			return r.Code == http.StatusOK && strings.Contains(r.Body, "[!]schemas") && strings.Contains(r.Body, gadgetsFile)
+		})
+		if n := reloadErrors(t, s); n < 1 {
+			t.Errorf("specd_schema_reload_errors %v, want >= 1", n)
+		}
+		if r := get(t, s.URL+gadgets+"/g1"); r.Code != http.StatusOK {
+			t.Errorf("GET g1 after a broken reload: HTTP %d", r.Code)
+		}
+		expectHammer("h4")
+	})
+
+	t.Run("a breaking change is refused", func(t *testing.T) {
+		// size goes: clients of the stable v1 would lose it.
+		writeFile(t, dir, "gadgets.yaml", strings.Replace(reloadGadgets("            color: {type: string}\n"), "            size: {type: integer}\n", "", 1))
+		eventually(t, "/readyz?verbose shows the refusal", func() bool {
+			r := get(t, s.URL+"/readyz?verbose")
+			return strings.Contains(r.Body, "schema change refused") && strings.Contains(r.Body, "field-removed")
+		})
+		r := createObject(t, s, gadgets, `{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"name":"g2"},"spec":{"size":7}}`)
+		if r.Code != http.StatusCreated || !strings.Contains(r.Body, `"size":7`) {
+			t.Errorf("the served schema changed: HTTP %d %s", r.Code, r.Body)
+		}
+	})
+
+	t.Run("the annotation lets it through", func(t *testing.T) {
+		content := strings.Replace(reloadGadgets("            color: {type: string}\n"), "            size: {type: integer}\n", "", 1)
+		content = strings.Replace(content, "x-specd: {group: gadgets.example.com}", "x-specd: {group: gadgets.example.com, allowBreaking: true}", 1)
+		writeFile(t, dir, "gadgets.yaml", content)
+		eventually(t, "the change applied", func() bool {
+			return !strings.Contains(get(t, s.URL+"/readyz?verbose").Body, "[!]schemas")
+		})
+		if n := reloadErrors(t, s); n != 0 {
+			t.Errorf("specd_schema_reload_errors %v after the fix, want 0", n)
+		}
+	})
+
+	t.Run("remove a file", func(t *testing.T) {
+		rv := mustCreate(t, s, things, `{"apiVersion":"things.example.com/v1alpha1","kind":"Thing","metadata":{"name":"t2"}}`)
+		thingsWatch := openWatch(t, s.URL+things+"?watch=true&resourceVersion="+rv)
+		if err := os.Remove(filepath.Join(dir, "more", "things.yaml")); err != nil {
+			t.Fatal(err)
+		}
+		l, ok := thingsWatch.next(t, 10*time.Second)
+		if !ok || l.Type != "ERROR" {
+			t.Fatalf("the removed resource's watch: %+v (open %v), want an ERROR event", l, ok)
+		}
+		var st struct {
+			Kind    string
+			Code    int
+			Reason  string
+			Message string
+		}
+		if err := json.Unmarshal(l.Object, &st); err != nil || st.Kind != "Status" || st.Code != 410 || st.Reason != "Gone" ||
+			!strings.Contains(st.Message, "things.things.example.com is no longer served") {
+			t.Errorf("ERROR event %s, want a 410 Gone Status naming the resource", l.Object)
+		}
+		if _, ok := thingsWatch.next(t, 5*time.Second); ok {
+			t.Error("the watch went on after its ERROR event")
+		}
+		if r := get(t, s.URL+things); r.Code != http.StatusNotFound {
+			t.Errorf("list of a removed resource: HTTP %d, want 404", r.Code)
+		}
+		expectHammer("h5")
+	})
+
+	t.Run("objects come back with their file", func(t *testing.T) {
+		writeFile(t, filepath.Join(dir, "more"), "things.yaml", reloadThings)
+		eventually(t, "t1 served again", func() bool { return get(t, s.URL+things+"/t1").Code == http.StatusOK })
+		if r := get(t, s.URL+things+"/t2"); r.Code != http.StatusOK {
+			t.Errorf("t2: HTTP %d", r.Code)
+		}
+		// A watch of the returned resource sees its changes.
+		w := openWatch(t, s.URL+things+"?watch=true&resourceVersion=0")
+		seen := map[string]bool{}
+		for len(seen) < 2 {
+			l, ok := w.next(t, 10*time.Second)
+			if !ok || l.Type != "ADDED" {
+				t.Fatalf("watch of the returned resource: %+v", l)
+			}
+			seen[objectName(l)] = true
+		}
+	})
+
+	close(stopLister)
+	listerWG.Wait()
+	if len(listFailures) > 0 {
+		t.Errorf("lists of the unchanged resource failed during reloads: %v", listFailures)
+	}
+	// Nothing lost: the hammers watch saw every create, and so does a list.
+	list := get(t, s.URL+hammers).Body
+	for _, name := range append([]string{"h1"}, hammersSeen...) {
+		if !strings.Contains(list, `"name":"`+name+`"`) {
+			t.Errorf("hammer %s is not listed", name)
+		}
+	}
+	select {
+	case <-toolsWatch.done:
+		t.Error("the unchanged resource's watch ended")
+	default:
+	}
+}
+
+// TestSchemaReloadSIGHUP: with --watch=false a new file is served only
+// after SIGHUP.
+func TestSchemaReloadSIGHUP(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "tools.yaml", reloadTools)
+	s := startSpecd(t, specdOptions{Schemas: dir, Args: []string{"--watch=false"}})
+	writeFile(t, dir, "things.yaml", reloadThings)
+	time.Sleep(2 * time.Second) // well past the watcher's debounce
+	if r := get(t, s.URL+things); r.Code != http.StatusNotFound {
+		t.Fatalf("with --watch=false a new file is served without SIGHUP: HTTP %d", r.Code)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "things served after SIGHUP", func() bool { return get(t, s.URL+things).Code == http.StatusOK })
+}
+
+func mkdir(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestServingDocReloadExample drops the schema file of docs/serving.md's
+// "Changing schemas while serving" into a running specd, as the page
+// says, and checks what the page says happens.
+func TestServingDocReloadExample(t *testing.T) {
+	t.Parallel()
+	md, err := os.ReadFile(filepath.Join(repoRoot, "docs", "serving.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(md), "## Changing schemas while serving")
+	if !ok {
+		t.Fatal("docs/serving.md has no section \"Changing schemas while serving\"")
+	}
+	_, rest, _ := strings.Cut(section, "```yaml\n")
+	example, _, ok := strings.Cut(rest, "```\n")
+	if !ok {
+		t.Fatal("the section has no yaml example")
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "tools.yaml", reloadTools)
+	s := startSpecd(t, specdOptions{Schemas: dir})
+	k := newKubectl(t, s)
+	writeFile(t, dir, "gadgets.yaml", example)
+	eventually(t, "gadgets served", func() bool {
+		return get(t, s.URL+"/apis/gadgets.example.com/v1beta1/namespaces/default/gadgets").Code == http.StatusOK
+	})
+	k.OK(t, "get", "gadgets")
+	k.OK(t, "get", "gd")
+	if log := s.stderr.String(); !strings.Contains(log, `msg="schemas reloaded" trigger=change`) ||
+		!strings.Contains(log, "added=[gadgets.gadgets.example.com]") {
+		t.Errorf("specd did not log the reload as the page shows:\n%s", log)
+	}
+}
