@@ -34,11 +34,8 @@ const bookkeepingIgnored = "metadata.annotations[" + converters.Annotation + "]:
 // hideBookkeeping returns obj, an object in a client's version, without
 // the bookkeeping annotation. obj is not modified.
 func hideBookkeeping(obj []byte) ([]byte, error) {
-	out, _, err := converters.SplitBookkeeping(obj)
-	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("engine: %w", err))
-	}
-	return out, nil
+	out, _, err := splitBookkeeping(obj)
+	return out, err
 }
 
 // storedForUpdate converts stored bytes to rv's version and splits off the
@@ -49,6 +46,12 @@ func (s *Store) storedForUpdate(rv *schemas.ResourceVersion, value []byte) ([]by
 	if err != nil {
 		return nil, "", err
 	}
+	return splitBookkeeping(obj)
+}
+
+// splitBookkeeping is converters.SplitBookkeeping with its error as a
+// Status.
+func splitBookkeeping(obj []byte) ([]byte, string, error) {
 	out, bk, err := converters.SplitBookkeeping(obj)
 	if err != nil {
 		return nil, "", apierrors.NewInternalError(fmt.Errorf("engine: %w", err))
