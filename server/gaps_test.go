@@ -18,35 +18,7 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-// poolSchema is a resource with a scale subresource.
-const poolSchema = `openapi: 3.0.3
-info: {title: Pools, version: v1}
-x-specd:
-  group: apps.example.com
-components:
-  schemas:
-    Pool:
-      type: object
-      x-specd-resource:
-        subresources:
-          status: {}
-          scale:
-            specReplicasPath: .spec.replicas
-            statusReplicasPath: .status.replicas
-            labelSelectorPath: .spec.selector
-      properties:
-        spec:
-          type: object
-          properties:
-            replicas: {type: integer, minimum: 0}
-            selector: {type: string}
-        status:
-          type: object
-          properties:
-            replicas: {type: integer}
-`
-
-// startEngine serves the example schemas and the pools of poolSchema from
+// startEngine serves the example schemas and the pools of examples/scale from
 // a real engine on an embedded etcd, and returns the server's URL.
 func startEngine(t *testing.T) string {
 	t.Helper()
@@ -54,17 +26,14 @@ func startEngine(t *testing.T) string {
 		t.Skip("starts etcd")
 	}
 	dir := t.TempDir()
-	for _, f := range []string{"shop.example.com/v1.yaml", "shop.example.com/v2beta1.yaml"} {
-		b, err := os.ReadFile(filepath.Join("..", "examples", "schemas", f))
+	for _, f := range []string{"schemas/shop.example.com/v1.yaml", "schemas/shop.example.com/v2beta1.yaml", "scale/apps.example.com/v1.yaml"} {
+		b, err := os.ReadFile(filepath.Join("..", "examples", f))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, filepath.Base(filepath.Dir(f))+"-"+filepath.Base(f)), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "pools.yaml"), []byte(poolSchema), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	reg, err := schemas.Load(dir)
 	if err != nil {

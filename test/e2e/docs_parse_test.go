@@ -85,6 +85,22 @@ func fences(md string) ([]fence, error) {
 	return out, nil
 }
 
+// docSchemasLine is how a page asks TestDocs to serve more schema
+// directories beside examples/schemas, repository-relative:
+//
+//	<!-- docs-test: schemas examples/scale -->
+var docSchemasLine = regexp.MustCompile(`(?m)^<!-- docs-test: schemas ([^>]*) -->$`)
+
+// docSchemas returns the schema directories a page asks to be served
+// beside examples/schemas.
+func docSchemas(md string) []string {
+	var dirs []string
+	for _, m := range docSchemasLine.FindAllStringSubmatch(md, -1) {
+		dirs = append(dirs, strings.Fields(m[1])...)
+	}
+	return dirs
+}
+
 // parseDoc returns the runnable steps of a Markdown file, in order. Blocks
 // with other info strings are illustrations and are left alone.
 func parseDoc(md string) ([]docStep, error) {

@@ -52,6 +52,7 @@ func TestDocs(t *testing.T) {
 			t.Errorf("%s:%v", name, err)
 			continue
 		}
+		served := docSchemas(string(md))
 		if len(steps) == 0 {
 			t.Logf("%s: no examples to run", name)
 			continue
@@ -59,7 +60,7 @@ func TestDocs(t *testing.T) {
 		ran++
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			runDoc(t, name, steps)
+			runDoc(t, name, served, steps)
 		})
 	}
 	if ran == 0 {
@@ -67,9 +68,20 @@ func TestDocs(t *testing.T) {
 	}
 }
 
-// runDoc runs one file's steps in order against its own specd.
-func runDoc(t *testing.T, name string, steps []docStep) {
-	s := startSpecd(t, specdOptions{})
+// runDoc runs one file's steps in order against its own specd, serving
+// the example schemas and, merged with them, the schema directories the
+// page names (docSchemas).
+func runDoc(t *testing.T, name string, extra []string, steps []docStep) {
+	opts := specdOptions{}
+	if len(extra) > 0 {
+		opts.Schemas = t.TempDir()
+		for _, dir := range append([]string{"examples/schemas"}, extra...) {
+			if err := os.CopyFS(opts.Schemas, os.DirFS(filepath.Join(repoRoot, dir))); err != nil {
+				t.Fatalf("%s: serving %s: %v", name, dir, err)
+			}
+		}
+	}
+	s := startSpecd(t, opts)
 	k := newKubectl(t, s)
 	client := &http.Client{Timeout: docRequestTimeout}
 	for _, step := range steps {

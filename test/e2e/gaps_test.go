@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -108,11 +106,7 @@ func TestForegroundOwnershipCycle(t *testing.T) {
 // kubectl scale.
 func TestScaleServerSideApply(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "pools.yaml"), []byte(poolSchema), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := startSpecd(t, specdOptions{Schemas: dir})
+	s := startSpecd(t, specdOptions{Schemas: scaleExample})
 	k := newKubectl(t, s)
 	k.OK(t, "create", "-f", k.Manifest(t, "pool.yaml", "apiVersion: apps.example.com/v1\nkind: Pool\nmetadata:\n  name: p\nspec:\n  replicas: 2\n  selector: app=p\n"))
 	pools := dynamicClient(t, s).Resource(schema.GroupVersionResource{Group: "apps.example.com", Version: "v1", Resource: "pools"}).Namespace("default")

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -324,14 +323,14 @@ func TestLifecycleRestart(t *testing.T) {
 	})
 }
 
+// scaleExample serves the Pool of examples/scale: a resource with a scale
+// subresource.
+var scaleExample = filepath.Join(repoRoot, "examples", "scale")
+
 // TestScaleSubresource serves a schema with a scale subresource and
 // scales through kubectl.
 func TestScaleSubresource(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "pools.yaml"), []byte(poolSchema), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := startSpecd(t, specdOptions{Schemas: dir})
+	s := startSpecd(t, specdOptions{Schemas: scaleExample})
 	k := newKubectl(t, s)
 	k.OK(t, "create", "-f", k.Manifest(t, "pool.yaml", `apiVersion: apps.example.com/v1
 kind: Pool
@@ -360,31 +359,3 @@ spec:
 		t.Fatalf("GET scale: %d %s", res.Code, res.Body)
 	}
 }
-
-const poolSchema = `openapi: 3.0.3
-info: {title: Pools, version: v1}
-x-specd:
-  group: apps.example.com
-components:
-  schemas:
-    Pool:
-      type: object
-      x-specd-resource:
-        subresources:
-          status: {}
-          scale:
-            specReplicasPath: .spec.replicas
-            statusReplicasPath: .status.replicas
-            labelSelectorPath: .spec.selector
-      properties:
-        spec:
-          type: object
-          properties:
-            replicas: {type: integer, minimum: 0}
-            selector: {type: string}
-        status:
-          type: object
-          properties:
-            replicas: {type: integer}
-            selector: {type: string}
-`
