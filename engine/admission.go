@@ -39,8 +39,8 @@ type AdmissionRequest struct {
 	Group, Version, Kind, Resource string
 	Namespace, Name                string
 	Operation                      string // OperationCreate or OperationUpdate
-	// Subresource is "status" for a write to the status subresource, as
-	// Kubernetes admission reports it; "" otherwise.
+	// Subresource is "status" or "scale" for a write to that subresource,
+	// as Kubernetes admission reports it; "" otherwise.
 	Subresource string
 	// Object is the object as it will be written: in the request's version
 	// for Default, in the storage version for Validate. OldObject is the
@@ -63,6 +63,16 @@ type admissionWrite struct {
 	op          string
 	subresource string
 	dryRun      bool
+}
+
+// updateWrite is the admissionWrite of an update: of the object, its
+// status (status), or its scale (opts.subresource).
+func updateWrite(status bool, opts WriteOptions) admissionWrite {
+	w := admissionWrite{op: OperationUpdate, subresource: opts.subresource, dryRun: opts.DryRun}
+	if status {
+		w.subresource = "status"
+	}
+	return w
 }
 
 // request is the AdmissionRequest of obj (and old), in version of r.
@@ -103,10 +113,7 @@ func (s *Store) defaultUpdate(ctx context.Context, rv *schemas.ResourceVersion, 
 	if rv.Hooks == nil || rv.Hooks.Default == "" {
 		return req, nil
 	}
-	w := admissionWrite{op: OperationUpdate, dryRun: opts.DryRun}
-	if status {
-		w.subresource = "status"
-	}
+	w := updateWrite(status, opts)
 	nreq, err := s.pluginDefault(ctx, rv, w, req, old.obj)
 	if err != nil || nreq == req {
 		return nreq, err
@@ -205,10 +212,7 @@ func (s *Store) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion,
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	w := admissionWrite{op: OperationUpdate, dryRun: opts.DryRun}
-	if status {
-		w.subresource = "status"
-	}
+	w := updateWrite(status, opts)
 	return s.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, old))
 }
 

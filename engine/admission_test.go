@@ -475,3 +475,70 @@ func TestAdmissionCauses(t *testing.T) {
 		t.Errorf("causes\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestAdmissionSubresource checks what a plugin is told about the write
+// it admits: the subresource written, as Kubernetes admission tells it.
+func TestAdmissionSubresource(t *testing.T) {
+	ctx := context.Background()
+	plugins := &fakePlugins{}
+	store := newAdmittingStore(t, plugins)
+	rv := replicated(t)
+	rv.Hooks = &schemas.Hooks{Default: "pool-policy", Validate: "pool-policy", FailurePolicy: schemas.FailurePolicyFail, Timeout: time.Second}
+	pool := []byte(`{"apiVersion":"apps.example.com/v1","kind":"Pool","metadata":{"name":"p"},"spec":{"replicas":2,"selector":"app=p"}}`)
+	created, err := store.Create(ctx, rv, "default", pool, engine.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scaleTo := func(n string) []byte {
+		return []byte(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p"},"spec":{"replicas":` + n + `}}`)
+	}
+	tests := []struct {
+		name  string
+		write func() error
+		want  string
+	}{
+		{"update", func() error {
+			cur, err := store.Get(ctx, rv, "default", "p")
+			if err != nil {
+				return err
+			}
+			_, err = store.Update(ctx, rv, "default", "p", cur, engine.WriteOptions{})
+			return err
+		}, ""},
+		{"merge patch", func() error {
+			_, err := store.Patch(ctx, rv, "default", "p", engine.MergePatchType, []byte(`{"spec":{"selector":"app=q"}}`), engine.PatchOptions{})
+			return err
+		}, ""},
+		{"status", func() error {
+			_, err := store.Patch(ctx, rv, "default", "p", engine.MergePatchType, []byte(`{"status":{"replicas":1}}`), engine.PatchOptions{Subresource: "status"})
+			return err
+		}, "status"},
+		{"scale update", func() error {
+			_, err := store.UpdateScale(ctx, rv, "default", "p", scaleTo("3"), engine.WriteOptions{})
+			return err
+		}, "scale"},
+		{"scale patch", func() error {
+			_, err := store.Patch(ctx, rv, "default", "p", engine.MergePatchType, []byte(`{"spec":{"replicas":4}}`), engine.PatchOptions{Subresource: "scale"})
+			return err
+		}, "scale"},
+	}
+	if calls := plugins.took(); len(calls) != 2 || calls[0].req.Subresource != "" || created.Object == nil {
+		t.Fatalf("create calls: %+v", calls)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.write(); err != nil {
+				t.Fatal(err)
+			}
+			calls := plugins.took()
+			if len(calls) != 2 {
+				t.Fatalf("%d plugin calls, want default and validate: %+v", len(calls), calls)
+			}
+			for _, c := range calls {
+				if c.req.Subresource != tc.want || c.req.Operation != engine.OperationUpdate {
+					t.Errorf("%s told subresource %q, operation %q; want %q, UPDATE", c.hook, c.req.Subresource, c.req.Operation, tc.want)
+				}
+			}
+		})
+	}
+}

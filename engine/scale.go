@@ -213,6 +213,7 @@ func (s *Store) writeScale(ctx context.Context, rv *schemas.ResourceVersion, nam
 		return Result{}, apierrors.NewInternalError(err)
 	}
 	opts.applied = &appliedFields{entries: toParent}
+	opts.subresource = "scale"
 	res, err := s.Update(ctx, rv, namespace, name, next, opts)
 	if err != nil {
 		return Result{}, err

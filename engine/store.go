@@ -110,6 +110,9 @@ type WriteOptions struct {
 	// applied are the managed fields a server-side apply computed; the
 	// write keeps them instead of tracking an update (apply.go).
 	applied *appliedFields
+	// subresource is "scale" for a write through /scale (scale.go): the
+	// plugins are told, as Kubernetes admission is.
+	subresource string
 }
 
 // DeleteOptions are the options of a delete.

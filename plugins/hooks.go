@@ -74,7 +74,7 @@ func (h *Host) Reconcile(ctx context.Context, plugin string, req ReconcileReques
 func admissionProto(req AdmissionRequest) *pluginv1.AdmissionRequest {
 	return &pluginv1.AdmissionRequest{
 		Group: req.Group, Version: req.Version, Kind: req.Kind, Resource: req.Resource,
-		Namespace: req.Namespace, Name: req.Name, Operation: req.Operation,
+		Namespace: req.Namespace, Name: req.Name, Operation: req.Operation, Subresource: req.Subresource,
 		Object: req.Object, OldObject: req.OldObject, DryRun: req.DryRun,
 	}
 }

@@ -10,6 +10,7 @@ type AdmissionRequest struct {
 	Group, Version, Kind, Resource string
 	Namespace, Name                string
 	Operation                      string // "CREATE" or "UPDATE"
+	Subresource                    string // "status", "scale", or "" for the object itself
 	Object                         []byte // JSON of the object as it will be written
 	OldObject                      []byte // JSON of the stored object on UPDATE, nil on CREATE
 	DryRun                         bool

@@ -161,7 +161,7 @@ type admission struct{ host *plugins.Host }
 func admissionRequest(r engine.AdmissionRequest) plugins.AdmissionRequest {
 	return plugins.AdmissionRequest{
 		Group: r.Group, Version: r.Version, Kind: r.Kind, Resource: r.Resource,
-		Namespace: r.Namespace, Name: r.Name, Operation: r.Operation,
+		Namespace: r.Namespace, Name: r.Name, Operation: r.Operation, Subresource: r.Subresource,
 		Object: r.Object, OldObject: r.OldObject, DryRun: r.DryRun,
 	}
 }

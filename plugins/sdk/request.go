@@ -15,6 +15,9 @@ type AdmissionRequest struct {
 	Group, Version, Kind, Resource string
 	Namespace, Name                string
 	Operation                      Operation
+	// Subresource is "status" or "scale" for a write through that
+	// subresource, "" for a write of the object itself.
+	Subresource string
 	// Object is the object as it will be written. A DefaultFunc changes
 	// it in place; a ValidateFunc should not.
 	Object *Object

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	pluginv1 "github.com/specd-io/specd/plugins/proto/specd/plugin/v1"
 )
 
 func TestSetCondition(t *testing.T) {
@@ -168,5 +170,35 @@ func TestFieldErrors(t *testing.T) {
 	}
 	if _, err := Invalid("f", func() {}, "m").proto(); err == nil {
 		t.Error("an unencodable value: no error")
+	}
+}
+
+// TestAdmissionRequestFields checks that a handler gets every field of
+// the request specd sent.
+func TestAdmissionRequestFields(t *testing.T) {
+	var got *AdmissionRequest
+	s, err := newServer([]Handler{Defaulter("apps.example.com", "Pool", func(_ context.Context, req *AdmissionRequest) error {
+		got = req
+		return nil
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Default(context.Background(), &pluginv1.AdmissionRequest{
+		Group: "apps.example.com", Version: "v1", Kind: "Pool", Resource: "pools",
+		Namespace: "default", Name: "p", Operation: "UPDATE", Subresource: "scale", DryRun: true,
+		Object:    []byte(`{"metadata":{"name":"p"},"spec":{"replicas":3}}`),
+		OldObject: []byte(`{"metadata":{"name":"p"},"spec":{"replicas":2}}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == nil {
+		t.Fatal("the defaulter was not called")
+	}
+	summary := fmt.Sprintf("%s/%s %s %s %s/%s %s %s dry=%v old=%v", got.Group, got.Version, got.Kind, got.Resource,
+		got.Namespace, got.Name, got.Operation, got.Subresource, got.DryRun, got.OldObject != nil)
+	if want := "apps.example.com/v1 Pool pools default/p UPDATE scale dry=true old=true"; summary != want {
+		t.Errorf("request %q, want %q", summary, want)
 	}
 }

@@ -180,7 +180,8 @@ func admissionRequest(req *pluginv1.AdmissionRequest) (*AdmissionRequest, error)
 	areq := &AdmissionRequest{
 		Group: req.GetGroup(), Version: req.GetVersion(), Kind: req.GetKind(), Resource: req.GetResource(),
 		Namespace: req.GetNamespace(), Name: req.GetName(), Operation: Operation(req.GetOperation()),
-		Object: obj, DryRun: req.GetDryRun(),
+		Subresource: req.GetSubresource(),
+		Object:      obj, DryRun: req.GetDryRun(),
 	}
 	if len(req.GetOldObject()) > 0 {
 		if areq.OldObject, err = ParseObject(req.GetOldObject()); err != nil {

@@ -223,8 +223,11 @@ type AdmissionRequest struct {
 	// The object as it will be written, JSON.
 	Object []byte `protobuf:"bytes,8,opt,name=object,proto3" json:"object,omitempty"`
 	// The stored object on UPDATE, JSON; empty on CREATE.
-	OldObject     []byte `protobuf:"bytes,9,opt,name=old_object,json=oldObject,proto3" json:"old_object,omitempty"`
-	DryRun        bool   `protobuf:"varint,10,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	OldObject []byte `protobuf:"bytes,9,opt,name=old_object,json=oldObject,proto3" json:"old_object,omitempty"`
+	DryRun    bool   `protobuf:"varint,10,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// "status" or "scale" for a write to that subresource, as Kubernetes
+	// admission reports it; empty for the object itself.
+	Subresource   string `protobuf:"bytes,11,opt,name=subresource,proto3" json:"subresource,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -327,6 +330,13 @@ func (x *AdmissionRequest) GetDryRun() bool {
 		return x.DryRun
 	}
 	return false
+}
+
+func (x *AdmissionRequest) GetSubresource() string {
+	if x != nil {
+		return x.Subresource
+	}
+	return ""
 }
 
 type DefaultResponse struct {
@@ -1198,7 +1208,7 @@ const file_specd_plugin_v1_plugin_proto_rawDesc = "" +
 	"\adefault\x18\x03 \x01(\bR\adefault\x12\x1a\n" +
 	"\bvalidate\x18\x04 \x01(\bR\bvalidate\x12\x1c\n" +
 	"\treconcile\x18\x05 \x01(\bR\treconcile\x12\x1c\n" +
-	"\tfinalizer\x18\x06 \x01(\tR\tfinalizer\"\x92\x02\n" +
+	"\tfinalizer\x18\x06 \x01(\tR\tfinalizer\"\xb4\x02\n" +
 	"\x10AdmissionRequest\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
@@ -1211,7 +1221,8 @@ const file_specd_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
 	"old_object\x18\t \x01(\fR\toldObject\x12\x17\n" +
 	"\adry_run\x18\n" +
-	" \x01(\bR\x06dryRun\")\n" +
+	" \x01(\bR\x06dryRun\x12 \n" +
+	"\vsubresource\x18\v \x01(\tR\vsubresource\")\n" +
 	"\x0fDefaultResponse\x12\x16\n" +
 	"\x06object\x18\x01 \x01(\fR\x06object\"G\n" +
 	"\x10ValidateResponse\x123\n" +
