@@ -31,8 +31,10 @@ type HostConfig struct {
 type Host struct {
 	cfg    HostConfig
 	logger *slog.Logger
-	procs  map[string]*proc // fixed by NewHost
 	closed atomic.Bool
+
+	mu    sync.RWMutex
+	procs map[string]*proc // found by NewHost and Rescan; never removed
 }
 
 // NewHost finds the plugins in cfg.Dir. It starts none: a plugin starts on
@@ -42,23 +44,39 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Dir == "" {
-		return h, nil
+	if _, err := h.Rescan(); err != nil {
+		return nil, err
 	}
-	entries, err := os.ReadDir(cfg.Dir)
+	return h, nil
+}
+
+// Rescan reads the plugins directory again and adds the plugins that
+// appeared since, which start on their first call; it returns their
+// names. A plugin whose file went away stays known (a running one keeps
+// running) but Has no longer reports it, so that new hook bindings to it
+// are refused; a replaced file is run the next time the plugin starts.
+func (h *Host) Rescan() ([]string, error) {
+	if h.cfg.Dir == "" || h.closed.Load() {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(h.cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("plugins: read plugin directory: %w", err)
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var added []string
 	for _, e := range entries {
 		name := e.Name()
-		path := filepath.Join(cfg.Dir, name)
-		if strings.HasPrefix(name, ".") || !isExecutable(path) {
+		path := filepath.Join(h.cfg.Dir, name)
+		if _, known := h.procs[name]; known || strings.HasPrefix(name, ".") || !isExecutable(path) {
 			continue
 		}
 		h.procs[name] = &proc{h: h, name: name, path: path, state: stateIdle}
 		pluginUp.WithLabelValues(name).Set(0)
+		added = append(added, name)
 	}
-	return h, nil
+	return added, nil
 }
 
 func isExecutable(path string) bool {
@@ -66,14 +84,19 @@ func isExecutable(path string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
-// Has reports whether the directory has a plugin of that name.
+// Has reports whether the directory has a plugin of that name, as of
+// NewHost or the last Rescan, whose executable is still there.
 func (h *Host) Has(name string) bool {
-	_, ok := h.procs[name]
-	return ok
+	h.mu.RLock()
+	p, ok := h.procs[name]
+	h.mu.RUnlock()
+	return ok && isExecutable(p.path)
 }
 
 // Names are the plugins of the directory, sorted.
 func (h *Host) Names() []string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	names := make([]string, 0, len(h.procs))
 	for name := range h.procs {
 		names = append(names, name)
@@ -97,11 +120,20 @@ func (h *Host) Kinds(ctx context.Context, plugin string) ([]KindHooks, error) {
 
 // Health is the state of every plugin, sorted by name.
 func (h *Host) Health() []PluginHealth {
-	out := make([]PluginHealth, 0, len(h.procs))
-	for _, name := range h.Names() {
-		out = append(out, h.procs[name].health())
+	names := h.Names()
+	out := make([]PluginHealth, 0, len(names))
+	for _, name := range names {
+		p, _ := h.lookup(name)
+		out = append(out, p.health())
 	}
 	return out
+}
+
+func (h *Host) lookup(name string) (*proc, bool) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	p, ok := h.procs[name]
+	return p, ok
 }
 
 // Close kills every plugin process; later calls fail with ErrClosed. It is
@@ -110,8 +142,14 @@ func (h *Host) Close() {
 	if h.closed.Swap(true) {
 		return
 	}
-	var wg sync.WaitGroup
+	h.mu.RLock()
+	procs := make([]*proc, 0, len(h.procs))
 	for _, p := range h.procs {
+		procs = append(procs, p)
+	}
+	h.mu.RUnlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
 		if inst := p.shutdown(); inst != nil {
 			wg.Add(1)
 			go func() {
@@ -128,7 +166,7 @@ func (h *Host) proc(name string) (*proc, error) {
 	if h.closed.Load() {
 		return nil, &CallError{Plugin: name, Err: ErrClosed}
 	}
-	p, ok := h.procs[name]
+	p, ok := h.lookup(name)
 	if !ok {
 		return nil, &CallError{Plugin: name, Err: fmt.Errorf("%w in %q", ErrNotFound, h.cfg.Dir)}
 	}

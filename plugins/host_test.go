@@ -341,3 +341,44 @@ func TestPlainGRPCPlugin(t *testing.T) {
 		t.Errorf("the plugin's stderr is not in the log:\n%s", logs)
 	}
 }
+
+func TestRescanFindsNewPlugins(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"one": "testplugin"})
+	h, _ := newHost(t, dir, nil)
+	if added, err := h.Rescan(); err != nil || len(added) != 0 {
+		t.Fatalf("Rescan of an unchanged directory: %v, %v", added, err)
+	}
+	bin, err := os.ReadFile(filepath.Join(dir, "one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, mode := range map[string]os.FileMode{"two": 0o755, "notes.txt": 0o644, ".three": 0o755} {
+		if err := os.WriteFile(filepath.Join(dir, name), bin, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	added, err := h.Rescan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"two"}, added); diff != "" {
+		t.Errorf("Rescan added (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"one", "two"}, h.Names()); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+	// The new plugin answers.
+	if _, err := h.Kinds(context.Background(), "two"); err != nil {
+		t.Errorf("the new plugin: %v", err)
+	}
+	// A removed plugin stays known but is no longer offered for bindings.
+	if err := os.Remove(filepath.Join(dir, "one")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Rescan(); err != nil {
+		t.Fatal(err)
+	}
+	if h.Has("one") || !h.Has("two") || len(h.Names()) != 2 {
+		t.Errorf("after removing one: Has(one)=%v Has(two)=%v Names=%v", h.Has("one"), h.Has("two"), h.Names())
+	}
+}

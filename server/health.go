@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,11 @@ type Check struct {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ready := s.cfg.Ready()
 	_, verbose := r.URL.Query()["verbose"]
-	if len(s.cfg.Checks) == 0 && !verbose {
+	checks := s.cfg.Checks
+	if s.cfg.MoreChecks != nil {
+		checks = append(slices.Clip(checks), s.cfg.MoreChecks()...)
+	}
+	if len(checks) == 0 && !verbose {
 		if !ready {
 			writeText(w, http.StatusServiceUnavailable, "not ready")
 			return
@@ -47,7 +52,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	} else {
 		b.WriteString("[-]ready failed: not ready\n")
 	}
-	for _, c := range s.cfg.Checks {
+	for _, c := range checks {
 		switch err := c.Check(); {
 		case err == nil:
 			fmt.Fprintf(&b, "[+]%s ok\n", c.Name)

@@ -40,6 +40,9 @@ type Config struct {
 	Now func() time.Time
 	// Checks are more lines of /readyz?verbose (health.go).
 	Checks []Check
+	// MoreChecks, when set, adds lines made at each request, for what
+	// comes and goes while serving (the plugins of a rescanned directory).
+	MoreChecks func() []Check
 }
 
 // Server is specd's http.Handler.

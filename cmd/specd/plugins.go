@@ -28,12 +28,13 @@ const leaderKey = "/specd-leader/controllers"
 type pluginSet struct {
 	host   *plugins.Host
 	dir    string
+	log    *slog.Logger
 	client atomic.Pointer[controller.Client]
 }
 
 // openPlugins finds the plugins of --plugins; it starts none.
 func openPlugins(cfg serveConfig, log *slog.Logger) (*pluginSet, error) {
-	p := &pluginSet{dir: cfg.Plugins}
+	p := &pluginSet{dir: cfg.Plugins, log: log}
 	host, err := plugins.NewHost(plugins.HostConfig{Dir: cfg.Plugins, Logger: log.With("component", "plugins"), Callbacks: callbacks{p}})
 	if err != nil {
 		return nil, fmt.Errorf("--plugins: %w", err)
@@ -51,6 +52,15 @@ func (p *pluginSet) Close() { p.host.Close() }
 // bindings of served versions, and the validate and reconcile bindings of
 // the storage version of a resource that is served.
 func (p *pluginSet) checkBindings(reg *schemas.Registry) error {
+	// A plugin dropped into the directory with the schema that binds it
+	// serves without a restart.
+	added, err := p.host.Rescan()
+	if err != nil {
+		return fmt.Errorf("--plugins: %w", err)
+	}
+	if len(added) > 0 {
+		p.log.Info("new plugins in the plugins directory", "dir", p.dir, "plugins", added)
+	}
 	var problems []schemas.Problem
 	for _, b := range activeBindings(reg) {
 		if p.host.Has(b.Plugin) {
@@ -100,9 +110,10 @@ func activeBindings(reg *schemas.Registry) []binding {
 // admission is the engine's Admission on the host.
 func (p *pluginSet) admission() engine.Admission { return admission{p.host} }
 
-// readyChecks are one informational /readyz line per plugin: a plugin
-// that is down does not make specd unready (kube-apiserver stays ready
-// while an admission webhook is down); its failure policy answers.
+// readyChecks are one informational /readyz line per plugin known now
+// (the directory is read again at each schema reload): a plugin that is
+// down does not make specd unready (kube-apiserver stays ready while an
+// admission webhook is down); its failure policy answers.
 func (p *pluginSet) readyChecks() []server.Check {
 	var checks []server.Check
 	for _, name := range p.host.Names() {

@@ -172,12 +172,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	migration.restart(registry)
 	defer migration.Stop()
 	handler := server.New(server.Config{
-		Registry: schemaSet.Registry,
-		Checks:   append([]server.Check{schemaSet.readyCheck()}, plugs.readyChecks()...),
-		Store:    store,
-		Ready:    ready.Load,
-		Logger:   log,
-		Version:  version.Info{GitVersion: specdVersion},
+		Registry:   schemaSet.Registry,
+		Checks:     []server.Check{schemaSet.readyCheck()},
+		MoreChecks: plugs.readyChecks,
+		Store:      store,
+		Ready:      ready.Load,
+		Logger:     log,
+		Version:    version.Info{GitVersion: specdVersion},
 	})
 
 	listener, err := net.Listen("tcp", cfg.Listen)

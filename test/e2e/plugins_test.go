@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -326,5 +327,56 @@ func TestPluginMissing(t *testing.T) {
 	want := filepath.Join(schemas, "v1.yaml") + `#/components/schemas/Probe/x-specd-hooks/default: default plugin "slow": the plugins directory `
 	if !strings.Contains(string(out), want) {
 		t.Errorf("output does not name the binding %q:\n%s", want, out)
+	}
+}
+
+// TestPluginAddedWhileServing: a plugin put into --plugins while specd
+// serves is found at the next schema reload, so a schema that binds it
+// can be added without a restart; before the plugin is there, that
+// schema is refused and the previous state keeps serving.
+func TestPluginAddedWhileServing(t *testing.T) {
+	t.Parallel()
+	built := buildSlow(t)
+	pluginsDir, schemasDir := t.TempDir(), t.TempDir()
+	s := startSpecd(t, specdOptions{Schemas: schemasDir, Args: []string{"--plugins", pluginsDir}})
+	client := &http.Client{Timeout: 30 * time.Second}
+	schema, err := os.ReadFile(filepath.Join(slowSchemas, "v1.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The schema first: its binding names a plugin the directory lacks.
+	writeFile(t, schemasDir, "slow.yaml", string(schema))
+	eventuallyE2E(t, "the reload refused for the missing plugin", func() (bool, string) {
+		r := do(t, client, http.MethodGet, s.URL+"/readyz?verbose", "", "")
+		return strings.Contains(r.Body, `default plugin "slow"`), r.Body
+	})
+	if r := do(t, client, http.MethodGet, slowURL(s, "timers"), "", ""); r.Code != http.StatusNotFound {
+		t.Fatalf("timers served with their plugin missing: %d %s", r.Code, r.Body)
+	}
+
+	// The plugin, copied in whole under another name and renamed, as an
+	// installer should; then the schema is written again.
+	bin, err := os.ReadFile(filepath.Join(built, "slow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pluginsDir, ".slow.tmp"), bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(pluginsDir, ".slow.tmp"), filepath.Join(pluginsDir, "slow")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, schemasDir, "slow.yaml", string(schema)+"\n")
+	eventuallyE2E(t, "timers served with the new plugin", func() (bool, string) {
+		r := do(t, client, http.MethodGet, slowURL(s, "timers"), "", "")
+		return r.Code == http.StatusOK, fmt.Sprint(r.Code, r.Body)
+	})
+	r := do(t, client, http.MethodPost, slowURL(s, "timers"), "application/json", slowObject("Timer", "t1", ""))
+	if r.Code != http.StatusCreated || path(decodeJSON(t, r.Body), "spec", "defaultedBy") == nil {
+		t.Fatalf("create through the new plugin: %d %s, want 201 defaulted by it", r.Code, r.Body)
+	}
+	if r := do(t, client, http.MethodGet, s.URL+"/readyz?verbose", "", ""); !strings.Contains(r.Body, "[+]plugin/slow ok") {
+		t.Errorf("/readyz?verbose does not list the new plugin:\n%s", r.Body)
 	}
 }
