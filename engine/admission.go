@@ -186,31 +186,39 @@ func (s *Store) checkDefaulted(rv *schemas.ResourceVersion, before, after *reque
 }
 
 // validateCreate runs the validation plugin bound to the storage version
-// of rv on a new object (st, in the storage version).
+// of rv on a new object (st, in the storage version), shown without the
+// bookkeeping annotation as to a client of that version.
 func (s *Store) validateCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, opts WriteOptions) error {
 	h, sv := storageHooks(rv.Resource)
 	if h == nil || h.Validate == "" {
 		return nil
 	}
+	obj, err := hideBookkeeping(st)
+	if err != nil {
+		return err
+	}
 	w := admissionWrite{op: OperationCreate, dryRun: opts.DryRun}
-	return s.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, st, nil))
+	return s.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, nil))
 }
 
 // validateUpdate runs the validation plugin bound to the storage version
 // of rv on an update of the stored kv to st (both in the storage
-// version); the plugin sees both with kv's resourceVersion.
+// version); the plugin sees both with kv's resourceVersion and, as a
+// client of the storage version, without the bookkeeping annotation.
 func (s *Store) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, kv KeyValue, status bool, opts WriteOptions) error {
 	h, sv := storageHooks(rv.Resource)
 	if h == nil || h.Validate == "" {
 		return nil
 	}
-	obj, err := appendWithResourceVersion(nil, st, kv.ModRevision)
-	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	old, err := appendWithResourceVersion(nil, kv.Value, kv.ModRevision)
-	if err != nil {
-		return apierrors.NewInternalError(err)
+	obj, old := st, kv.Value
+	for _, b := range []*[]byte{&obj, &old} {
+		shown, err := hideBookkeeping(*b)
+		if err != nil {
+			return err
+		}
+		if *b, err = appendWithResourceVersion(nil, shown, kv.ModRevision); err != nil {
+			return apierrors.NewInternalError(err)
+		}
 	}
 	w := updateWrite(status, opts)
 	return s.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, old))

@@ -351,3 +351,52 @@ func checkIgnored(t *testing.T, what string, warnings []string, obj []byte) {
 	}
 	noBookkeeping(t, what+" answer", obj)
 }
+
+// TestBookkeepingHiddenFromPlugins: a validation plugin sees the object in
+// the storage version as a client of that version would, without the
+// annotation that carries what only other versions hold.
+func TestBookkeepingHiddenFromPlugins(t *testing.T) {
+	ctx := context.Background()
+	reg, err := schemas.LoadFS(frobFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := converters.NewSet(reg, converters.DeclaredRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugins := &fakePlugins{}
+	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: newPrefix(), Now: func() time.Time { return testNow },
+		Converter: set, Admission: plugins, Logger: slog.New(slog.DiscardHandler)})
+	r := reg.Group("frob.example.com").Resource("frobbers")
+	v1, v2 := r.Version("v1"), r.Version("v2")
+	v2.Hooks = &schemas.Hooks{Validate: "frob-policy", FailurePolicy: schemas.FailurePolicyFail, Timeout: time.Second}
+
+	// legacy: true is v1's alone: stored in v2, it rides in the annotation.
+	created, err := s.Create(ctx, v1, "default", []byte(`{"apiVersion":"frob.example.com/v1","kind":"Frobber","metadata":{"name":"f"},"spec":{"height":3,"legacy":true}}`), engine.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := sjson.SetBytes(created.Object, "spec.height", 4)
+	if _, err := s.Update(ctx, v1, "default", "f", body, engine.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	calls := plugins.took()
+	if len(calls) != 2 {
+		t.Fatalf("%d validate calls, want the create's and the update's", len(calls))
+	}
+	for _, c := range calls {
+		noBookkeeping(t, c.req.Operation+" object", c.req.Object)
+		noBookkeeping(t, c.req.Operation+" old object", c.req.OldObject)
+		if c.req.Version != "v2" || gjson.GetBytes(c.req.Object, "spec.heightInInches").Int() == 0 {
+			t.Errorf("%s: the plugin saw %s %s, want the v2 object", c.req.Operation, c.req.Version, c.req.Object)
+		}
+	}
+	got, err := s.Get(ctx, v1, "default", "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !gjson.GetBytes(got, "spec.legacy").Bool() {
+		t.Errorf("legacy lost: %s", got)
+	}
+}
