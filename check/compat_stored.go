@@ -24,7 +24,8 @@ type Stored struct {
 // stored in it. The old storage version is an error when objects are
 // stored in it, or when that cannot be read, and a warning when none is;
 // any other removed version is an error when objects are still stored in
-// it (from before a storage version change whose migration is not done).
+// it (from before a storage version change whose migration is not done),
+// or when that cannot be read.
 func (r *comparer) storedRemoved(old, next *schemas.Resource) {
 	var removed []*schemas.ResourceVersion
 	for _, ov := range old.Versions {
@@ -43,6 +44,10 @@ func (r *comparer) storedRemoved(old, next *schemas.Resource) {
 		case err != nil && isStorage:
 			r.add(Error, "storage-version-removed", ov.File, ov.Pointer, ov, "",
 				"%s is the storage version of %s and is removed: objects stored in it could no longer be read, and whether there are any is unknown: %v",
+				ov.Version, old.GroupResource(), err)
+		case err != nil:
+			r.add(Error, "storage-version-removed", ov.File, ov.Pointer, ov, "",
+				"%s of %s is removed: objects still stored in it (from before a storage version change) could no longer be read, and whether there are any is unknown: %v",
 				ov.Version, old.GroupResource(), err)
 		case st.Count > 0:
 			r.add(Error, "storage-version-removed", ov.File, ov.Pointer, ov, "",

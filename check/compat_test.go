@@ -399,6 +399,14 @@ func TestCompareStored(t *testing.T) {
 				"error version-removed v1beta1: ",
 			},
 		},
+		"an earlier storage version removed, etcd cannot be read": {
+			previous: []version{v1Storage, {name: "v1beta1", spec: baseSpec}}, next: []version{v1Storage},
+			stored: fakeStored{err: errors.New("context deadline exceeded")},
+			want: []string{
+				"error storage-version-removed v1beta1: v1beta1 of things.test.example.com is removed: objects still stored in it (from before a storage version change) could no longer be read, and whether there are any is unknown: context deadline exceeded",
+				"error version-removed v1beta1: ",
+			},
+		},
 		"without etcd": {
 			previous: []version{v1beta1, v1}, next: []version{v1Storage},
 			want: []string{

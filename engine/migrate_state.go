@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/specd-io/specd/schemas"
@@ -32,7 +33,85 @@ type migrationState struct {
 // Store's prefix, beside the resources' own keys and never among them
 // ("_" starts no API group name).
 func (s *Store) MigrationStateKey(r *schemas.Resource) string {
-	return s.prefix + "_storage-migrations/" + r.Group + "/" + r.Plural
+	return s.migrationStatePrefix() + r.Group + "/" + r.Plural
+}
+
+func (s *Store) migrationStatePrefix() string { return s.prefix + "_storage-migrations/" }
+
+// ForgetStaleMigrations deletes the recorded state of every resource of
+// reg whose migration was to another version than its storage version
+// now, and returns their keys. Such a state says nothing any more: since
+// the storage version moved away from the state's version, clients have
+// written objects in the new one. Kept, a state that says done would be
+// believed if the storage version came back, and the objects written
+// meanwhile would stay in the other version for good. Call it before
+// clients write with reg's storage versions (specd does at start and
+// when a reload moves a storage version), after stopping any migration
+// to reg's predecessor, which could save its state again. One read of
+// every state, and a write only for a stale one.
+func (s *Store) ForgetStaleMigrations(ctx context.Context, reg *schemas.Registry) ([]string, error) {
+	prefix := s.migrationStatePrefix()
+	raw := s.rawStorage()
+	var forgotten []string
+	opts := ListOptions{Limit: DefaultMigrationPage}
+	for {
+		page, err := raw.List(ctx, prefix, opts)
+		if err != nil {
+			return forgotten, fmt.Errorf("engine: read the migration states: %w", err)
+		}
+		for _, kv := range page.Items {
+			group, plural, _ := strings.Cut(strings.TrimPrefix(kv.Key, prefix), "/")
+			g := reg.Group(group)
+			if g == nil {
+				continue // not served: no object of it is written
+			}
+			r := g.Resource(plural)
+			if r == nil || r.StorageVersion == "" {
+				continue
+			}
+			gone, err := s.forgetStaleState(ctx, r, kv)
+			if err != nil {
+				return forgotten, err
+			}
+			if gone {
+				forgotten = append(forgotten, kv.Key)
+			}
+		}
+		if !page.More || len(page.Items) == 0 {
+			return forgotten, nil
+		}
+		opts.StartKey = page.Items[len(page.Items)-1].Key + "\x00"
+	}
+}
+
+// forgetStaleState deletes the state kv of r if it is for another version
+// than r's storage version, unless it changed since it was read; then it
+// reads it again.
+func (s *Store) forgetStaleState(ctx context.Context, r *schemas.Resource, kv KeyValue) (bool, error) {
+	raw := s.rawStorage()
+	for attempt := 1; attempt <= stateAttempts; attempt++ {
+		var st migrationState
+		if json.Unmarshal(kv.Value, &st) == nil && st.StorageVersion == r.StorageVersion {
+			return false, nil
+		}
+		_, err := raw.Delete(ctx, kv.Key, kv.ModRevision)
+		switch {
+		case err == nil:
+			s.log.Info("storage migration: forgot the state of a migration to another version",
+				"resource", r.GroupResource(), "storageVersion", r.StorageVersion, "stateVersion", st.StorageVersion)
+			return true, nil
+		case errors.Is(err, ErrKeyNotFound):
+			return false, nil
+		case !errors.Is(err, ErrConflict):
+			return false, fmt.Errorf("engine: forget migration state %s: %w", kv.Key, err)
+		}
+		if kv, err = raw.Get(ctx, kv.Key); errors.Is(err, ErrKeyNotFound) {
+			return false, nil
+		} else if err != nil {
+			return false, fmt.Errorf("engine: read migration state %s: %w", kv.Key, err)
+		}
+	}
+	return false, fmt.Errorf("engine: forget migration state %s: %w", kv.Key, ErrConflict)
 }
 
 // loadMigrationState reads r's state; the zero state when there is none.

@@ -636,3 +636,87 @@ func dropTime(_ []string, a slog.Attr) slog.Attr {
 	}
 	return a
 }
+
+// TestForgetStaleMigrations: the states of migrations to another version
+// than a resource's storage version are deleted, the others kept (a
+// resource the registry does not serve included); objects written after
+// the storage version moved back are then migrated when it moves again.
+func TestForgetStaleMigrations(t *testing.T) {
+	ctx := context.Background()
+	prefix := newPrefix()
+	st := etcdstorage.New(testClient)
+	g1, g2 := newGroup(), newGroup()
+	g1v1, g1v2 := loadGizmos(t, g1, "v1"), loadGizmos(t, g1, "v2")
+	g2v1, g2v2 := loadGizmos(t, g2, "v1"), loadGizmos(t, g2, "v2")
+	// g1 migrated to v2, g2 to v1: both done.
+	mustCreate(t, g1v1.store(st, prefix), g1v1.v1, "default", g1v1.objectV1("a", 1))
+	mustCreate(t, g2v2.store(st, prefix), g2v2.v2, "default", g2v2.objectV2("a", 1, "x"))
+	for _, m := range []*gizmos{g1v2, g2v1} {
+		if res, err := m.store(st, prefix).MigrateResource(ctx, m.r, engine.MigrateOptions{}); err != nil || res.Migrated != 1 {
+			t.Fatalf("%s: %+v, %v", m.group, res, err)
+		}
+	}
+	s := g1v1.store(st, prefix)
+	key1, key2 := s.MigrationStateKey(g1v1.r), s.MigrationStateKey(g2v1.r)
+
+	// g1's storage version moves back to v1; g2 is not in that registry.
+	forgotten, err := s.ForgetStaleMigrations(ctx, g1v1.reg)
+	if err != nil || len(forgotten) != 1 || forgotten[0] != key1 {
+		t.Fatalf("forgotten %v, %v; want %s", forgotten, err, key1)
+	}
+	if _, err := st.Get(ctx, key2); err != nil {
+		t.Errorf("the state of a resource not in the registry: %v", err)
+	}
+	// g2's state is for its storage version.
+	if forgotten, err := s.ForgetStaleMigrations(ctx, g2v1.reg); err != nil || len(forgotten) != 0 {
+		t.Errorf("forgotten %v, %v; want none", forgotten, err)
+	}
+	if _, err := st.Get(ctx, key2); err != nil {
+		t.Errorf("the state of a migration to the storage version: %v", err)
+	}
+
+	// A client writes in v1 before any migration to v1 ran, and the
+	// storage version moves to v2 again: without the forgotten state,
+	// the migration to v2 would be taken for done and b left in v1.
+	mustCreate(t, s, g1v1.v1, "default", g1v1.objectV1("b", 2))
+	res, err := g1v2.store(st, prefix).MigrateResource(ctx, g1v2.r, engine.MigrateOptions{})
+	if err != nil || res.AlreadyDone || res.Migrated != 1 || res.Current != 1 {
+		t.Errorf("g1 to v2 again: %+v, %v; want b migrated, a current", res, err)
+	}
+}
+
+// TestStoredVersions counts the objects of a resource by the version each
+// is stored in, and names the first of each.
+func TestStoredVersions(t *testing.T) {
+	ctx := context.Background()
+	group, prefix := newGroup(), newPrefix()
+	st := etcdstorage.New(testClient)
+	v1, v2 := loadGizmos(t, group, "v1"), loadGizmos(t, group, "v2")
+	for i := range 3 {
+		mustCreate(t, v1.store(st, prefix), v1.v2, "ns1", v1.objectV2(fmt.Sprintf("a%d", i), i, "x"))
+	}
+	s := v2.store(st, prefix)
+	for i := range 2 {
+		mustCreate(t, s, v2.v1, "ns2", v2.objectV1(fmt.Sprintf("b%d", i), i))
+	}
+	stray := fmt.Sprintf(`{"apiVersion":"%s/v0","kind":"Gizmo","metadata":{"name":"c","namespace":"ns0"}}`, group)
+	if _, err := st.Create(ctx, prefix+group+"/gizmos/ns0/c", []byte(stray)); err != nil {
+		t.Fatal(err)
+	}
+	// Not a gizmo: another resource whose plural starts alike.
+	if _, err := st.Create(ctx, prefix+group+"/gizmosx/ns0/d", []byte(stray)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.StoredVersions(ctx, v2.r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]engine.StoredVersion{
+		"v1": {Count: 3, Example: "ns1/a0"},
+		"v2": {Count: 2, Example: "ns2/b0"},
+		"v0": {Count: 1, Example: "ns0/c"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stored versions %v, want %v", got, want)
+	}
+}

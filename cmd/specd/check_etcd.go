@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/engine"
@@ -20,18 +16,40 @@ import (
 // (engine.Options.Prefix when empty): <prefix><group>/<plural>/...
 const storeKeyPrefix = "/specd/"
 
-// storedPage is how many objects one read of etcd returns.
-const storedPage = 500
+// storedReadTimeout bounds the reads of the gate of a reload that
+// removes a version: it holds the reload lock meanwhile.
+const storedReadTimeout = 30 * time.Second
 
-// lister is the one Storage call check needs: it only reads.
-type lister interface {
-	List(ctx context.Context, prefix string, opts engine.ListOptions) (engine.ListResult, error)
+// storedObjects tells check in which versions the objects of a resource
+// are stored, read from storage by engine.Store.StoredVersions: one
+// answer for the safe-evolution gate of a reload (reload_gate.go) and
+// `specd check --etcd-servers` (etcdObjects). Every read is bounded by
+// timeout.
+type storedObjects struct {
+	store   *engine.Store
+	timeout time.Duration
 }
 
-// etcdObjects reads from etcd in which versions the objects of a resource
-// are stored, for `specd check --etcd-servers`. It connects on the first
-// read, so a check that removes no version never dials etcd; every read
-// is bounded by timeout.
+var _ check.StoredObjects = storedObjects{}
+
+func (s storedObjects) StoredVersions(ctx context.Context, res *schemas.Resource) (map[string]check.Stored, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	versions, err := s.store.StoredVersions(ctx, res)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]check.Stored, len(versions))
+	for v, st := range versions {
+		out[v] = check.Stored{Count: st.Count, Example: st.Example}
+	}
+	return out, nil
+}
+
+// etcdObjects is storedObjects on an etcd cluster, for `specd check
+// --etcd-servers`. It connects on the first read, so a check that removes
+// no version never dials etcd; the connection and every read are bounded
+// by timeout. Nothing is written.
 type etcdObjects struct {
 	endpoints []string
 	prefix    string
@@ -39,7 +57,7 @@ type etcdObjects struct {
 	log       *slog.Logger
 
 	once    sync.Once
-	list    lister
+	stored  storedObjects
 	close   func()
 	dialErr error
 }
@@ -55,7 +73,8 @@ func (e *etcdObjects) connect(ctx context.Context) error {
 			e.dialErr = err
 			return
 		}
-		e.list, e.close = etcdstorage.New(cli), func() { _ = cli.Close() }
+		store := engine.NewStore(etcdstorage.New(cli), engine.Options{Prefix: e.prefix, Logger: e.log})
+		e.stored, e.close = storedObjects{store: store, timeout: e.timeout}, func() { _ = cli.Close() }
 	})
 	return e.dialErr
 }
@@ -67,37 +86,10 @@ func (e *etcdObjects) Close() {
 	}
 }
 
-// StoredVersions counts the objects of res by the version in their
-// apiVersion, reading every key of the resource page by page from one
-// snapshot. Nothing is written.
+// StoredVersions implements check.StoredObjects.
 func (e *etcdObjects) StoredVersions(ctx context.Context, res *schemas.Resource) (map[string]check.Stored, error) {
 	if err := e.connect(ctx); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.timeout)
-	defer cancel()
-	prefix := e.prefix + res.Group + "/" + res.Plural + "/"
-	out := map[string]check.Stored{}
-	opts := engine.ListOptions{Limit: storedPage}
-	for {
-		page, err := e.list.List(ctx, prefix, opts)
-		if err != nil {
-			return nil, fmt.Errorf("read the objects of %s from etcd: %w", res.GroupResource(), err)
-		}
-		for _, kv := range page.Items {
-			av := gjson.GetBytes(kv.Value, "apiVersion").Str
-			v := av[strings.LastIndexByte(av, '/')+1:]
-			st := out[v]
-			if st.Count == 0 {
-				st.Example = strings.TrimPrefix(kv.Key, prefix)
-			}
-			st.Count++
-			out[v] = st
-		}
-		if !page.More || len(page.Items) == 0 {
-			return out, nil
-		}
-		opts.StartKey = page.Items[len(page.Items)-1].Key + "\x00"
-		opts.Revision = page.Revision
-	}
+	return e.stored.StoredVersions(ctx, res)
 }

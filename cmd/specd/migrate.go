@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -17,17 +18,36 @@ const (
 	migrateRetryMax   = 2 * time.Minute
 )
 
+// forgetTimeout bounds the read of the migration states that starting a
+// migration, and a reload that moves a storage version, wait for.
+const forgetTimeout = 10 * time.Second
+
 // startMigration moves, in the background, every stored object that is not
 // in its resource's storage version to it (engine.Store.MigrateStorage),
 // retrying after storage errors. The returned function stops it and waits
 // for it; progress is kept, so the next start continues.
+//
+// First, before it returns, it forgets the recorded migrations to other
+// versions than reg's storage versions (engine.Store.ForgetStaleMigrations),
+// so that one recorded as done is not believed after clients have written
+// objects in reg's storage version; if that fails, the background run
+// tries again first.
 func startMigration(ctx context.Context, store *engine.Store, reg *schemas.Registry, log *slog.Logger) (stop func()) {
+	forgotten := forgetStale(ctx, store, reg, log) == nil
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		delay := migrateRetryFirst
 		for {
-			_, err := store.MigrateStorage(ctx, reg, engine.MigrateOptions{})
+			var err error
+			if !forgotten {
+				if err = forgetStale(ctx, store, reg, log); err == nil {
+					forgotten = true
+				}
+			}
+			if err == nil {
+				_, err = store.MigrateStorage(ctx, reg, engine.MigrateOptions{})
+			}
 			if err == nil || ctx.Err() != nil {
 				return
 			}
@@ -44,4 +64,60 @@ func startMigration(ctx context.Context, store *engine.Store, reg *schemas.Regis
 		cancel()
 		wg.Wait()
 	}
+}
+
+// forgetStale is engine.Store.ForgetStaleMigrations, bounded by
+// forgetTimeout.
+func forgetStale(ctx context.Context, store *engine.Store, reg *schemas.Registry, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, forgetTimeout)
+	defer cancel()
+	_, err := store.ForgetStaleMigrations(ctx, reg)
+	if err != nil {
+		log.Warn("storage migration: cannot forget the migrations to other storage versions", "err", err)
+	}
+	return err
+}
+
+// beforeSwap prepares a reload from old to next that moves the storage
+// version of a resource, or serves one old did not: the migration under
+// way stops (a migration to old's storage version must record nothing
+// more once clients write in next's), and the recorded migrations to
+// other versions than next's are forgotten before any client writes with
+// next. If they cannot be, the reload fails and the migration of old
+// runs again. The follower starts the migration of next after the swap
+// (ensureRunning makes sure of it).
+func (m *migrations) beforeSwap(ctx context.Context, old, next *schemas.Registry) error {
+	if !storageMoves(old, next) {
+		return nil
+	}
+	m.Stop()
+	if err := forgetStale(ctx, m.store, next, m.log); err != nil {
+		m.restart(old)
+		return fmt.Errorf("a storage version moves, and the recorded storage migrations cannot be read: %w", err)
+	}
+	return nil
+}
+
+// ensureRunning starts the migration of reg unless one runs.
+func (m *migrations) ensureRunning(reg *schemas.Registry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stop == nil {
+		m.stop = startMigration(m.ctx, m.store, reg, m.log)
+	}
+}
+
+// storageMoves reports whether next serves a resource in another storage
+// version than old does, or one that old does not serve.
+func storageMoves(old, next *schemas.Registry) bool {
+	for _, res := range resourcesOf(next) {
+		if !served(res) {
+			continue
+		}
+		ores := servedResource(old, res.GroupResource())
+		if !served(ores) || ores.StorageVersion != res.StorageVersion {
+			return true
+		}
+	}
+	return false
 }

@@ -15,8 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/converters"
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/schemas"
@@ -78,12 +77,23 @@ type reloader struct {
 	// checkBindings, when set, refuses a world whose hook bindings name
 	// plugins that cannot run (set by the plugin wiring).
 	checkBindings func(*schemas.Registry) error
+	// beforeSwap, when set, is called before a world that passed the
+	// gate is served, under mu; its error fails the reload.
+	beforeSwap func(ctx context.Context, old, next *world) error
 	// onSwap is called after each swap, with the replaced and the new
 	// world, under mu.
 	onSwap func(ctx context.Context, old, next *world)
-	// objectsStored reports whether any object of res is stored; the
-	// gate lets a storage version go when none is.
-	objectsStored func(ctx context.Context, res *schemas.Resource) (bool, error)
+	// stored tells the gate in which versions the objects of a resource
+	// are stored, so that a version may go once none is stored in it;
+	// without it, removing the storage version is refused.
+	stored check.StoredObjects
+
+	// signals are the SIGHUPs caught since listen; watcher watches the
+	// schema directory since listen (nil with --watch=false, or when it
+	// could not: watchErr).
+	signals  <-chan os.Signal
+	watcher  *dirwatch.Watcher
+	watchErr error
 
 	current atomic.Pointer[world]
 	// retired are the last replaced worlds, newest first.
@@ -202,6 +212,9 @@ func (r *reloader) reload(ctx context.Context, trigger string) error {
 	if err == nil && next != served {
 		err = r.gate(ctx, served, next)
 	}
+	if err == nil && next != served && r.beforeSwap != nil {
+		err = r.beforeSwap(ctx, served, next)
+	}
 	took := time.Since(start)
 	if err != nil {
 		r.status.failed(time.Now(), trigger, err)
@@ -261,44 +274,63 @@ func diffResources(old, next *world) (added, changed, removed []string) {
 	return added, changed, removed
 }
 
-// serveReloads makes the store's watch caches and the storage migration
-// follow reloads, and reloads when the schema directory changes (unless
-// --watch=false) and on SIGHUP, until ctx ends or the returned function
-// is called; that function waits for a reload under way.
-func (r *reloader) serveReloads(ctx context.Context, store *engine.Store, caches *servedCaches, migr *migrations) (stop func()) {
-	f := &follower{store: store, caches: caches, migrations: migr, log: r.log}
-	r.onSwap = f.follow
-	r.objectsStored = func(ctx context.Context, res *schemas.Resource) (bool, error) {
-		rv := res.Version(res.StorageVersion)
-		if rv == nil {
-			return false, nil
-		}
-		list, err := store.List(ctx, rv, "", engine.ListRequest{Limit: 1})
-		if err != nil {
-			return false, err
-		}
-		return gjson.GetBytes(list, "items.#").Int() > 0, nil
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	if !r.cfg.NoWatch {
-		w, err := dirwatch.New(r.cfg.Schemas, dirwatch.Options{Logger: r.log})
-		if err != nil {
-			// SIGHUP still reloads.
-			r.log.Error("cannot watch the schema directory; reload with SIGHUP", "dir", r.cfg.Schemas, "err", err)
-		} else {
-			wg.Go(func() { w.Run(ctx, func() { _ = r.reload(ctx, "change") }) })
-		}
-	}
+// listen makes SIGHUP a reload request and, unless --watch=false,
+// starts watching the schema directory, both before the first load: a
+// SIGHUP or a change of a file while specd starts (seconds with many
+// types: schemas, etcd, plugins) is then acted on once serveReloads
+// runs, not lost. Without it Go ends the process on SIGHUP. Until
+// serveReloads runs, one SIGHUP is kept however many arrive, and the
+// watcher's events wait in its queue. The returned function restores
+// SIGHUP's default and stops watching.
+func (r *reloader) listen() (stop func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
+	r.signals = hup
+	if !r.cfg.NoWatch {
+		// An error is logged once specd serves: a directory that cannot
+		// be read stops the start with its own error first.
+		r.watcher, r.watchErr = dirwatch.New(r.cfg.Schemas, dirwatch.Options{Logger: r.log})
+	}
+	return func() {
+		signal.Stop(hup)
+		if r.watcher != nil {
+			_ = r.watcher.Close()
+		}
+	}
+}
+
+// serveReloads makes the store's watch caches and the storage migration
+// follow reloads, lets the gate read what is stored, and reloads when the
+// schema directory changes (unless --watch=false) and on SIGHUP (listen),
+// until ctx ends or the returned function is called; that function waits
+// for a reload under way.
+func (r *reloader) serveReloads(ctx context.Context, store *engine.Store, caches *servedCaches, migr *migrations) (stop func()) {
+	f := &follower{store: store, caches: caches, migrations: migr, log: r.log}
+	r.onSwap = func(ctx context.Context, old, next *world) {
+		f.follow(ctx, old, next)
+		// beforeSwap may have stopped the migration for the follower to
+		// start it again; it runs whatever the follower decided.
+		migr.ensureRunning(next.reg)
+	}
+	r.beforeSwap = func(ctx context.Context, old, next *world) error {
+		return migr.beforeSwap(ctx, old.reg, next.reg)
+	}
+	r.stored = storedObjects{store: store, timeout: storedReadTimeout}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	if r.watchErr != nil {
+		// SIGHUP still reloads.
+		r.log.Error("cannot watch the schema directory; reload with SIGHUP", "dir", r.cfg.Schemas, "err", r.watchErr)
+	}
+	if r.watcher != nil {
+		wg.Go(func() { r.watcher.Run(ctx, func() { _ = r.reload(ctx, "change") }) })
+	}
 	wg.Go(func() {
-		defer signal.Stop(hup)
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-hup:
+			case <-r.signals:
 				_ = r.reload(ctx, "SIGHUP")
 			}
 		}

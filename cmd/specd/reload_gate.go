@@ -11,28 +11,28 @@ import (
 
 // gate refuses a reload that would break clients or stored objects of a
 // beta or stable version, under the rules of `specd check --previous`
-// (check.Compare): a removed field, version or resource, a changed type,
+// (check.CompareStored): a removed field, version or resource, a changed type,
 // a new required field, and so on. Alpha versions change freely (those
 // findings are warnings). An operator lets a breaking change through with
 // --allow-breaking, or for one group version with x-specd.allowBreaking:
 // true in its file (in the new file, or for a removed file in the file as
-// it was last served). A storage version may go when no object of the
-// resource is stored, or with the whole resource (its objects stay in
-// storage and are served again when it returns).
+// it was last served). A version may go only once no object is stored in
+// it, as read from storage (r.stored, the check of `specd check
+// --etcd-servers`): the storage version, and an older one whose objects
+// the storage migration has not rewritten yet. Without r.stored, or when
+// storage does not answer, removing the storage version is refused. The
+// whole resource may go with its stored objects: they stay in storage
+// and are served again when it returns.
 func (r *reloader) gate(ctx context.Context, served, next *world) error {
 	var refused []schemas.Problem
-	for _, f := range check.Compare(served.reg, next.reg) {
+	for _, f := range check.CompareStored(ctx, served.reg, next.reg, r.stored) {
 		if f.Severity != check.Error {
 			if f.Severity == check.Warning {
 				r.log.Warn("schema change", "file", f.File, "pointer", f.Pointer, "rule", f.Rule, "msg", f.Message)
 			}
 			continue
 		}
-		ok, why, err := r.allowed(ctx, served, next, f)
-		if err != nil {
-			return fmt.Errorf("%w: %s: %w", errRefused, f.Message, err)
-		}
-		if ok {
+		if ok, why := r.allowed(served, next, f); ok {
 			r.log.Warn("breaking schema change allowed", "by", why, "file", f.File, "pointer", f.Pointer, "rule", f.Rule, "msg", f.Message)
 			continue
 		}
@@ -46,35 +46,24 @@ func (r *reloader) gate(ctx context.Context, served, next *world) error {
 }
 
 // allowed reports whether a breaking finding may be applied, and why.
-func (r *reloader) allowed(ctx context.Context, served, next *world, f check.Finding) (bool, string, error) {
+func (r *reloader) allowed(served, next *world, f check.Finding) (bool, string) {
 	if r.cfg.AllowBreaking {
-		return true, "--allow-breaking", nil
+		return true, "--allow-breaking"
 	}
 	_, group, _ := strings.Cut(f.Resource, ".")
 	if gv := next.reg.GroupVersion(group, f.Version); gv != nil && gv.AllowBreaking {
-		return true, gv.File + " x-specd.allowBreaking", nil
+		return true, gv.File + " x-specd.allowBreaking"
 	}
 	if gv := served.reg.GroupVersion(group, f.Version); gv != nil && gv.AllowBreaking && next.reg.GroupVersion(group, f.Version) == nil {
-		return true, gv.File + " x-specd.allowBreaking (as last served)", nil
+		return true, gv.File + " x-specd.allowBreaking (as last served)"
 	}
 	if f.Rule == "storage-version-removed" && servedResource(next.reg, f.Resource) == nil {
 		// Nothing reads the stored objects while the resource is gone,
 		// and they are served again when it returns: removing the
 		// resource is judged by the resource-removed rule.
-		return true, "the whole resource goes and its objects stay stored", nil
+		return true, "the whole resource goes and its objects stay stored"
 	}
-	if f.Rule == "storage-version-removed" && r.objectsStored != nil {
-		res := servedResource(served.reg, f.Resource)
-		if res == nil {
-			return false, "", nil
-		}
-		stored, err := r.objectsStored(ctx, res)
-		if err != nil {
-			return false, "", err
-		}
-		return !stored, "no object is stored", nil
-	}
-	return false, "", nil
+	return false, ""
 }
 
 // servedResource finds a resource by plural.group.

@@ -6,8 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/specd-io/specd/check"
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -69,7 +75,7 @@ func TestReloadGate(t *testing.T) {
 		cfg     serveConfig
 		before  map[string]string
 		after   map[string]string // "" removes the file
-		stored  bool              // objects of the resource are stored
+		stored  bool              // objects are stored in every version
 		refused string            // the refusal names it; "" when applied
 	}{
 		"a new optional field": {
@@ -122,7 +128,11 @@ func TestReloadGate(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			r, dir := reloaderOn(t, tc.cfg, tc.before)
-			r.objectsStored = func(context.Context, *schemas.Resource) (bool, error) { return tc.stored, nil }
+			if tc.stored {
+				r.stored = storedIn{"v1": 1, "v1beta1": 1, "v1alpha1": 1}
+			} else {
+				r.stored = storedIn{}
+			}
 			served := r.Registry()
 			writeFiles(t, dir, tc.after)
 			err := r.reload(context.Background(), "test")
@@ -143,30 +153,83 @@ func TestReloadGate(t *testing.T) {
 	}
 }
 
-func TestReloadStorageVersionWithObjects(t *testing.T) {
-	two := func(storageV1 bool) map[string]string {
-		v1 := strings.Replace(gadgetsFile("v1", "", sizeProp), "x-specd-resource: {}", "x-specd-resource: {storage: "+map[bool]string{true: "true", false: "false"}[storageV1]+"}", 1)
-		v2 := strings.Replace(gadgetsFile("v2", "", sizeProp), "x-specd-resource: {}", "x-specd-resource: {storage: "+map[bool]string{true: "false", false: "true"}[storageV1]+"}", 1)
-		return map[string]string{"v1.yaml": v1, "v2.yaml": v2}
+// storedIn answers the gate's question from a table: how many objects
+// of any resource are stored in each version.
+type storedIn map[string]int64
+
+func (s storedIn) StoredVersions(context.Context, *schemas.Resource) (map[string]check.Stored, error) {
+	out := map[string]check.Stored{}
+	for v, n := range s {
+		out[v] = check.Stored{Count: n, Example: "default/g"}
 	}
-	for _, stored := range []bool{false, true} {
-		r, dir := reloaderOn(t, serveConfig{}, two(true))
-		r.objectsStored = func(context.Context, *schemas.Resource) (bool, error) { return stored, nil }
-		// v1, the storage version, goes; v2 (not deprecated, stable) stays
-		// and becomes the storage version.
-		writeFiles(t, dir, map[string]string{"v1.yaml": "", "v2.yaml": strings.Replace(gadgetsFile("v2", "", sizeProp), "x-specd-resource: {}", "x-specd-resource: {storage: true}", 1)})
-		err := r.reload(context.Background(), "test")
-		if !stored {
-			// Removing v1 still breaks its clients: only the storage rule
-			// is lifted when no object is stored.
-			if err == nil || strings.Contains(err.Error(), "storage-version-removed") {
-				t.Errorf("without objects: %v, want a refusal for version-removed only", err)
+	return out, nil
+}
+
+// failingStored is a storage that does not answer.
+type failingStored struct{}
+
+func (failingStored) StoredVersions(context.Context, *schemas.Resource) (map[string]check.Stored, error) {
+	return nil, errors.New("context deadline exceeded")
+}
+
+// withStorage is a gadgets file whose x-specd-resource is res.
+func withStorage(version, res string) string {
+	return strings.Replace(gadgetsFile(version, "", sizeProp), "x-specd-resource: {}", "x-specd-resource: "+res, 1)
+}
+
+// TestReloadRemovedVersionAndStoredObjects: a version may go only once no
+// object is stored in it, by the version each object is stored in, not
+// whether the resource has objects.
+func TestReloadRemovedVersionAndStoredObjects(t *testing.T) {
+	// v1beta1 (deprecated, so removing it breaks no rule of its own) is
+	// the storage version before, v1 after.
+	before := map[string]string{
+		"v1beta1.yaml": withStorage("v1beta1", "{storage: true, deprecated: true}"),
+		"v1.yaml":      withStorage("v1", "{}"),
+	}
+	removed := map[string]string{"v1beta1.yaml": "", "v1.yaml": withStorage("v1", "{storage: true}")}
+	// v1 is the storage version already, v1beta1 an older one.
+	moved := map[string]string{
+		"v1beta1.yaml": withStorage("v1beta1", "{deprecated: true}"),
+		"v1.yaml":      withStorage("v1", "{storage: true}"),
+	}
+	tests := map[string]struct {
+		before  map[string]string
+		stored  check.StoredObjects
+		refused string // "" when applied
+	}{
+		"the storage version, objects in it": {before: before, stored: storedIn{"v1beta1": 3, "v1": 2},
+			refused: "v1beta1 is removed but 3 object(s) of gadgets.gadgets.example.com are stored in it (default/g and 2 more)"},
+		"the storage version, objects in the other only": {before: before, stored: storedIn{"v1": 5}},
+		"the storage version, no object":                 {before: before, stored: storedIn{}},
+		"the storage version, storage does not answer": {before: before, stored: failingStored{},
+			refused: "whether there are any is unknown: context deadline exceeded"},
+		"the storage version, nothing to ask": {before: before, refused: "specd check --etcd-servers tells whether any is stored"},
+		"an older version, objects not migrated yet": {before: moved, stored: storedIn{"v1beta1": 1, "v1": 4},
+			refused: "v1beta1 is removed but 1 object(s) of gadgets.gadgets.example.com are stored in it"},
+		"an older version, every object migrated": {before: moved, stored: storedIn{"v1": 5}},
+		"an older version, storage does not answer": {before: moved, stored: failingStored{},
+			refused: "whether there are any is unknown"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r, dir := reloaderOn(t, serveConfig{}, tc.before)
+			r.stored = tc.stored
+			served := r.Registry()
+			writeFiles(t, dir, removed)
+			err := r.reload(context.Background(), "test")
+			switch {
+			case tc.refused == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.refused == "" && r.Registry() == served:
+				t.Fatal("an applied reload kept the served registry")
+			case tc.refused != "" && (!errors.Is(err, errRefused) || !strings.Contains(err.Error(), tc.refused) ||
+				!strings.Contains(err.Error(), "(storage-version-removed)")):
+				t.Fatalf("reload: %v, want a storage-version-removed refusal naming %q", err, tc.refused)
+			case tc.refused != "" && r.Registry() != served:
+				t.Fatal("a refused reload changed the served registry")
 			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), "storage-version-removed") {
-			t.Errorf("with objects: %v, want a storage-version-removed refusal", err)
-		}
+		})
 	}
 }
 
@@ -215,5 +278,78 @@ func TestConverterFollowsTheWorld(t *testing.T) {
 	added, changed, removed := diffResources(first, second)
 	if len(added) != 0 || len(removed) != 0 || len(changed) != 1 || changed[0] != "gadgets.gadgets.example.com" {
 		t.Errorf("diff: added %v changed %v removed %v", added, changed, removed)
+	}
+}
+
+// TestReloadGateReadsStorage: the gate reads from etcd in which version
+// each object is stored. After a reload that moves the storage version
+// from v1beta1 to v1, removing v1beta1 is refused while objects written
+// before are stored in it, and applied once the migration has rewritten
+// them, though the resource still has objects.
+func TestReloadGateReadsStorage(t *testing.T) {
+	ctx := t.Context()
+	r, dir := reloaderOn(t, serveConfig{}, map[string]string{
+		"v1beta1.yaml": withStorage("v1beta1", "{storage: true, deprecated: true}"),
+		"v1.yaml":      withStorage("v1", "{}"),
+	})
+	store := engine.NewStore(etcdstorage.New(etcdtest.Start(t)), engine.Options{Converters: r.converterFor, Logger: quietLogger()})
+	r.stored = storedObjects{store: store, timeout: 10 * time.Second}
+	create := func(name string) {
+		t.Helper()
+		rv := r.Registry().Group("gadgets.example.com").Resource("gadgets").Version("v1")
+		body := `{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"name":"` + name + `"},"spec":{"size":1}}`
+		if _, err := store.Create(ctx, rv, "default", []byte(body), engine.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create("a")
+	create("b")
+
+	writeFiles(t, dir, map[string]string{
+		"v1beta1.yaml": withStorage("v1beta1", "{deprecated: true}"),
+		"v1.yaml":      withStorage("v1", "{storage: true}"),
+	})
+	if err := r.reload(ctx, "test"); err != nil {
+		t.Fatalf("moving the storage version: %v", err)
+	}
+	create("c") // stored in v1
+
+	writeFiles(t, dir, map[string]string{"v1beta1.yaml": ""})
+	err := r.reload(ctx, "test")
+	if !errors.Is(err, errRefused) || !strings.Contains(err.Error(), "v1beta1 is removed but 2 object(s) of gadgets.gadgets.example.com are stored in it (default/a and 1 more)") {
+		t.Fatalf("removing v1beta1 before the migration: %v, want a refusal naming the 2 objects", err)
+	}
+	if _, err := store.MigrateStorage(ctx, r.Registry(), engine.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.reload(ctx, "test"); err != nil {
+		t.Fatalf("removing v1beta1 after the migration: %v", err)
+	}
+	if r.Registry().Group("gadgets.example.com").Resource("gadgets").Version("v1beta1") != nil {
+		t.Error("v1beta1 still served")
+	}
+}
+
+// TestListenKeepsSIGHUP: once listen runs, a SIGHUP does not end the
+// process; those that arrive before reloads are served make one request.
+func TestListenKeepsSIGHUP(t *testing.T) {
+	r, _ := reloaderOn(t, serveConfig{NoWatch: true}, map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp)})
+	stop := r.listen()
+	defer stop()
+	for range 3 {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // the signals are delivered by now
+	select {
+	case <-r.signals:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no reload request after SIGHUP")
+	}
+	select {
+	case <-r.signals:
+		t.Error("3 SIGHUPs made more than one request")
+	default:
 	}
 }

@@ -133,6 +133,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// Schemas and their conversion rules are loaded (and checked) before
 	// anything starts; reloads swap them while specd serves (reload.go).
 	schemaSet := newReloader(cfg, log)
+	// A SIGHUP or a change of a schema file is a reload request from here
+	// on, kept until reloads are served (reload.go): a SIGHUP while specd
+	// starts must not end it.
+	defer schemaSet.listen()()
 	// Every hook binding must name a plugin of --plugins (plugins.go);
 	// plugins start on first use.
 	plugs, err := openPlugins(cfg, log)

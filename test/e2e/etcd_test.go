@@ -110,11 +110,17 @@ func findInEtcd(t *testing.T, cli *clientv3.Client, uid string) (string, map[str
 // the test ends. It returns the client URLs.
 func startEtcd(t *testing.T) []string {
 	t.Helper()
+	return startEtcdAt(t, loopbackURL(t))
+}
+
+// startEtcdAt is startEtcd serving clients at client.
+func startEtcdAt(t *testing.T, client url.URL) []string {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := embed.NewConfig()
 	cfg.Name = "e2e"
 	cfg.Dir = filepath.Join(dir, "data")
-	client, peer := loopbackURL(t), loopbackURL(t)
+	peer := loopbackURL(t)
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)

@@ -43,6 +43,14 @@ components:
 func migSchemas(t *testing.T, storage string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "schemas")
+	writeMigSchemas(t, dir, storage)
+	return dir
+}
+
+// writeMigSchemas writes the Gizmo's files into dir, with storage as the
+// storage version.
+func writeMigSchemas(t *testing.T, dir, storage string) {
+	t.Helper()
 	if err := os.MkdirAll(filepath.Join(dir, migGroup), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +63,6 @@ func migSchemas(t *testing.T, storage string) string {
 	}
 	writeFile(t, filepath.Join(dir, migGroup), "v1.yaml", fmt.Sprintf(migSchemaFile, "v1", storage == "v1", v1Rules, migV1Fields))
 	writeFile(t, filepath.Join(dir, migGroup), "v2.yaml", fmt.Sprintf(migSchemaFile, "v2", storage == "v2", v2Rules, migV2Fields))
-	return dir
 }
 
 // TestStorageVersionMigration: objects written while v1 is the storage

@@ -37,6 +37,9 @@ type specdOptions struct {
 	EtcdServers []string
 	// Args are more flags for specd serve, such as --disable.
 	Args []string
+	// NoWait: startSpecd returns once the process runs, without waiting
+	// for /readyz (the test calls waitReady).
+	NoWait bool
 }
 
 // specd is one running `specd serve`.
@@ -121,6 +124,9 @@ func launch(t testing.TB, opts specdOptions) (*specd, error) {
 			t.Logf("--- specd %s stderr ---\n%s", s.Addr, s.stderr.String())
 		}
 	})
+	if opts.NoWait {
+		return s, nil
+	}
 	if err := s.waitReady(readyTimeout); err != nil {
 		s.Kill()
 		return s, err

@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// StoredVersion is how many objects of a resource are stored in one
+// version, and the key of the first in key order (namespace/name, or
+// name), to name one in a message.
+type StoredVersion struct {
+	Count   int64
+	Example string
+}
+
+// StoredVersions reads every object of r from storage and counts them by
+// the version they are stored in: the version of each object's own
+// apiVersion, which is not always r's storage version (an object keeps
+// the storage version of its last write until the migration rewrites
+// it). The keys are read page by page from one snapshot; nothing is
+// written. Whether a version may be removed is decided on this: the
+// safe-evolution gate of a reload and `specd check --etcd-servers` both
+// ask it.
+func (s *Store) StoredVersions(ctx context.Context, r *schemas.Resource) (map[string]StoredVersion, error) {
+	prefix := s.resourcePrefix(r)
+	raw := s.rawStorage()
+	out := map[string]StoredVersion{}
+	opts := ListOptions{Limit: DefaultMigrationPage}
+	for {
+		page, err := raw.List(ctx, prefix, opts)
+		if err != nil {
+			return nil, fmt.Errorf("engine: read the objects of %s: %w", r.GroupResource(), err)
+		}
+		for _, kv := range page.Items {
+			v := versionOf(kv.Value)
+			st := out[v]
+			if st.Count == 0 {
+				st.Example = strings.TrimPrefix(kv.Key, prefix)
+			}
+			st.Count++
+			out[v] = st
+		}
+		if !page.More || len(page.Items) == 0 {
+			return out, nil
+		}
+		opts.StartKey = page.Items[len(page.Items)-1].Key + "\x00"
+		opts.Revision = page.Revision
+	}
+}
