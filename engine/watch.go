@@ -52,7 +52,7 @@ func (s *Store) Watch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 		return nil, err
 	}
 	w := &Watch{store: s, rv: rv, sel: req.Selector, bookmarks: req.AllowBookmarks}
-	opts := CacheWatchOptions{Prefix: s.listPrefix(rv.Resource, namespace), Bookmarks: req.AllowBookmarks}
+	opts := CacheWatchOptions{Prefix: s.listPrefix(rv.Resource, namespace), Bookmarks: req.AllowBookmarks, Version: rv.Version}
 	// One name in one namespace (or of a cluster-scoped resource) is one
 	// key; across namespaces the selector alone picks the objects.
 	if req.Selector.Fields != nil && (namespace != "" || !rv.Resource.Namespaced()) {
@@ -82,8 +82,9 @@ func (s *Store) Watch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 }
 
 // watchFromStorage starts a watch with the objects read from storage, then
-// the cache's events after them. When the cache started after that read
-// (it starts with the first use of a resource), it reads again.
+// the cache's events after them. A cache not running yet starts at that
+// read's revision; one whose window has passed it meanwhile (many writes
+// since) makes it read again.
 func (s *Store) watchFromStorage(ctx context.Context, w *Watch, opts CacheWatchOptions, minRev int64) (*Watch, error) {
 	for attempt := 0; ; attempt++ {
 		res, err := s.storage.List(ctx, opts.Prefix, ListOptions{})

@@ -13,6 +13,11 @@ import (
 //
 // A resource is named by its key prefix (every object of every namespace);
 // requests narrow it with their own Prefix or Key.
+//
+// The cache of a resource starts on its first use, at the revision that
+// use needs: a watch from revision N on a resource not followed yet gets
+// every change after N, as if the cache had run since N (410 Expired only
+// once storage has compacted N).
 type Cache interface {
 	// List returns the objects under opts.Prefix as of the cache's
 	// revision. When the cache has not seen opts.MinRevision yet it
@@ -21,9 +26,6 @@ type Cache interface {
 	// Watch starts a watch; see CacheWatchOptions. A start revision older
 	// than the kept window is an *ExpiredError.
 	Watch(ctx context.Context, resource string, opts CacheWatchOptions) (CacheWatch, error)
-	// Start starts following resource now rather than on its first use,
-	// so that its window of recent changes begins as early as possible.
-	Start(resource string)
 }
 
 // CacheListOptions select a list from the cache.
@@ -54,6 +56,11 @@ type CacheWatchOptions struct {
 	Initial bool
 	// Bookmarks asks for EventBookmark events now and then.
 	Bookmarks bool
+	// Version is the API version the watch is served in. The cache
+	// serves every version alike; a wrapper that stops serving one
+	// version of a resource ends the watches of that version alone with
+	// an error (specd serve's schema reloads).
+	Version string
 }
 
 // CacheWatch is one watch on a Cache.

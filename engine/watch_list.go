@@ -118,17 +118,3 @@ const tooOldList = "The resourceVersion for the provided list is too old."
 // depends on r's group and plural only, so it names the same cache in
 // every registry snapshot that serves r.
 func (s *Store) CacheKey(r *schemas.Resource) string { return s.resourcePrefix(r) }
-
-// StartCaches starts the watch cache of every resource of reg, as
-// kube-apiserver does at start-up: a cache started only on its first use
-// would answer 410 Expired to a watch from a version read before it began.
-func (s *Store) StartCaches(reg *schemas.Registry) {
-	if s.cache == nil {
-		return
-	}
-	for _, g := range reg.Groups() {
-		for _, r := range g.Resources {
-			s.cache.Start(s.resourcePrefix(r))
-		}
-	}
-}

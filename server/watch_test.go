@@ -60,7 +60,6 @@ func startWatchServerOn(t testing.TB, cfg watchcache.Config, wrap func(net.Liste
 	caches := watchcache.New(storage, cfg)
 	t.Cleanup(caches.Close)
 	store := engine.NewStore(storage, engine.Options{Logger: quiet, Cache: caches})
-	store.StartCaches(reg)
 	s := New(Config{
 		Registry: func() *schemas.Registry { return reg },
 		Store:    store,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -34,14 +35,15 @@ func (f *follower) follow(_ context.Context, old, next *world) {
 		switch {
 		case !served(nres):
 			// Its watches end with an ERROR event; its objects stay.
-			f.caches.end(key, goneError(res))
+			f.caches.end(key, goneError(res), nil)
 		case old.fingerprints[res.GroupResource()] != next.fingerprints[res.GroupResource()]:
 			// A watch must not go on with the old schema or rules, nor a
 			// new one be served events converted under them: as
-			// kube-apiserver does when a CRD changes, the cache starts
-			// again and its watchers watch again.
-			f.caches.end(key, nil)
-			f.caches.Start(key)
+			// kube-apiserver does when a CRD changes, the cache stops
+			// and its watchers watch again; the cache starts again at
+			// the revision they watch from, so they miss nothing. Those
+			// of a version no longer served get an ERROR event instead.
+			f.caches.end(key, nil, versionsGone(res, nres))
 			storageMoved = storageMoved || nres.StorageVersion != res.StorageVersion
 		}
 	}
@@ -49,9 +51,9 @@ func (f *follower) follow(_ context.Context, old, next *world) {
 		if ores := servedResource(old.reg, res.GroupResource()); served(ores) || !served(res) {
 			continue
 		}
-		// New, or back: its objects (kept in storage) are served again.
+		// New, or back: its objects (kept in storage) are served again;
+		// its cache starts on first use.
 		f.caches.revive(f.store.CacheKey(res))
-		f.caches.Start(f.store.CacheKey(res))
 		storageMoved = true
 	}
 	if storageMoved {
@@ -89,10 +91,44 @@ func goneError(res *schemas.Resource) error {
 		res.GroupResource()))
 }
 
+// versionsGone are the errors that end the watches of the versions old
+// served and next does not, by version.
+func versionsGone(old, next *schemas.Resource) map[string]error {
+	var gone map[string]error
+	for _, rv := range old.Versions {
+		if !rv.Served() {
+			continue
+		}
+		if nrv := next.Version(rv.Version); nrv != nil && nrv.Served() {
+			continue
+		}
+		if gone == nil {
+			gone = map[string]error{}
+		}
+		gone[rv.Version] = versionGoneError(rv, next)
+	}
+	return gone
+}
+
+// versionGoneError ends the watches of a version that is no longer
+// served while others of its resource are: a 410 Gone Status, as for a
+// removed resource, that names where the objects are still served.
+func versionGoneError(rv *schemas.ResourceVersion, next *schemas.Resource) error {
+	var still []string
+	for _, nrv := range next.Versions {
+		if nrv.Served() {
+			still = append(still, nrv.APIVersion())
+		}
+	}
+	return apierrors.NewGone(fmt.Sprintf(
+		"%s %s is no longer served: the version was removed from the schema directory or is not served (its objects stay stored and are served in %s)",
+		rv.APIVersion(), rv.Resource.Plural, strings.Join(still, ", ")))
+}
+
 // servedCaches wraps the watch caches so that a reload can end the
-// watches of one resource: with an ERROR event when the resource is no
-// longer served, cleanly when its schema changed. Watches of the other
-// resources are not touched.
+// watches of one resource: with an ERROR event when the resource, or the
+// version a watch serves, is no longer served; cleanly when its schema
+// changed. Watches of the other resources are not touched.
 type servedCaches struct {
 	inner *watchcache.Caches
 
@@ -103,12 +139,36 @@ type servedCaches struct {
 // cacheGen is one generation of a resource's cache; ended once a reload
 // replaces it.
 type cacheGen struct {
-	// end is set once: the generation is over. Its err is what its
-	// watches end with (nil: they end cleanly).
+	// end is set once: the generation is over.
 	end atomic.Pointer[genEnd]
+	// gone are the versions the reload that began the generation stopped
+	// serving, with the error their watches end with: a request that took
+	// the registry before that reload may still ask for one.
+	gone map[string]error
 }
 
-type genEnd struct{ err error }
+// genEnd is what the watches of an ended generation end with: err, else
+// the error of their version in gone, else nothing (they end cleanly).
+type genEnd struct {
+	err  error
+	gone map[string]error
+}
+
+func (e *genEnd) errFor(version string) error {
+	if e.err != nil {
+		return e.err
+	}
+	return e.gone[version]
+}
+
+// refused is the error a new watch of version in g ends with at once; nil
+// when it may start.
+func (g *cacheGen) refused(version string) error {
+	if e := g.end.Load(); e != nil && e.err != nil {
+		return e.err
+	}
+	return g.gone[version]
+}
 
 var _ engine.Cache = (*servedCaches)(nil)
 
@@ -129,18 +189,19 @@ func (c *servedCaches) gen(key string) *cacheGen {
 
 // end ends the generation of key's cache and stops the cache. With err,
 // the resource is gone: its watches end with err, and so does any use
-// until revive.
-func (c *servedCaches) end(key string, err error) {
+// until revive. Otherwise the watches of the versions in gone end with
+// their error, and so do new watches of them; the others end cleanly.
+func (c *servedCaches) end(key string, err error, gone map[string]error) {
 	c.mu.Lock()
 	old := c.gens[key]
-	next := &cacheGen{}
+	next := &cacheGen{gone: gone}
 	if err != nil {
 		next.end.Store(&genEnd{err: err})
 	}
 	c.gens[key] = next
 	c.mu.Unlock()
 	if old != nil {
-		old.end.Store(&genEnd{err: err})
+		old.end.Store(&genEnd{err: err, gone: gone})
 	}
 	c.inner.Stop(key)
 }
@@ -172,8 +233,8 @@ func (c *servedCaches) List(ctx context.Context, key string, opts engine.CacheLi
 // Watch implements engine.Cache.
 func (c *servedCaches) Watch(ctx context.Context, key string, opts engine.CacheWatchOptions) (engine.CacheWatch, error) {
 	g := c.gen(key)
-	if e := g.end.Load(); e != nil && e.err != nil {
-		return endedWatch{err: e.err}, nil
+	if err := g.refused(opts.Version); err != nil {
+		return endedWatch{err: err}, nil
 	}
 	w, err := c.inner.Watch(ctx, key, opts)
 	if err != nil {
@@ -187,23 +248,23 @@ func (c *servedCaches) Watch(ctx context.Context, key string, opts engine.CacheW
 			c.inner.Stop(key)
 		}
 	}
-	return &servedWatch{CacheWatch: w, gen: g}, nil
+	return &servedWatch{CacheWatch: w, gen: g, version: opts.Version}, nil
 }
 
-// Start implements engine.Cache.
-func (c *servedCaches) Start(key string) { c.inner.Start(key) }
-
-// servedWatch is a watch of one cache generation.
+// servedWatch is a watch of one cache generation, in one version.
 type servedWatch struct {
 	engine.CacheWatch
-	gen *cacheGen
+	gen     *cacheGen
+	version string
 }
 
 func (w *servedWatch) Next(ctx context.Context) (engine.Event, error) {
 	ev, err := w.CacheWatch.Next(ctx)
 	if errors.Is(err, engine.ErrWatchClosed) {
-		if e := w.gen.end.Load(); e != nil && e.err != nil {
-			return ev, e.err
+		if e := w.gen.end.Load(); e != nil {
+			if gerr := e.errFor(w.version); gerr != nil {
+				return ev, gerr
+			}
 		}
 	}
 	return ev, err

@@ -156,8 +156,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer closeStorage()
-	// One watch cache per resource, fed by one etcd watch each; closed
-	// before the etcd client (the deferred calls run in reverse).
+	// One watch cache per resource, fed by one etcd watch each, started
+	// on the resource's first use; closed before the etcd client (the
+	// deferred calls run in reverse).
 	caches := watchcache.New(storage, watchcache.Config{Logger: log})
 	defer caches.Close()
 
@@ -168,7 +169,6 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	reloadCaches := newServedCaches(caches)
 	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: reloadCaches, OnDelete: trigger.Trigger, Converters: schemaSet.converterFor,
 		Admission: plugs.admission()})
-	store.StartCaches(registry)
 	defer startCollector(ctx, store, schemaSet.Registry, trigger, log)()
 	// Objects stored before a storage version change are rewritten in the
 	// background; stopped (progress kept) before the storage closes.

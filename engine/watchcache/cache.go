@@ -6,17 +6,30 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/specd-io/specd/engine"
 )
 
 // Cache is the watch cache of one resource: the keys under one prefix.
+//
+// It starts with a list at the revision its first use asks for, and
+// watches storage from there: a watch from a revision read before the
+// cache began gets every change after it, as from a cache that ran all
+// along. When storage no longer has that revision (compacted), or not
+// yet, the cache starts at the current one; the watch then gets 410
+// Expired, or waits for its revision.
 type Cache struct {
 	storage  engine.Storage
 	resource string
 	cfg      Config
 	log      *slog.Logger
+	// from is the revision the first list reads (0: the current one).
+	from int64
+	// lastUsed is when a request last took the cache or a watch of it
+	// ended, in Unix nanoseconds: Caches stops it once idle.
+	lastUsed atomic.Int64
 	// progress asks storage how far the watch has got, for consistent
 	// lists; nil when it cannot (progress.go).
 	progress *progress
@@ -35,9 +48,9 @@ type Cache struct {
 	changed chan struct{}
 }
 
-func newCache(storage engine.Storage, resource string, cfg Config) *Cache {
+func newCache(storage engine.Storage, resource string, cfg Config, from int64) *Cache {
 	return &Cache{
-		storage: storage, resource: resource, cfg: cfg,
+		storage: storage, resource: resource, cfg: cfg, from: from,
 		log:      cfg.Logger.With("resource", resource),
 		ready:    make(chan struct{}),
 		objects:  newObjects(),
@@ -53,10 +66,20 @@ func (c *Cache) run(ctx context.Context) {
 	defer c.close()
 	bookmarks := time.NewTicker(c.cfg.BookmarkInterval)
 	defer bookmarks.Stop()
+	from := c.from
 	for ctx.Err() == nil {
-		err := c.listAndWatch(ctx, bookmarks.C)
+		err := c.listAndWatch(ctx, from, bookmarks.C)
 		if ctx.Err() != nil {
 			return
+		}
+		select {
+		case <-c.ready:
+			// Its watchers are cut off: listing again at the current
+			// revision loses nothing that the new ones ask for.
+			from = 0
+		default:
+			// Not started yet (storage unreachable): the watch that
+			// starts it still waits for its revision.
 		}
 		c.log.Warn("watch cache restarts", "err", err)
 		select {
@@ -67,8 +90,8 @@ func (c *Cache) run(ctx context.Context) {
 	}
 }
 
-func (c *Cache) listAndWatch(ctx context.Context, bookmarks <-chan time.Time) error {
-	res, err := c.storage.List(ctx, c.resource, engine.ListOptions{})
+func (c *Cache) listAndWatch(ctx context.Context, from int64, bookmarks <-chan time.Time) error {
+	res, err := c.list(ctx, from)
 	if err != nil {
 		return err
 	}
@@ -92,6 +115,31 @@ func (c *Cache) listAndWatch(ctx context.Context, bookmarks <-chan time.Time) er
 			return ctx.Err()
 		}
 	}
+}
+
+// list reads the objects at revision from, or at the current revision
+// when from is 0, compacted, or ahead of storage (a watch from there
+// waits for it).
+func (c *Cache) list(ctx context.Context, from int64) (engine.ListResult, error) {
+	if from == 0 {
+		return c.storage.List(ctx, c.resource, engine.ListOptions{})
+	}
+	res, err := c.storage.List(ctx, c.resource, engine.ListOptions{Revision: from})
+	if err == nil {
+		return res, nil
+	}
+	cur, cerr := c.storage.List(ctx, c.resource, engine.ListOptions{})
+	switch {
+	case cerr != nil:
+		return engine.ListResult{}, cerr
+	case errors.Is(err, engine.ErrCompacted):
+		c.log.Debug("watch cache starts at the current revision: the one asked for is compacted", "asked", from, "current", cur.Revision)
+		return cur, nil
+	case cur.Revision < from:
+		return cur, nil
+	}
+	// from could be read: storage failed, try again.
+	return engine.ListResult{}, err
 }
 
 // reset loads a fresh list. Watchers of the state before it are cut off:
@@ -171,12 +219,29 @@ func (c *Cache) setRev(rev int64) {
 	c.changed = make(chan struct{})
 }
 
-// drop ends w; c.mu is held.
+// drop ends w; c.mu is held. The cache counts as used until then, so
+// that a client watching again after its watch ended finds it running.
 func (c *Cache) drop(w *watcher) {
 	if _, ok := c.watchers[w]; ok {
 		delete(c.watchers, w)
 		close(w.ch)
+		c.touch()
 	}
+}
+
+// touch marks the cache used now.
+func (c *Cache) touch() { c.lastUsed.Store(time.Now().UnixNano()) }
+
+// idleFor is how long, at now, the cache has been unused with no watch
+// open on it.
+func (c *Cache) idleFor(now time.Time) time.Duration {
+	c.mu.RLock()
+	watched := len(c.watchers) > 0
+	c.mu.RUnlock()
+	if watched {
+		return 0
+	}
+	return now.Sub(time.Unix(0, c.lastUsed.Load()))
 }
 
 func (c *Cache) close() {

@@ -20,6 +20,10 @@ type Config struct {
 	// BookmarkInterval is how often watchers that asked for bookmarks get
 	// one; DefaultBookmarkInterval when 0.
 	BookmarkInterval time.Duration
+	// IdleTimeout is how long a cache keeps running once no watch is open
+	// on it and no request has used it; DefaultIdleTimeout when 0, for
+	// ever when negative. A stopped cache starts again on its next use.
+	IdleTimeout time.Duration
 	// Logger gets a line when a cache restarts or cuts a watcher off.
 	Logger *slog.Logger
 }
@@ -28,11 +32,14 @@ const (
 	DefaultWindow           = 1000
 	DefaultWatcherBuffer    = 1000
 	DefaultBookmarkInterval = time.Minute
+	DefaultIdleTimeout      = 10 * time.Minute
 	// retryDelay is the pause before a cache whose watch failed lists again.
 	retryDelay = 100 * time.Millisecond
 )
 
-// Caches is the watch cache of every resource, each started on first use.
+// Caches is the watch cache of every resource. A cache starts on the
+// first use of its resource, at the revision that use asks for (see
+// Cache), and stops after IdleTimeout unused.
 type Caches struct {
 	storage engine.Storage
 	cfg     Config
@@ -43,6 +50,10 @@ type Caches struct {
 	mu     sync.Mutex
 	caches map[string]*Cache
 	stops  map[string]context.CancelFunc // of each cache's run
+	// resume is the revision a cache Stop ended had reached: its next
+	// cache starts there, whatever use starts it, so that the watches
+	// Stop ended can go on from their last event without a 410.
+	resume map[string]int64
 	// progress is shared by every cache: nil when storage cannot ask for
 	// progress (progress.go).
 	progress *progress
@@ -61,45 +72,68 @@ func New(storage engine.Storage, cfg Config) *Caches {
 	if cfg.BookmarkInterval <= 0 {
 		cfg.BookmarkInterval = DefaultBookmarkInterval
 	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Caches{storage: storage, cfg: cfg, ctx: ctx, cancel: cancel, caches: map[string]*Cache{},
+	cs := &Caches{storage: storage, cfg: cfg, ctx: ctx, cancel: cancel,
+		caches: map[string]*Cache{}, stops: map[string]context.CancelFunc{}, resume: map[string]int64{},
 		progress: newProgress(ctx, storage, cfg.Logger)}
+	if cfg.IdleTimeout > 0 {
+		cs.wg.Go(cs.stopIdle)
+	}
+	return cs
 }
 
-// For returns the cache of the keys under resource, starting it if needed.
-func (cs *Caches) For(resource string) *Cache {
+// For returns the cache of the keys under resource, starting it at
+// storage's current revision if it is not running.
+func (cs *Caches) For(resource string) *Cache { return cs.get(resource, 0) }
+
+// get returns the cache of resource, marked used now. A cache that is not
+// running starts with a list at revision from (0: the current one), so
+// that a watch from there misses nothing.
+func (cs *Caches) get(resource string, from int64) *Cache {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	c := cs.caches[resource]
 	if c == nil {
-		c = newCache(cs.storage, resource, cs.cfg)
+		if r := cs.resume[resource]; r > 0 && (from == 0 || r < from) {
+			from = r
+		}
+		delete(cs.resume, resource)
+		c = newCache(cs.storage, resource, cs.cfg, from)
 		c.progress = cs.progress
 		cs.caches[resource] = c
 		ctx, stop := context.WithCancel(cs.ctx)
-		if cs.stops == nil {
-			cs.stops = map[string]context.CancelFunc{}
-		}
 		cs.stops[resource] = stop
-		cs.wg.Add(1)
-		go func() {
-			defer cs.wg.Done()
+		runningCaches.Inc()
+		cs.wg.Go(func() {
+			defer runningCaches.Dec()
 			c.run(ctx)
-		}()
+		})
 	}
+	c.touch()
 	return c
 }
 
-// List implements engine.Cache.
+// List implements engine.Cache. A cache that is not running starts at
+// storage's current revision: a list never needs an older one.
 func (cs *Caches) List(ctx context.Context, resource string, opts engine.CacheListOptions) (engine.ListResult, error) {
-	return cs.For(resource).List(ctx, opts)
+	return cs.get(resource, 0).List(ctx, opts)
 }
 
-// Watch implements engine.Cache.
+// Watch implements engine.Cache. A cache that is not running starts at
+// opts.AfterRevision, so that the watch gets every change after it (or
+// 410 Expired when storage has compacted it).
 func (cs *Caches) Watch(ctx context.Context, resource string, opts engine.CacheWatchOptions) (engine.CacheWatch, error) {
-	return cs.For(resource).Watch(ctx, opts)
+	from := opts.AfterRevision
+	if opts.Initial {
+		from = 0
+	}
+	return cs.get(resource, from).Watch(ctx, opts)
 }
 
 // Close stops every cache and ends every watch on them.
@@ -109,15 +143,20 @@ func (cs *Caches) Close() {
 	cs.progress.stop()
 }
 
-// Start implements engine.Cache.
-func (cs *Caches) Start(resource string) { cs.For(resource) }
-
 // Stop stops the cache of resource, if it runs: its storage watch ends,
 // and so do its watches (engine.ErrWatchClosed). Its next use starts a
-// new cache. specd serve stops the cache of a resource it no longer
-// serves, or whose schema changed, when it reloads its schemas.
+// new cache at the revision this one had reached (or, if storage has
+// compacted that, at the current one), so that a client watching again
+// from its last event misses nothing. specd serve stops the cache of a
+// resource it no longer serves, or whose schema changed, when it reloads
+// its schemas.
 func (cs *Caches) Stop(resource string) {
 	cs.mu.Lock()
+	if c := cs.caches[resource]; c != nil {
+		if r := c.Revision(); r > 0 {
+			cs.resume[resource] = r
+		}
+	}
 	stop := cs.stops[resource]
 	delete(cs.caches, resource)
 	delete(cs.stops, resource)
@@ -125,4 +164,43 @@ func (cs *Caches) Stop(resource string) {
 	if stop != nil {
 		stop()
 	}
+}
+
+// stopIdle stops, now and then, the caches that have been idle for
+// IdleTimeout, until Close.
+func (cs *Caches) stopIdle() {
+	tick := time.NewTicker(max(cs.cfg.IdleTimeout/2, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-cs.ctx.Done():
+			return
+		case now := <-tick.C:
+			for _, resource := range cs.idle(now) {
+				cs.cfg.Logger.Debug("watch cache stopped: idle", "resource", resource, "after", cs.cfg.IdleTimeout)
+			}
+		}
+	}
+}
+
+// idle stops the caches idle at now and returns their resources. A use
+// marks its cache under cs.mu, so a cache that idle finds idle was not
+// handed to a request meanwhile.
+func (cs *Caches) idle(now time.Time) []string {
+	if cs.cfg.IdleTimeout < 0 {
+		return nil
+	}
+	var stopped []string
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for resource, c := range cs.caches {
+		if c.idleFor(now) < cs.cfg.IdleTimeout {
+			continue
+		}
+		cs.stops[resource]()
+		delete(cs.caches, resource)
+		delete(cs.stops, resource)
+		stopped = append(stopped, resource)
+	}
+	return stopped
 }

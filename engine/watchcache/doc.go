@@ -9,6 +9,16 @@
 // the window and nothing else, so the cache costs little more than the
 // JSON it holds.
 //
+// A resource's cache starts on its first use, not before: a served type
+// that nobody lists or watches costs no memory and no storage watch. The
+// first use decides where it starts: a watch from revision N lists the
+// objects as they were at N and watches storage from N, so that it gets
+// every change after N, as from a cache that ran all along (410 Expired
+// only when storage has compacted N); a list, or a watch from now, starts
+// it at the current revision. A cache with no watch open that no request
+// has used for Config.IdleTimeout stops; its next use starts it again the
+// same way.
+//
 // A consistent list (engine.CacheListOptions.Consistent) waits until the
 // cache has reached storage's current revision; while lists wait, one
 // requester shared by every cache asks storage for progress

@@ -20,6 +20,9 @@ type fakeStorage struct {
 	data     map[string]engine.KeyValue
 	watchers []fakeWatch
 	history  []engine.Event // every write, oldest first
+	// compacted: the revisions before it are gone, as after etcd's
+	// compaction at it.
+	compacted int64
 }
 
 type fakeWatch struct {
@@ -68,11 +71,21 @@ func (f *fakeStorage) Get(_ context.Context, key string) (engine.KeyValue, error
 	return kv, nil
 }
 
-func (f *fakeStorage) List(_ context.Context, prefix string, _ engine.ListOptions) (engine.ListResult, error) {
+func (f *fakeStorage) List(_ context.Context, prefix string, opts engine.ListOptions) (engine.ListResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	data, rev := f.data, f.rev
+	if opts.Revision > 0 {
+		switch {
+		case opts.Revision < f.compacted:
+			return engine.ListResult{}, fmt.Errorf("fake: list at %d: %w", opts.Revision, engine.ErrCompacted)
+		case opts.Revision > f.rev:
+			return engine.ListResult{}, fmt.Errorf("fake: list at %d: a future revision", opts.Revision)
+		}
+		data, rev = f.at(opts.Revision), opts.Revision
+	}
 	var items []engine.KeyValue
-	for k, kv := range f.data {
+	for k, kv := range data {
 		if strings.HasPrefix(k, prefix) {
 			// A copy, as a real storage answers with fresh bytes.
 			kv.Value = bytes.Clone(kv.Value)
@@ -80,7 +93,30 @@ func (f *fakeStorage) List(_ context.Context, prefix string, _ engine.ListOption
 		}
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Key < items[j].Key })
-	return engine.ListResult{Items: items, Revision: f.rev}, nil
+	return engine.ListResult{Items: items, Revision: rev}, nil
+}
+
+// at is the data as it was at rev, replayed from the history.
+func (f *fakeStorage) at(rev int64) map[string]engine.KeyValue {
+	data := map[string]engine.KeyValue{}
+	for _, ev := range f.history {
+		if ev.Revision > rev {
+			break
+		}
+		if ev.Type == engine.EventDeleted {
+			delete(data, ev.Key)
+			continue
+		}
+		data[ev.Key] = engine.KeyValue{Key: ev.Key, Value: ev.Value, ModRevision: ev.Revision}
+	}
+	return data
+}
+
+// compact forgets the revisions before rev.
+func (f *fakeStorage) compact(rev int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.compacted = rev
 }
 
 func (f *fakeStorage) Update(_ context.Context, key string, value []byte, _ int64) (int64, error) {
@@ -109,14 +145,18 @@ func (f *fakeStorage) Delete(_ context.Context, key string, _ int64) (engine.Key
 	return prev, nil
 }
 
-// Watch only watches from now (the cache asks after its list's revision,
-// which is now: the fake's writes are synchronous).
+// Watch replays the history after after, then follows the writes.
 func (f *fakeStorage) Watch(ctx context.Context, prefix string, after int64) <-chan engine.Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ch := make(chan engine.Event, 1024)
-	if after > f.rev {
+	switch {
+	case after > f.rev:
 		ch <- engine.Event{Err: fmt.Errorf("fake: watch after %d, ahead of %d", after, f.rev)}
+		close(ch)
+		return ch
+	case after > 0 && after < f.compacted:
+		ch <- engine.Event{Err: fmt.Errorf("fake: watch after %d: %w", after, engine.ErrCompacted)}
 		close(ch)
 		return ch
 	}

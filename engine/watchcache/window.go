@@ -2,33 +2,33 @@ package watchcache
 
 import "github.com/specd-io/specd/engine"
 
-// window is a ring of the most recent events.
+// window is a ring of the most recent events. It grows to its size as
+// events come, so that the cache of a quiet resource costs little.
 type window struct {
 	ring  []*engine.Event
-	start int // index of the oldest event
-	n     int
+	size  int
+	start int // index of the oldest event once the ring is full
 	// after: every event after this revision is in the ring.
 	after int64
 }
 
-func newWindow(size int) window { return window{ring: make([]*engine.Event, size)} }
+func newWindow(size int) window { return window{size: size} }
 
 // reset empties the window at rev.
 func (w *window) reset(rev int64) {
 	clear(w.ring)
-	w.start, w.n, w.after = 0, 0, rev
+	w.ring, w.start, w.after = w.ring[:0], 0, rev
 }
 
 // push adds e, dropping the oldest event when full.
 func (w *window) push(e *engine.Event) {
-	if w.n == len(w.ring) {
-		w.after = w.ring[w.start].Revision
-		w.ring[w.start] = e
-		w.start = (w.start + 1) % len(w.ring)
+	if len(w.ring) < w.size {
+		w.ring = append(w.ring, e)
 		return
 	}
-	w.ring[(w.start+w.n)%len(w.ring)] = e
-	w.n++
+	w.after = w.ring[w.start].Revision
+	w.ring[w.start] = e
+	w.start = (w.start + 1) % len(w.ring)
 }
 
 // oldest is the oldest revision a watch can start after.
@@ -37,7 +37,7 @@ func (w *window) oldest() int64 { return w.after }
 // since returns the events after rev that keep selects, oldest first.
 func (w *window) since(rev int64, keep func(key string) bool) []*engine.Event {
 	var out []*engine.Event
-	for i := range w.n {
+	for i := range w.ring {
 		e := w.ring[(w.start+i)%len(w.ring)]
 		if e.Revision > rev && keep(e.Key) {
 			out = append(out, e)

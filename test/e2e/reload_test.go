@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -82,9 +83,18 @@ type watchLine struct {
 
 func openWatch(t *testing.T, url string) *rawWatch {
 	t.Helper()
+	return openWatchAccept(t, url, "")
+}
+
+// openWatchAccept is openWatch with an Accept header.
+func openWatchAccept(t *testing.T, url, accept string) *rawWatch {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -361,6 +371,135 @@ func TestSchemaReload(t *testing.T) {
 	case <-toolsWatch.done:
 		t.Error("the unchanged resource's watch ended")
 	default:
+	}
+}
+
+// gadgetsIn is gadgets in one of two versions, v1 (stored) and v1beta1;
+// xSpecd is spliced into the file's x-specd.
+func gadgetsIn(version, xSpecd string) string {
+	return `openapi: 3.0.3
+info: {title: Gadgets, version: ` + version + `}
+x-specd: {group: gadgets.example.com` + xSpecd + `}
+components:
+  schemas:
+    Gadget:
+      type: object
+      x-specd-resource: {storage: ` + strconv.FormatBool(version == "v1") + `}
+      properties:
+        spec:
+          type: object
+          properties:
+            size: {type: integer}
+`
+}
+
+func gadget(version, name string) string {
+	return fmt.Sprintf(`{"apiVersion":"gadgets.example.com/%s","kind":"Gadget","metadata":{"name":%q},"spec":{"size":1}}`, version, name)
+}
+
+// objectRV is metadata.resourceVersion of an event's object.
+func objectRV(l watchLine) string {
+	var o struct {
+		Metadata struct{ ResourceVersion string } `json:"metadata"`
+	}
+	_ = json.Unmarshal(l.Object, &o)
+	return o.Metadata.ResourceVersion
+}
+
+// docsVersionGoneEvent is the ERROR event docs/serving.md shows for a
+// watch of a removed version.
+func docsVersionGoneEvent(t *testing.T) watchLine {
+	t.Helper()
+	md, err := os.ReadFile(filepath.Join(repoRoot, "docs", "serving.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(md)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, `{"type":"ERROR"`) && strings.Contains(line, "v1beta1 gadgets is no longer served") {
+			var l watchLine
+			if err := json.Unmarshal([]byte(line), &l); err != nil {
+				t.Fatalf("docs/serving.md: %v\n%s", err, line)
+			}
+			return l
+		}
+	}
+	t.Fatal("docs/serving.md shows no ERROR event of a removed version")
+	return watchLine{}
+}
+
+// TestSchemaReloadRemovedVersion removes one version of a resource whose
+// other version stays: the watches of the removed version, also as=Table,
+// end with the ERROR event docs/serving.md shows; a watch of the version
+// that stays ends cleanly and, watched again from its last
+// resourceVersion, gets every write made since; another resource's watch
+// goes on.
+func TestSchemaReloadRemovedVersion(t *testing.T) {
+	t.Parallel()
+	const betaGadgets = "/apis/gadgets.example.com/v1beta1/namespaces/default/gadgets"
+	dir := t.TempDir()
+	writeFile(t, dir, "tools.yaml", reloadTools)
+	writeFile(t, dir, "gadgets-v1.yaml", gadgetsIn("v1", ""))
+	// Removing a beta version is a breaking change: the file lets it.
+	betaFile := writeFile(t, dir, "gadgets-v1beta1.yaml", gadgetsIn("v1beta1", ", allowBreaking: true"))
+	s := startSpecd(t, specdOptions{Schemas: dir})
+
+	rv := mustCreate(t, s, gadgets, gadget("v1", "g1"))
+	hammersRV := mustCreate(t, s, hammers, hammer("h1"))
+	betaWatch := openWatch(t, s.URL+betaGadgets+"?watch=true&resourceVersion="+rv)
+	betaTable := openWatchAccept(t, s.URL+betaGadgets+"?watch=true&resourceVersion="+rv, "application/json;as=Table;v=v1;g=meta.k8s.io")
+	stableWatch := openWatch(t, s.URL+gadgets+"?watch=true&resourceVersion="+rv)
+	toolsWatch := openWatch(t, s.URL+hammers+"?watch=true&resourceVersion="+hammersRV)
+
+	if err := os.Remove(betaFile); err != nil {
+		t.Fatal(err)
+	}
+	want := docsVersionGoneEvent(t)
+	var wantStatus map[string]any
+	if err := json.Unmarshal(want.Object, &wantStatus); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]*rawWatch{"the v1beta1 watch": betaWatch, "the v1beta1 Table watch": betaTable} {
+		l, ok := w.next(t, 10*time.Second)
+		var got map[string]any
+		_ = json.Unmarshal(l.Object, &got)
+		if !ok || l.Type != "ERROR" || !reflect.DeepEqual(got, wantStatus) {
+			t.Errorf("%s: %s %s (open %v), want the ERROR event of docs/serving.md:\n%s", name, l.Type, l.Object, ok, want.Object)
+		}
+		if l, ok := w.next(t, 5*time.Second); ok {
+			t.Errorf("%s went on after its ERROR event: %s %s", name, l.Type, l.Object)
+		}
+	}
+
+	// The v1 watch ends cleanly.
+	last := rv
+	for {
+		l, ok := stableWatch.next(t, 10*time.Second)
+		if !ok {
+			break
+		}
+		if l.Type == "ERROR" {
+			t.Fatalf("the v1 watch ended with %s", l.Object)
+		}
+		last = objectRV(l)
+	}
+	if r := get(t, s.URL+betaGadgets); r.Code != http.StatusNotFound {
+		t.Errorf("list of the removed version: HTTP %d, want 404", r.Code)
+	}
+	// Writes after the reload, before the client watches again: it gets
+	// them all, in order, from its last resourceVersion.
+	mustCreate(t, s, gadgets, gadget("v1", "g2"))
+	mustCreate(t, s, gadgets, gadget("v1", "g3"))
+	again := openWatch(t, s.URL+gadgets+"?watch=true&resourceVersion="+last)
+	for _, name := range []string{"g2", "g3"} {
+		if l, ok := again.next(t, 10*time.Second); !ok || l.Type != "ADDED" || objectName(l) != name {
+			t.Fatalf("the v1 watch again from %s: %s %s (open %v), want ADDED %s", last, l.Type, l.Object, ok, name)
+		}
+	}
+
+	mustCreate(t, s, hammers, hammer("h2"))
+	if l, ok := toolsWatch.next(t, 10*time.Second); !ok || l.Type != "ADDED" || objectName(l) != "h2" {
+		t.Errorf("the hammers watch: %s %s (open %v), want ADDED h2", l.Type, l.Object, ok)
 	}
 }
 
