@@ -40,8 +40,12 @@ func TestManyTypesKubectl(t *testing.T) {
 	}
 	// One request for /api and one for /apis, both aggregated: not one per
 	// group version.
-	gets := strings.Count(r.Stderr, "GET http")
+	// kubectl -v=6 logs each response: "Response" verb="GET" url=...
+	gets := strings.Count(r.Stderr, `"Response" verb="GET"`)
 	t.Logf("kubectl api-resources made %d requests", gets)
+	if gets == 0 {
+		t.Fatalf("no request found in kubectl -v=6's log (has its format changed?):\n%s", r.Stderr)
+	}
 	if gets > 4 {
 		t.Errorf("kubectl made %d discovery requests, want at most 4 (aggregated discovery):\n%s", gets, r.Stderr)
 	}
