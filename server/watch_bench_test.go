@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/watchcache"
@@ -131,6 +133,13 @@ func (s *timedStorage) at(rev int64) time.Time {
 // real clients do, in another one ("readers-apart": this test binary run
 // again as a reader, see TestMain), so that the server's share of the two
 // cores is not taken by the benchmark's own readers' HTTP stack.
+//
+// "floor" is the yardstick for the paced case: the same readers in their
+// own process, fed by the least a Go HTTP server can do (benchFanOutFloor)
+// - no etcd, no cache, no engine, the event's bytes built once and written
+// by one goroutine per watcher. What it measures is the machine's own cost
+// of the fan-out (the loopback TCP send and receive of 100 connections and
+// the readers), which specd cannot go below.
 func BenchmarkWatchFanOut100(b *testing.B) {
 	for _, pace := range []time.Duration{0, 5 * time.Millisecond} {
 		name := "back-to-back"
@@ -142,6 +151,9 @@ func BenchmarkWatchFanOut100(b *testing.B) {
 			start startReaders
 		}{{"in-process", readersInProcess}, {"readers-apart", readersApart}} {
 			b.Run(name+"/"+readers.name, func(b *testing.B) { benchFanOut(b, 100, pace, readers.start) })
+		}
+		if pace > 0 {
+			b.Run(name+"/floor", func(b *testing.B) { benchFanOutFloor(b, 100, pace, readersApart) })
 		}
 	}
 }
@@ -302,13 +314,106 @@ func benchFanOut(b *testing.B, watchers int, pace time.Duration, start startRead
 	}
 	b.StopTimer()
 	time.Sleep(500 * time.Millisecond) // the last events arrive
-	deliveries := stop()
-	if len(deliveries) < watchers*i {
-		b.Fatalf("%d deliveries, want %d", len(deliveries), watchers*i)
+	reportDeliveries(b, stop(), watchers*i, ts.at)
+}
+
+// benchFanOutFloor is the yardstick of BenchmarkWatchFanOut100: an HTTP
+// server that does nothing but copy each event, built once, to every
+// watcher's stream, as specd's watch handler does (one goroutine per
+// watch, a chunked response, one flush per event), timed from the moment
+// the event is handed to the watchers' goroutines.
+func benchFanOutFloor(b *testing.B, watchers int, pace time.Duration, start startReaders) {
+	var mu sync.Mutex
+	subscribers := map[chan []byte]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		events := make(chan []byte, 16)
+		mu.Lock()
+		subscribers[events] = true
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			delete(subscribers, events)
+			mu.Unlock()
+		}()
+		rc := http.NewResponseController(w)
+		sw := startStream(w, rc)
+		for {
+			select {
+			case obj := <-events:
+				if sw.event("ADDED", obj, true) != nil {
+					return
+				}
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	stop := start(b, srv.URL, watchers)
+	var sentMu sync.Mutex
+	sent := map[int64]time.Time{}
+	i := 0
+	for b.Loop() {
+		rev := int64(i + 2)
+		obj := servedWidget(i, rev)
+		mu.Lock()
+		sentMu.Lock()
+		sent[rev] = time.Now()
+		sentMu.Unlock()
+		for events := range subscribers {
+			events <- obj
+		}
+		mu.Unlock()
+		i++
+		time.Sleep(pace)
+	}
+	b.StopTimer()
+	time.Sleep(500 * time.Millisecond) // the last events arrive
+	reportDeliveries(b, stop(), watchers*i, func(rev int64) time.Time {
+		sentMu.Lock()
+		defer sentMu.Unlock()
+		return sent[rev]
+	})
+}
+
+// servedWidget is benchPayload(i) with the metadata specd adds when it
+// stores and serves one: the bytes of one watch event of benchFanOut.
+func servedWidget(i int, rev int64) []byte {
+	obj := []byte(benchPayload(i))
+	for _, f := range []struct {
+		path  string
+		value any
+	}{
+		{"metadata.namespace", "default"},
+		{"metadata.uid", "9b0a4f53-6f0e-4d8c-9a57-1c3f0e2b7d41"},
+		{"metadata.resourceVersion", strconv.FormatInt(rev, 10)},
+		{"metadata.generation", 1},
+		{"metadata.creationTimestamp", "2026-11-21T12:00:00Z"},
+		{"metadata.managedFields", []map[string]any{{
+			"manager": "bench", "operation": "Update", "apiVersion": "shop.example.com/v1",
+			"time": "2026-11-21T12:00:00Z", "fieldsType": "FieldsV1",
+			"fieldsV1": map[string]any{"f:metadata": map[string]any{"f:labels": map[string]any{"f:app": map[string]any{}}},
+				"f:spec": map[string]any{"f:color": map[string]any{}, "f:notes": map[string]any{}}},
+		}}},
+	} {
+		obj, _ = sjson.SetBytes(obj, f.path, f.value)
+	}
+	return obj
+}
+
+// reportDeliveries reports p50, p99 and max of the deliveries' latencies
+// from sentAt(their revision), after checking that want arrived.
+func reportDeliveries(b *testing.B, deliveries []delivery, want int, sentAt func(rev int64) time.Time) {
+	if len(deliveries) < want {
+		b.Fatalf("%d deliveries, want %d", len(deliveries), want)
 	}
 	lat := make([]time.Duration, len(deliveries))
 	for j, d := range deliveries {
-		lat[j] = time.Duration(d.at - ts.at(d.rev).UnixNano())
+		sent := sentAt(d.rev)
+		if sent.IsZero() {
+			b.Fatalf("a delivery of revision %d, which was not sent", d.rev)
+		}
+		lat[j] = time.Duration(d.at - sent.UnixNano())
 	}
 	slices.Sort(lat)
 	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
