@@ -65,22 +65,6 @@ func writeWidgets(t *testing.T, s *engine.Store, rv *schemas.ResourceVersion) []
 	return []string{"ADDED b spec.size=2", "MODIFIED a spec.size=5", "DELETED b spec.size=2", "ADDED c spec.size=3"}
 }
 
-func eventsOf(t *testing.T, w *engine.Watch, n int) []string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var out []string
-	for range n {
-		ev, err := w.Next(ctx)
-		if err != nil {
-			t.Fatalf("after %v: %v", out, err)
-		}
-		obj := gjson.ParseBytes(ev.Object)
-		out = append(out, fmt.Sprintf("%s %s spec.size=%s", ev.Type, obj.Get("metadata.name").Str, obj.Get("spec.size").Raw))
-	}
-	return out
-}
-
 // TestWatchStartsColdCacheAtRevision: a list read from etcd at X, then
 // writes, then the resource's first watch, from X: its cache starts at X
 // and the watch gets exactly the writes after X.
@@ -101,12 +85,12 @@ func TestWatchStartsColdCacheAtRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	if got := eventsOf(t, w, len(want)); !slices.Equal(got, want) {
+	if got := events(t, w, len(want), "spec.size"); !slices.Equal(got, want) {
 		t.Errorf("events %v, want %v", got, want)
 	}
 	// Nothing twice: the next event is the next write.
 	mustCreate(t, s, rv, "default", widget("d", 4))
-	if got := eventsOf(t, w, 1); got[0] != "ADDED d spec.size=4" {
+	if got := events(t, w, 1, "spec.size"); got[0] != "ADDED d spec.size=4" {
 		t.Errorf("after the replay: %v, want ADDED d", got)
 	}
 }
@@ -133,7 +117,7 @@ func TestWatchColdCacheCompacted(t *testing.T) {
 	}
 	defer w.Stop()
 	mustCreate(t, s, rv, "default", widget("c", 3))
-	if got := eventsOf(t, w, 1); got[0] != "ADDED c spec.size=3" {
+	if got := events(t, w, 1, "spec.size"); got[0] != "ADDED c spec.size=3" {
 		t.Errorf("watch from %s: %v", last, got)
 	}
 }
@@ -160,7 +144,7 @@ func TestColdCacheConcurrentFirstWatches(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatal(errs[i])
 		}
-		if got := eventsOf(t, w, len(want)); !slices.Equal(got, want) {
+		if got := events(t, w, len(want), "spec.size"); !slices.Equal(got, want) {
 			t.Errorf("watch %d: %v, want %v", i, got, want)
 		}
 		w.Stop()

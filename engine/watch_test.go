@@ -76,7 +76,7 @@ func events(t *testing.T, w *engine.Watch, n int, field string) []string {
 			t.Fatalf("after %v: %v", out, err)
 		}
 		obj := gjson.ParseBytes(ev.Object)
-		out = append(out, fmt.Sprintf("%s %s %s=%s", ev.Type, obj.Get("metadata.name").Str, field, obj.Get(field).Str))
+		out = append(out, fmt.Sprintf("%s %s %s=%s", ev.Type, obj.Get("metadata.name").Str, field, obj.Get(field).String()))
 	}
 	return out
 }

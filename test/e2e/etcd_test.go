@@ -18,18 +18,26 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
-// TestExternalEtcd runs specd against an etcd it did not start: objects
-// land in that etcd, and a second specd on the same etcd (a replica) sees
-// them.
-func TestExternalEtcd(t *testing.T) {
-	t.Parallel()
-	ctx := testContext(t, 2*time.Minute)
+// startEtcdClient starts an etcd (startEtcd) and returns its endpoints and
+// a client of it, closed when the test ends, before etcd.
+func startEtcdClient(t *testing.T) ([]string, *clientv3.Client) {
+	t.Helper()
 	endpoints := startEtcd(t)
 	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cli.Close() }) // before etcd's Close: cleanups run last first
+	return endpoints, cli
+}
+
+// TestExternalEtcd runs specd against an etcd it did not start: objects
+// land in that etcd, and a second specd on the same etcd (a replica) sees
+// them.
+func TestExternalEtcd(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	endpoints, cli := startEtcdClient(t)
 
 	s := startSpecd(t, specdOptions{EtcdServers: endpoints})
 	dyn := dynamicClient(t, s)

@@ -71,12 +71,7 @@ func writeMigSchemas(t *testing.T, dir, storage string) {
 // does not migrate again.
 func TestStorageVersionMigration(t *testing.T) {
 	t.Parallel()
-	endpoints := startEtcd(t)
-	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
+	endpoints, cli := startEtcdClient(t)
 	client := &http.Client{Timeout: 10 * time.Second}
 	gizmos := func(s *specd, version, name string) string {
 		u := fmt.Sprintf("%s/apis/%s/%s/namespaces/default/gizmos", s.URL, migGroup, version)

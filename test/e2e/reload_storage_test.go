@@ -35,12 +35,7 @@ const migTimeout = 30 * time.Second
 // its stream ends. Then the storage version moves back to v1, alike.
 func TestReloadMovesStorageVersion(t *testing.T) {
 	t.Parallel()
-	endpoints := startEtcd(t)
-	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
+	endpoints, cli := startEtcdClient(t)
 	dir := filepath.Join(t.TempDir(), "schemas")
 	writeMigSchemas(t, dir, "v1")
 	s := startSpecd(t, specdOptions{Schemas: dir, EtcdServers: endpoints})
