@@ -203,7 +203,11 @@ func (c *servedCaches) end(key string, err error, gone map[string]error) {
 	if old != nil {
 		old.end.Store(&genEnd{err: err, gone: gone})
 	}
-	c.inner.Stop(key)
+	if err != nil {
+		c.inner.Stop(key)
+		return
+	}
+	c.inner.Restart(key)
 }
 
 // revive serves key again after end with an error.

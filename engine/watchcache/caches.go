@@ -50,10 +50,10 @@ type Caches struct {
 	mu     sync.Mutex
 	caches map[string]*Cache
 	stops  map[string]context.CancelFunc // of each cache's run
-	// resume is the revision a cache Stop ended had reached: its next
+	// resume is where the cache a Restart ended had got to: its next
 	// cache starts there, whatever use starts it, so that the watches
-	// Stop ended can go on from their last event without a 410.
-	resume map[string]int64
+	// Restart ended can go on from their last event without a 410.
+	resume map[string]resumePoint
 	// progress is shared by every cache: nil when storage cannot ask for
 	// progress (progress.go).
 	progress *progress
@@ -80,7 +80,7 @@ func New(storage engine.Storage, cfg Config) *Caches {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cs := &Caches{storage: storage, cfg: cfg, ctx: ctx, cancel: cancel,
-		caches: map[string]*Cache{}, stops: map[string]context.CancelFunc{}, resume: map[string]int64{},
+		caches: map[string]*Cache{}, stops: map[string]context.CancelFunc{}, resume: map[string]resumePoint{},
 		progress: newProgress(ctx, storage, cfg.Logger)}
 	if cfg.IdleTimeout > 0 {
 		cs.wg.Go(cs.stopIdle)
@@ -100,8 +100,8 @@ func (cs *Caches) get(resource string, from int64) *Cache {
 	defer cs.mu.Unlock()
 	c := cs.caches[resource]
 	if c == nil {
-		if r := cs.resume[resource]; r > 0 && (from == 0 || r < from) {
-			from = r
+		if r, ok := cs.resume[resource]; ok && time.Since(r.at) < resumeFor && (from == 0 || r.rev < from) {
+			from = r.rev
 		}
 		delete(cs.resume, resource)
 		c = newCache(cs.storage, resource, cs.cfg, from)
@@ -143,18 +143,36 @@ func (cs *Caches) Close() {
 	cs.progress.stop()
 }
 
+// resumePoint is the revision a restarted cache had reached, and when.
+type resumePoint struct {
+	rev int64
+	at  time.Time
+}
+
+// resumeFor is how long after a Restart the next cache still starts at
+// the old one's revision: long enough for its watchers to watch again,
+// short enough that a resource first used much later does not replay
+// from etcd all that happened in between.
+const resumeFor = time.Minute
+
 // Stop stops the cache of resource, if it runs: its storage watch ends,
 // and so do its watches (engine.ErrWatchClosed). Its next use starts a
-// new cache at the revision this one had reached (or, if storage has
-// compacted that, at the current one), so that a client watching again
-// from its last event misses nothing. specd serve stops the cache of a
-// resource it no longer serves, or whose schema changed, when it reloads
-// its schemas.
-func (cs *Caches) Stop(resource string) {
+// new cache, as a first use does. specd serve stops the cache of a
+// resource it no longer serves.
+func (cs *Caches) Stop(resource string) { cs.stop(resource, false) }
+
+// Restart is Stop for a resource whose cache must start again (its
+// schema changed): the next cache, if it starts within a minute, starts
+// at the revision this one had reached (or, if storage has compacted
+// that, at the current one), so that a client watching again from its
+// last event misses nothing.
+func (cs *Caches) Restart(resource string) { cs.stop(resource, true) }
+
+func (cs *Caches) stop(resource string, resume bool) {
 	cs.mu.Lock()
-	if c := cs.caches[resource]; c != nil {
+	if c := cs.caches[resource]; c != nil && resume {
 		if r := c.Revision(); r > 0 {
-			cs.resume[resource] = r
+			cs.resume[resource] = resumePoint{rev: r, at: time.Now()}
 		}
 	}
 	stop := cs.stops[resource]

@@ -281,9 +281,9 @@ func TestStartAtRevisionAfterStorageErrors(t *testing.T) {
 	}
 }
 
-// TestStopThenResume: after Stop (a schema reload), the next cache starts
-// where the stopped one was, whatever use starts it: a watch that Stop
-// ended goes on from its last event, also when a list came first.
+// TestStopThenResume: after Restart (a schema reload), the next cache
+// starts where the stopped one was, whatever use starts it: a watch that
+// Restart ended goes on from its last event, also when a list came first.
 func TestStopThenResume(t *testing.T) {
 	for _, first := range []string{"list", "watch without a revision", "watch from later"} {
 		t.Run(first, func(t *testing.T) {
@@ -298,7 +298,7 @@ func TestStopThenResume(t *testing.T) {
 			if got := collect(t, ctx, w, 2); len(got) != 2 {
 				t.Fatalf("before the stop: %v", got)
 			}
-			cs.Stop(res)
+			cs.Restart(res)
 			write(t, st, "~a/1", "+a/3")
 			switch first {
 			case "list":
@@ -327,5 +327,30 @@ func TestStopThenResume(t *testing.T) {
 				t.Errorf("watch again from %d: %v", revs[1], got)
 			}
 		})
+	}
+}
+
+// TestStopDoesNotResume: after Stop (the resource is gone), a list starts
+// the next cache at the current revision, as a first use does.
+func TestStopDoesNotResume(t *testing.T) {
+	st := newFakeStorage()
+	cs := newTestCaches(t, st, Config{})
+	ctx := ctxFor(t)
+	if _, err := cs.List(ctx, res, engine.CacheListOptions{Prefix: res}); err != nil {
+		t.Fatal(err)
+	}
+	revs := write(t, st, "+a/1")
+	if err := cs.get(res, 0).WaitRevision(ctx, revs[0]); err != nil {
+		t.Fatal(err)
+	}
+	cs.Stop(res)
+	write(t, st, "+a/2")
+	got, err := cs.List(ctx, res, engine.CacheListOptions{Prefix: res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var expired *engine.ExpiredError
+	if _, err := cs.Watch(ctx, res, engine.CacheWatchOptions{Prefix: res, AfterRevision: revs[0]}); !errors.As(err, &expired) {
+		t.Errorf("watch from before a Stop, after a list at %d started the next cache: %v, want an ExpiredError", got.Revision, err)
 	}
 }
