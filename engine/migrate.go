@@ -212,12 +212,7 @@ func (m *migration) run(ctx context.Context, state *migrationState) error {
 	if state.LastKey != "" {
 		opts.StartKey = state.LastKey + "\x00"
 	}
-	prefix := m.s.resourcePrefix(m.r)
-	for {
-		page, err := m.storage.List(ctx, prefix, opts)
-		if err != nil {
-			return fmt.Errorf("engine: migrate %s: list: %w", m.res.Resource, err)
-		}
+	return eachPage(ctx, m.storage, m.s.resourcePrefix(m.r), opts, false, "migrate "+m.res.Resource+": list", func(page ListResult) error {
 		m.metrics.pending(int64(len(page.Items)) + page.Remaining)
 		for i, kv := range page.Items {
 			if err := m.object(ctx, kv); err != nil {
@@ -234,11 +229,8 @@ func (m *migration) run(ctx context.Context, state *migrationState) error {
 			}
 		}
 		m.progress(page.Remaining)
-		if !page.More || len(page.Items) == 0 {
-			return nil
-		}
-		opts.StartKey = state.LastKey + "\x00"
-	}
+		return nil
+	})
 }
 
 // object migrates one object and counts the outcome. Only storage errors

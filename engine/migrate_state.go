@@ -51,14 +51,8 @@ func (s *Store) migrationStatePrefix() string { return s.prefix + "_storage-migr
 // every state, and a write only for a stale one.
 func (s *Store) ForgetStaleMigrations(ctx context.Context, reg *schemas.Registry) ([]string, error) {
 	prefix := s.migrationStatePrefix()
-	raw := s.rawStorage()
 	var forgotten []string
-	opts := ListOptions{Limit: DefaultMigrationPage}
-	for {
-		page, err := raw.List(ctx, prefix, opts)
-		if err != nil {
-			return forgotten, fmt.Errorf("engine: read the migration states: %w", err)
-		}
+	err := eachPage(ctx, s.rawStorage(), prefix, ListOptions{Limit: DefaultMigrationPage}, false, "read the migration states", func(page ListResult) error {
 		for _, kv := range page.Items {
 			group, plural, _ := strings.Cut(strings.TrimPrefix(kv.Key, prefix), "/")
 			g := reg.Group(group)
@@ -71,17 +65,15 @@ func (s *Store) ForgetStaleMigrations(ctx context.Context, reg *schemas.Registry
 			}
 			gone, err := s.forgetStaleState(ctx, r, kv)
 			if err != nil {
-				return forgotten, err
+				return err
 			}
 			if gone {
 				forgotten = append(forgotten, kv.Key)
 			}
 		}
-		if !page.More || len(page.Items) == 0 {
-			return forgotten, nil
-		}
-		opts.StartKey = page.Items[len(page.Items)-1].Key + "\x00"
-	}
+		return nil
+	})
+	return forgotten, err
 }
 
 // forgetStaleState deletes the state kv of r if it is for another version

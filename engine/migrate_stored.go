@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/specd-io/specd/schemas"
@@ -26,27 +25,22 @@ type StoredVersion struct {
 // ask it.
 func (s *Store) StoredVersions(ctx context.Context, r *schemas.Resource) (map[string]StoredVersion, error) {
 	prefix := s.resourcePrefix(r)
-	raw := s.rawStorage()
 	out := map[string]StoredVersion{}
-	opts := ListOptions{Limit: DefaultMigrationPage}
-	for {
-		page, err := raw.List(ctx, prefix, opts)
-		if err != nil {
-			return nil, fmt.Errorf("engine: read the objects of %s: %w", r.GroupResource(), err)
-		}
-		for _, kv := range page.Items {
-			v := versionOf(kv.Value)
-			st := out[v]
-			if st.Count == 0 {
-				st.Example = strings.TrimPrefix(kv.Key, prefix)
+	err := eachPage(ctx, s.rawStorage(), prefix, ListOptions{Limit: DefaultMigrationPage}, true,
+		"read the objects of "+r.GroupResource(), func(page ListResult) error {
+			for _, kv := range page.Items {
+				v := versionOf(kv.Value)
+				st := out[v]
+				if st.Count == 0 {
+					st.Example = strings.TrimPrefix(kv.Key, prefix)
+				}
+				st.Count++
+				out[v] = st
 			}
-			st.Count++
-			out[v] = st
-		}
-		if !page.More || len(page.Items) == 0 {
-			return out, nil
-		}
-		opts.StartKey = page.Items[len(page.Items)-1].Key + "\x00"
-		opts.Revision = page.Revision
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
