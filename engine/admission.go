@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -205,7 +207,7 @@ func (s *Store) validateCreate(ctx context.Context, rv *schemas.ResourceVersion,
 // of rv on an update of the stored kv to st (both in the storage
 // version); the plugin sees both with kv's resourceVersion and, as a
 // client of the storage version, without the bookkeeping annotation.
-func (s *Store) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, kv KeyValue, status bool, opts WriteOptions) error {
+func (s *Store) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, kv storage.KeyValue, status bool, opts WriteOptions) error {
 	h, sv := storageHooks(rv.Resource)
 	if h == nil || h.Validate == "" {
 		return nil

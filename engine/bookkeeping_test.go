@@ -11,6 +11,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
@@ -81,7 +83,7 @@ components:
 
 type frobs struct {
 	s      *engine.Store
-	st     engine.Storage
+	st     storage.Storage
 	prefix string
 	v1, v2 *schemas.ResourceVersion
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/engine"
@@ -53,7 +55,7 @@ type countingStorage struct {
 	refuse bool
 }
 
-func (c *countingStorage) List(ctx context.Context, prefix string, opts engine.ListOptions) (engine.ListResult, error) {
+func (c *countingStorage) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
 	if opts.Limit != 1 {
 		c.lists.Add(1)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/sjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -103,7 +105,7 @@ func (s *Store) persistCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 		if err == nil {
 			return rev, nil
 		}
-		if !errors.Is(err, ErrKeyExists) || p.generateName == "" {
+		if !errors.Is(err, storage.ErrKeyExists) || p.generateName == "" {
 			return 0, storageError(r, p.name, err)
 		}
 		if attempt == generateNameAttempts {

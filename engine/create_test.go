@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/google/uuid"
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -82,7 +84,7 @@ func TestCreateErrorsMatchKube(t *testing.T) {
 			if tc.setup {
 				mustCreate(t, s, rv, "default", string(loadExchange(t, "07").requestBody()))
 			}
-			before, err := st.List(ctx, "/", engine.ListOptions{})
+			before, err := st.List(ctx, "/", storage.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +94,7 @@ func TestCreateErrorsMatchKube(t *testing.T) {
 			if code := apierrors.ReasonForError(err); code == "" {
 				t.Fatalf("no reason in %v", err)
 			}
-			after, err := st.List(ctx, "/", engine.ListOptions{})
+			after, err := st.List(ctx, "/", storage.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,7 +292,7 @@ func TestCreateDryRunStoresNothing(t *testing.T) {
 	if gjson.GetBytes(res.Object, "spec.color").String() != "red" || gjson.GetBytes(res.Object, "metadata.uid").String() == "" {
 		t.Fatalf("dry run skipped defaulting or metadata: %s", res.Object)
 	}
-	all, err := st.List(ctx, "/", engine.ListOptions{})
+	all, err := st.List(ctx, "/", storage.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +309,7 @@ func TestCreateDryRunStoresNothing(t *testing.T) {
 func TestCreateStoresNoResourceVersion(t *testing.T) {
 	s, st := newStore(t)
 	mustCreate(t, s, widgets(t), "default", widget("w", 1))
-	all, err := st.List(context.Background(), "/", engine.ListOptions{})
+	all, err := st.List(context.Background(), "/", storage.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,7 +40,7 @@ func (s *Store) Delete(ctx context.Context, rv *schemas.ResourceVersion, namespa
 
 // checkDeletePreconditions answers as kube-apiserver does when a delete's
 // uid or resourceVersion precondition does not hold.
-func checkDeletePreconditions(r *schemas.Resource, name string, kv KeyValue, opts DeleteOptions) error {
+func checkDeletePreconditions(r *schemas.Resource, name string, kv storage.KeyValue, opts DeleteOptions) error {
 	qualified := schema.GroupResource{Group: r.Group, Resource: r.Kind}
 	if opts.UID != "" {
 		if uid := gjson.GetBytes(kv.Value, "metadata.uid").String(); uid != opts.UID {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/specd-io/specd/schemas"
@@ -35,9 +37,9 @@ func (s *Store) DeleteCollection(ctx context.Context, rv *schemas.ResourceVersio
 	if !limited {
 		req.Limit = deleteCollectionPage
 	}
-	var first ListResult
+	var first storage.ListResult
 	var firstNext string
-	var items []KeyValue
+	var items []storage.KeyValue
 	for page := 0; ; page++ {
 		if err := ctx.Err(); err != nil {
 			return nil, apierrors.NewInternalError(err)
@@ -68,12 +70,12 @@ func (s *Store) DeleteCollection(ctx context.Context, rv *schemas.ResourceVersio
 
 // deleteListed deletes the listed objects with opts; those already gone
 // are skipped.
-func (s *Store) deleteListed(ctx context.Context, rv *schemas.ResourceVersion, items []KeyValue, opts DeleteOptions) error {
+func (s *Store) deleteListed(ctx context.Context, rv *schemas.ResourceVersion, items []storage.KeyValue, opts DeleteOptions) error {
 	for _, kv := range items {
 		name := kv.Key[strings.LastIndexByte(kv.Key, '/')+1:]
 		_, err := s.deleteObject(ctx, rv, kv.Key, name, opts)
 		switch {
-		case err == nil, errors.Is(err, ErrKeyNotFound), apierrors.IsNotFound(err):
+		case err == nil, errors.Is(err, storage.ErrKeyNotFound), apierrors.IsNotFound(err):
 		default:
 			var se apierrors.APIStatus
 			if errors.As(err, &se) {

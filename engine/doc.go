@@ -4,8 +4,8 @@
 //
 // Objects stay JSON bytes. The engine decodes a body only to prune, default
 // and validate it, and touches stored bytes with gjson/sjson on the read
-// path. Storage is any implementation of the Storage interface; etcdstorage
-// is the one specd ships.
+// path. Storage is any implementation of storage.Storage (engine/storage, the
+// contract beneath the engine); etcdstorage is the one specd ships.
 //
 // Each object is stored once, in its resource's storage version, under
 // <prefix><group>/<plural>/<namespace>/<name> (no namespace segment for
@@ -29,7 +29,6 @@
 // watch.go. Watches, and the lists that may be served from memory, go
 // through a Cache (engine/watchcache): one storage watch per resource
 // feeding the stored bytes of its objects and a window of recent events.
-// storagetest holds the conformance suite every Storage must pass.
 //
 // Errors returned by Store are *k8s.io/apimachinery/pkg/api/errors.StatusError
 // values, so the server can write them as Kubernetes Status objects as they

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -26,11 +28,11 @@ func groupKind(r *schemas.Resource) schema.GroupKind {
 func storageError(r *schemas.Resource, name string, err error) error {
 	gr := groupResource(r)
 	switch {
-	case errors.Is(err, ErrKeyNotFound):
+	case errors.Is(err, storage.ErrKeyNotFound):
 		return apierrors.NewNotFound(gr, name)
-	case errors.Is(err, ErrKeyExists):
+	case errors.Is(err, storage.ErrKeyExists):
 		return apierrors.NewAlreadyExists(gr, name)
-	case errors.Is(err, ErrConflict):
+	case errors.Is(err, storage.ErrConflict):
 		return apierrors.NewConflict(gr, name, errModified)
 	default:
 		return apierrors.NewInternalError(err)

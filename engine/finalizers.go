@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -44,7 +46,7 @@ func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, k
 		} else {
 			res, err = s.deleteNow(ctx, rv.Resource, key, name, kv, opts.DryRun)
 		}
-		if errors.Is(err, ErrConflict) && attempt < deleteAttempts {
+		if errors.Is(err, storage.ErrConflict) && attempt < deleteAttempts {
 			continue
 		}
 		return res, err
@@ -52,7 +54,7 @@ func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, k
 }
 
 // deleteNow deletes exactly the revision kv (nothing on a dry run).
-func (s *Store) deleteNow(ctx context.Context, r *schemas.Resource, key, name string, kv KeyValue, dryRun bool) (Result, error) {
+func (s *Store) deleteNow(ctx context.Context, r *schemas.Resource, key, name string, kv storage.KeyValue, dryRun bool) (Result, error) {
 	if !dryRun {
 		if _, err := s.storage.Delete(ctx, key, kv.ModRevision); err != nil {
 			return Result{}, err
@@ -64,7 +66,7 @@ func (s *Store) deleteNow(ctx context.Context, r *schemas.Resource, key, name st
 
 // markDeleting stores kv with finalizers and the deletion mark and answers
 // the object in rv's version.
-func (s *Store) markDeleting(ctx context.Context, rv *schemas.ResourceVersion, key string, kv KeyValue, finalizers []string, dryRun bool) (Result, error) {
+func (s *Store) markDeleting(ctx context.Context, rv *schemas.ResourceVersion, key string, kv storage.KeyValue, finalizers []string, dryRun bool) (Result, error) {
 	updated, err := markAsDeleting(kv.Value, finalizers, s.now())
 	if err != nil {
 		return Result{}, apierrors.NewInternalError(err)
@@ -181,11 +183,11 @@ func emptiedFinalizers(obj []byte) bool {
 // garbage collector's trigger) after every such delete and every write of
 // an object with ownerReferences.
 type finalizingStorage struct {
-	Storage
+	storage.Storage
 	notify func() // may be nil
 }
 
-func finalizing(st Storage, notify func()) Storage {
+func finalizing(st storage.Storage, notify func()) storage.Storage {
 	if st == nil {
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,7 +47,7 @@ const scanPage = 1000
 // pages of one snapshot: at revision rev, or the latest when rev is 0. It
 // returns the revision it read.
 func (s *Store) ScanResource(ctx context.Context, r *schemas.Resource, rev int64, fn func(StoredObject)) (int64, error) {
-	opts := ListOptions{Limit: scanPage, Revision: rev}
+	opts := storage.ListOptions{Limit: scanPage, Revision: rev}
 	prefix := s.listPrefix(r, "")
 	for {
 		res, err := s.storage.List(ctx, prefix, opts)
@@ -67,7 +69,7 @@ func (s *Store) ScanResource(ctx context.Context, r *schemas.Resource, rev int64
 	}
 }
 
-func storedObject(r *schemas.Resource, kv KeyValue) (StoredObject, error) {
+func storedObject(r *schemas.Resource, kv storage.KeyValue) (StoredObject, error) {
 	md := gjson.GetBytes(kv.Value, "metadata")
 	o := StoredObject{
 		Resource:  r,
@@ -184,7 +186,7 @@ func (s *Store) editStored(ctx context.Context, o StoredObject, edit func([]byte
 		return 0, err
 	}
 	if kv.ModRevision != o.Revision {
-		return 0, fmt.Errorf("engine: %s moved: %w", o, ErrConflict)
+		return 0, fmt.Errorf("engine: %s moved: %w", o, storage.ErrConflict)
 	}
 	updated, err := edit(kv.Value)
 	if err != nil {

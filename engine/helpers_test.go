@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/tidwall/gjson"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -64,7 +66,7 @@ func runMain(m *testing.M) int {
 var testNow = time.Date(2026, 11, 21, 10, 19, 21, 400_000_000, time.UTC)
 
 // newStore returns a Store on the shared etcd under a fresh prefix.
-func newStore(tb testing.TB) (*engine.Store, engine.Storage) {
+func newStore(tb testing.TB) (*engine.Store, storage.Storage) {
 	tb.Helper()
 	st := etcdstorage.New(testClient)
 	prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -45,16 +47,16 @@ func (s *Store) List(ctx context.Context, rv *schemas.ResourceVersion, namespace
 // listResult reads what List answers: one page, from the watch cache when
 // the request allows it, else from storage, and the continue token of the
 // next page ("" when there is none).
-func (s *Store) listResult(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req ListRequest) (ListResult, string, error) {
+func (s *Store) listResult(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req ListRequest) (storage.ListResult, string, error) {
 	prefix := s.listPrefix(rv.Resource, namespace)
-	opts := ListOptions{Limit: max(req.Limit, 0)}
+	opts := storage.ListOptions{Limit: max(req.Limit, 0)}
 	if req.Continue != "" {
 		start, rev, err := decodeContinue(req.Continue, prefix)
 		if err != nil {
-			return ListResult{}, "", apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+			return storage.ListResult{}, "", apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
 		}
 		if req.ResourceVersion != "" && req.ResourceVersion != "0" {
-			return ListResult{}, "", apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+			return storage.ListResult{}, "", apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
 		opts.StartKey = start
 		if rev > 0 {
@@ -63,24 +65,24 @@ func (s *Store) listResult(ctx context.Context, rv *schemas.ResourceVersion, nam
 	}
 	res, last, cached, err := s.listFromCache(ctx, rv, prefix, req, &opts)
 	if err != nil {
-		return ListResult{}, "", err
+		return storage.ListResult{}, "", err
 	}
 	if !cached {
 		res, last, err = s.listPage(ctx, rv, prefix, opts, req.Selector)
 	}
 	if err != nil {
-		if errors.Is(err, ErrCompacted) && opts.StartKey != "" {
-			return ListResult{}, "", compactedContinue(prefix, opts.StartKey)
+		if errors.Is(err, storage.ErrCompacted) && opts.StartKey != "" {
+			return storage.ListResult{}, "", compactedContinue(prefix, opts.StartKey)
 		}
-		if errors.Is(err, ErrCompacted) {
-			return ListResult{}, "", apierrors.NewResourceExpired(tooOldList)
+		if errors.Is(err, storage.ErrCompacted) {
+			return storage.ListResult{}, "", apierrors.NewResourceExpired(tooOldList)
 		}
-		return ListResult{}, "", apierrors.NewInternalError(err)
+		return storage.ListResult{}, "", apierrors.NewInternalError(err)
 	}
 	next := ""
 	if res.More && last != "" {
 		if next, err = encodeContinue(prefix, last, res.Revision); err != nil {
-			return ListResult{}, "", apierrors.NewInternalError(err)
+			return storage.ListResult{}, "", apierrors.NewInternalError(err)
 		}
 	}
 	return res, next, nil
@@ -101,7 +103,7 @@ func compactedContinue(prefix, startKey string) error {
 
 // listBody writes {"apiVersion","items","kind","metadata"} with the items'
 // bytes joined.
-func (s *Store) listBody(rv *schemas.ResourceVersion, res ListResult, next string) ([]byte, error) {
+func (s *Store) listBody(rv *schemas.ResourceVersion, res storage.ListResult, next string) ([]byte, error) {
 	size := 160 + len(next)
 	for _, kv := range res.Items {
 		size += len(kv.Value) + 32
@@ -154,7 +156,7 @@ func appendString(b []byte, s string) []byte {
 // progress, leaves the list to storage, as kube-apiserver falls back to
 // etcd.
 func (s *Store) consistentList(ctx context.Context, prefix string, copts CacheListOptions) (CacheListOptions, error) {
-	cur, err := s.storage.List(ctx, prefix, ListOptions{Limit: 1})
+	cur, err := s.storage.List(ctx, prefix, storage.ListOptions{Limit: 1})
 	if err != nil {
 		return copts, apierrors.NewInternalError(err)
 	}

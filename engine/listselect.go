@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -16,7 +18,7 @@ const maxSelectChunk = 10000
 // returns the page and the last key it examined, where the next page
 // continues. A filtered page has Remaining -1: how many more would match
 // is not known, and kube-apiserver leaves remainingItemCount out.
-func (s *Store) listPage(ctx context.Context, rv *schemas.ResourceVersion, prefix string, opts ListOptions, sel Selector) (ListResult, string, error) {
+func (s *Store) listPage(ctx context.Context, rv *schemas.ResourceVersion, prefix string, opts storage.ListOptions, sel Selector) (storage.ListResult, string, error) {
 	if sel.Empty() {
 		res, err := s.storage.List(ctx, prefix, opts)
 		if err != nil || len(res.Items) == 0 {
@@ -25,12 +27,12 @@ func (s *Store) listPage(ctx context.Context, rv *schemas.ResourceVersion, prefi
 		return res, res.Items[len(res.Items)-1].Key, nil
 	}
 	limit, chunk := opts.Limit, opts
-	out := ListResult{Remaining: -1}
+	out := storage.ListResult{Remaining: -1}
 	last := ""
 	for {
 		res, err := s.storage.List(ctx, prefix, chunk)
 		if err != nil {
-			return ListResult{}, "", err
+			return storage.ListResult{}, "", err
 		}
 		if out.Revision == 0 {
 			out.Revision = res.Revision
@@ -43,7 +45,7 @@ func (s *Store) listPage(ctx context.Context, rv *schemas.ResourceVersion, prefi
 			last = kv.Key
 			ok, err := s.selected(rv, sel, kv.Value)
 			if err != nil {
-				return ListResult{}, "", err
+				return storage.ListResult{}, "", err
 			}
 			if ok {
 				out.Items = append(out.Items, kv)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/schemas"
@@ -158,7 +160,7 @@ func (s *Store) MigrateResource(ctx context.Context, r *schemas.Resource, opts M
 // migration is one run over one resource.
 type migration struct {
 	s        *Store
-	storage  Storage
+	storage  storage.Storage
 	r        *schemas.Resource
 	target   string // the storage version's apiVersion
 	page     int64
@@ -208,11 +210,11 @@ func (s *Store) newMigration(r *schemas.Resource, opts MigrateOptions) *migratio
 func (m *migration) run(ctx context.Context, state *migrationState) error {
 	m.state = state
 	m.metrics.started()
-	opts := ListOptions{Limit: m.page}
+	opts := storage.ListOptions{Limit: m.page}
 	if state.LastKey != "" {
 		opts.StartKey = state.LastKey + "\x00"
 	}
-	return eachPage(ctx, m.storage, m.s.resourcePrefix(m.r), opts, false, "migrate "+m.res.Resource+": list", func(page ListResult) error {
+	return eachPage(ctx, m.storage, m.s.resourcePrefix(m.r), opts, false, "migrate "+m.res.Resource+": list", func(page storage.ListResult) error {
 		m.metrics.pending(int64(len(page.Items)) + page.Remaining)
 		for i, kv := range page.Items {
 			if err := m.object(ctx, kv); err != nil {
@@ -235,7 +237,7 @@ func (m *migration) run(ctx context.Context, state *migrationState) error {
 
 // object migrates one object and counts the outcome. Only storage errors
 // (and ctx's end) are returned.
-func (m *migration) object(ctx context.Context, kv KeyValue) error {
+func (m *migration) object(ctx context.Context, kv storage.KeyValue) error {
 	for attempt := 1; ; attempt++ {
 		if storedIn(kv.Value, m.target) {
 			m.count(resultCurrent)
@@ -259,15 +261,15 @@ func (m *migration) object(ctx context.Context, kv KeyValue) error {
 		case err == nil:
 			m.count(resultMigrated)
 			return nil
-		case errors.Is(err, ErrKeyNotFound):
+		case errors.Is(err, storage.ErrKeyNotFound):
 			m.count(resultGone)
 			return nil
-		case !errors.Is(err, ErrConflict):
+		case !errors.Is(err, storage.ErrConflict):
 			return fmt.Errorf("engine: migrate %s: %w", kv.Key, err)
 		}
 		// A client wrote the object since it was read: read it again.
 		m.metrics.conflict()
-		if kv, err = m.storage.Get(ctx, kv.Key); errors.Is(err, ErrKeyNotFound) {
+		if kv, err = m.storage.Get(ctx, kv.Key); errors.Is(err, storage.ErrKeyNotFound) {
 			m.count(resultGone)
 			return nil
 		} else if err != nil {
@@ -318,7 +320,7 @@ func (m *migration) counts() []any {
 // migration write changes no finalizer and no owner, so it needs neither
 // the deletion of an emptied terminating object nor the collector's
 // trigger.
-func (s *Store) rawStorage() Storage {
+func (s *Store) rawStorage() storage.Storage {
 	if f, ok := s.storage.(finalizingStorage); ok {
 		return f.Storage
 	}

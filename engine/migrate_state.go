@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -52,7 +54,7 @@ func (s *Store) migrationStatePrefix() string { return s.prefix + "_storage-migr
 func (s *Store) ForgetStaleMigrations(ctx context.Context, reg *schemas.Registry) ([]string, error) {
 	prefix := s.migrationStatePrefix()
 	var forgotten []string
-	err := eachPage(ctx, s.rawStorage(), prefix, ListOptions{Limit: DefaultMigrationPage}, false, "read the migration states", func(page ListResult) error {
+	err := eachPage(ctx, s.rawStorage(), prefix, storage.ListOptions{Limit: DefaultMigrationPage}, false, "read the migration states", func(page storage.ListResult) error {
 		for _, kv := range page.Items {
 			group, plural, _ := strings.Cut(strings.TrimPrefix(kv.Key, prefix), "/")
 			g := reg.Group(group)
@@ -79,7 +81,7 @@ func (s *Store) ForgetStaleMigrations(ctx context.Context, reg *schemas.Registry
 // forgetStaleState deletes the state kv of r if it is for another version
 // than r's storage version, unless it changed since it was read; then it
 // reads it again.
-func (s *Store) forgetStaleState(ctx context.Context, r *schemas.Resource, kv KeyValue) (bool, error) {
+func (s *Store) forgetStaleState(ctx context.Context, r *schemas.Resource, kv storage.KeyValue) (bool, error) {
 	raw := s.rawStorage()
 	for attempt := 1; attempt <= stateAttempts; attempt++ {
 		var st migrationState
@@ -92,18 +94,18 @@ func (s *Store) forgetStaleState(ctx context.Context, r *schemas.Resource, kv Ke
 			s.log.Info("storage migration: forgot the state of a migration to another version",
 				"resource", r.GroupResource(), "storageVersion", r.StorageVersion, "stateVersion", st.StorageVersion)
 			return true, nil
-		case errors.Is(err, ErrKeyNotFound):
+		case errors.Is(err, storage.ErrKeyNotFound):
 			return false, nil
-		case !errors.Is(err, ErrConflict):
+		case !errors.Is(err, storage.ErrConflict):
 			return false, fmt.Errorf("engine: forget migration state %s: %w", kv.Key, err)
 		}
-		if kv, err = raw.Get(ctx, kv.Key); errors.Is(err, ErrKeyNotFound) {
+		if kv, err = raw.Get(ctx, kv.Key); errors.Is(err, storage.ErrKeyNotFound) {
 			return false, nil
 		} else if err != nil {
 			return false, fmt.Errorf("engine: read migration state %s: %w", kv.Key, err)
 		}
 	}
-	return false, fmt.Errorf("engine: forget migration state %s: %w", kv.Key, ErrConflict)
+	return false, fmt.Errorf("engine: forget migration state %s: %w", kv.Key, storage.ErrConflict)
 }
 
 // loadMigrationState reads r's state; the zero state when there is none.
@@ -112,7 +114,7 @@ func (s *Store) forgetStaleState(ctx context.Context, r *schemas.Resource, kv Ke
 func (s *Store) loadMigrationState(ctx context.Context, r *schemas.Resource) (migrationState, error) {
 	key := s.MigrationStateKey(r)
 	kv, err := s.rawStorage().Get(ctx, key)
-	if errors.Is(err, ErrKeyNotFound) {
+	if errors.Is(err, storage.ErrKeyNotFound) {
 		return migrationState{}, nil
 	}
 	if err != nil {
@@ -144,9 +146,9 @@ func (s *Store) saveMigrationState(ctx context.Context, r *schemas.Resource, st 
 	for attempt := 1; attempt <= stateAttempts; attempt++ {
 		kv, err := raw.Get(ctx, key)
 		switch {
-		case errors.Is(err, ErrKeyNotFound):
+		case errors.Is(err, storage.ErrKeyNotFound):
 			_, err = raw.Create(ctx, key, b)
-			if errors.Is(err, ErrKeyExists) {
+			if errors.Is(err, storage.ErrKeyExists) {
 				continue
 			}
 		case err != nil:
@@ -156,7 +158,7 @@ func (s *Store) saveMigrationState(ctx context.Context, r *schemas.Resource, st 
 				return nil
 			}
 			_, err = raw.Update(ctx, key, b, kv.ModRevision)
-			if errors.Is(err, ErrConflict) {
+			if errors.Is(err, storage.ErrConflict) {
 				continue
 			}
 		}
@@ -165,7 +167,7 @@ func (s *Store) saveMigrationState(ctx context.Context, r *schemas.Resource, st 
 		}
 		return nil
 	}
-	return fmt.Errorf("engine: save migration state %s: %w", key, ErrConflict)
+	return fmt.Errorf("engine: save migration state %s: %w", key, storage.ErrConflict)
 }
 
 // ahead reports whether the stored state cur is further than st, which

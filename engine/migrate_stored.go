@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -26,8 +28,8 @@ type StoredVersion struct {
 func (s *Store) StoredVersions(ctx context.Context, r *schemas.Resource) (map[string]StoredVersion, error) {
 	prefix := s.resourcePrefix(r)
 	out := map[string]StoredVersion{}
-	err := eachPage(ctx, s.rawStorage(), prefix, ListOptions{Limit: DefaultMigrationPage}, true,
-		"read the objects of "+r.GroupResource(), func(page ListResult) error {
+	err := eachPage(ctx, s.rawStorage(), prefix, storage.ListOptions{Limit: DefaultMigrationPage}, true,
+		"read the objects of "+r.GroupResource(), func(page storage.ListResult) error {
 			for _, kv := range page.Items {
 				v := versionOf(kv.Value)
 				st := out[v]

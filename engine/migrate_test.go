@@ -12,6 +12,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
@@ -100,7 +102,7 @@ func loadGizmos(t *testing.T, group, storage string) *gizmos {
 
 // store is a Store of g's registry on st under prefix: a specd started
 // with these schemas.
-func (g *gizmos) store(st engine.Storage, prefix string) *engine.Store {
+func (g *gizmos) store(st storage.Storage, prefix string) *engine.Store {
 	return engine.NewStore(st, engine.Options{Prefix: prefix, Now: func() time.Time { return testNow }, Converter: g.converter,
 		Logger: slog.New(slog.DiscardHandler)})
 }
@@ -121,9 +123,9 @@ var groups atomic.Int64
 func newGroup() string { return fmt.Sprintf("m%d.example.com", groups.Add(1)) }
 
 // storedVersions reads every stored Gizmo of prefix: apiVersion by key.
-func storedVersions(t *testing.T, st engine.Storage, prefix, group string) map[string]gjson.Result {
+func storedVersions(t *testing.T, st storage.Storage, prefix, group string) map[string]gjson.Result {
 	t.Helper()
-	res, err := st.List(context.Background(), prefix+group+"/gizmos/", engine.ListOptions{})
+	res, err := st.List(context.Background(), prefix+group+"/gizmos/", storage.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +414,7 @@ func TestMigrateResumes(t *testing.T) {
 	lastOfPage2 := prefix + group + "/gizmos/default/g09"
 
 	var starts []string
-	watcher := &hookStorage{Storage: st, onList: func(opts engine.ListOptions) { starts = append(starts, opts.StartKey) }}
+	watcher := &hookStorage{Storage: st, onList: func(opts storage.ListOptions) { starts = append(starts, opts.StartKey) }}
 	res, err = cur.store(watcher, prefix).MigrateResource(context.Background(), cur.r, engine.MigrateOptions{PageSize: page})
 	if err != nil {
 		t.Fatal(err)
@@ -500,9 +502,9 @@ func TestMigrateLeavesUnconvertible(t *testing.T) {
 
 // hookStorage calls its hooks before the calls they name.
 type hookStorage struct {
-	engine.Storage
+	storage.Storage
 	beforeUpdate func(key string)
-	onList       func(engine.ListOptions)
+	onList       func(storage.ListOptions)
 }
 
 func (h *hookStorage) Update(ctx context.Context, key string, value []byte, rev int64) (int64, error) {
@@ -512,7 +514,7 @@ func (h *hookStorage) Update(ctx context.Context, key string, value []byte, rev 
 	return h.Storage.Update(ctx, key, value, rev)
 }
 
-func (h *hookStorage) List(ctx context.Context, prefix string, opts engine.ListOptions) (engine.ListResult, error) {
+func (h *hookStorage) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
 	if h.onList != nil {
 		h.onList(opts)
 	}
@@ -577,7 +579,7 @@ func TestMigrateWritesNothingWhenCurrent(t *testing.T) {
 		mustCreate(t, s, cur.v1, "default", cur.objectV1(fmt.Sprintf("g%d", i), i))
 	}
 	objects := prefix + group + "/gizmos/"
-	before, err := st.List(ctx, objects, engine.ListOptions{})
+	before, err := st.List(ctx, objects, storage.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,7 +587,7 @@ func TestMigrateWritesNothingWhenCurrent(t *testing.T) {
 	if err != nil || res.Current != 3 || res.Migrated != 0 {
 		t.Fatalf("result %+v, %v; want 3 current", res, err)
 	}
-	after, err := st.List(ctx, objects, engine.ListOptions{})
+	after, err := st.List(ctx, objects, storage.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,7 +596,7 @@ func TestMigrateWritesNothingWhenCurrent(t *testing.T) {
 			t.Errorf("%s was written: revision %d, was %d", kv.Key, kv.ModRevision, before.Items[i].ModRevision)
 		}
 	}
-	if _, err := st.Get(ctx, s.MigrationStateKey(cur.r)); !errors.Is(err, engine.ErrKeyNotFound) {
+	if _, err := st.Get(ctx, s.MigrationStateKey(cur.r)); !errors.Is(err, storage.ErrKeyNotFound) {
 		t.Errorf("a state was recorded: %v", err)
 	}
 	checkMetric(t, "done", metricValue(t, "specd_storage_migration_done", group, ""), 1)

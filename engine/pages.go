@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // eachPage lists the keys under prefix a page at a time, from opts (its
@@ -10,7 +12,7 @@ import (
 // snapshot set, every page after the first is read at the first one's
 // revision. A list error is returned as "engine: <what>: <err>"; fn's
 // errors as they are.
-func eachPage(ctx context.Context, st Storage, prefix string, opts ListOptions, snapshot bool, what string, fn func(ListResult) error) error {
+func eachPage(ctx context.Context, st storage.Storage, prefix string, opts storage.ListOptions, snapshot bool, what string, fn func(storage.ListResult) error) error {
 	for {
 		page, err := st.List(ctx, prefix, opts)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,7 +77,7 @@ func (s *Store) Patch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 	key := s.objectKey(r, namespace, name)
 	for attempt := 1; ; attempt++ {
 		kv, err := s.storage.Get(ctx, key)
-		if errors.Is(err, ErrKeyNotFound) && pt == ApplyPatchType && !status {
+		if errors.Is(err, storage.ErrKeyNotFound) && pt == ApplyPatchType && !status {
 			return s.applyCreate(ctx, rv, namespace, name, p)
 		}
 		if err != nil {
@@ -100,7 +102,7 @@ var errPatchRetry = errors.New("engine: patch lost a race")
 
 // patchOnce patches the stored kv. A write that lost a race answers
 // errPatchRetry; other errors are Status errors.
-func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, p *patcher, kv KeyValue) (Result, error) {
+func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, p *patcher, kv storage.KeyValue) (Result, error) {
 	r := rv.Resource
 	cur, err := s.toVersion(rv, kv.Value)
 	if err != nil {
@@ -128,7 +130,7 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 	// A patch that changes nothing is not written, as in kube-apiserver.
 	if !p.opts.DryRun && !bytes.Equal(st, kv.Value) {
 		if rev, err = s.storage.Update(ctx, s.objectKey(r, namespace, name), st, kv.ModRevision); err != nil {
-			if errors.Is(err, ErrConflict) {
+			if errors.Is(err, storage.ErrConflict) {
 				return Result{}, errPatchRetry
 			}
 			return Result{}, storageError(r, name, err)

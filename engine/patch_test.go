@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -227,7 +229,7 @@ func TestPatchNotFound(t *testing.T) {
 // racingStorage writes to the object behind the store's back right before
 // the first update it is asked for, so that update loses the race.
 type racingStorage struct {
-	engine.Storage
+	storage.Storage
 	raced atomic.Bool
 	race  func()
 }

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/converters"
@@ -14,7 +16,7 @@ import (
 // schema state: each call names the resource version it serves, taken from
 // the registry snapshot of the request.
 type Store struct {
-	storage   Storage
+	storage   storage.Storage
 	converter converters.Converter
 	prefix    string
 	now       func() time.Time
@@ -64,7 +66,7 @@ type Options struct {
 }
 
 // NewStore returns a Store on storage.
-func NewStore(storage Storage, opts Options) *Store {
+func NewStore(storage storage.Storage, opts Options) *Store {
 	if opts.Prefix == "" {
 		opts.Prefix = "/specd/"
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -67,14 +69,14 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 // prepareUpdate checks the request against the stored object kv and
 // returns the new object in the request's version and in the storage
 // version. A status update takes only the status from the request.
-func (s *Store) prepareUpdate(ctx context.Context, rv *schemas.ResourceVersion, req *request, kv KeyValue, status bool) (obj, st []byte, err error) {
+func (s *Store) prepareUpdate(ctx context.Context, rv *schemas.ResourceVersion, req *request, kv storage.KeyValue, status bool) (obj, st []byte, err error) {
 	return s.prepareUpdateOpts(ctx, rv, req, kv, status, WriteOptions{})
 }
 
 // prepareUpdateOpts is prepareUpdate that also records the write in
 // metadata.managedFields as opts.FieldManager's (managedfields.go), and
 // runs the plugins bound to the resource (admission.go).
-func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersion, req *request, kv KeyValue, status bool, opts WriteOptions) (obj, st []byte, err error) {
+func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersion, req *request, kv storage.KeyValue, status bool, opts WriteOptions) (obj, st []byte, err error) {
 	r, name := rv.Resource, req.meta.Name
 	if err := checkResourceVersion(r, name, req.meta.ResourceVersion, kv.ModRevision); err != nil {
 		return nil, nil, err
@@ -149,7 +151,7 @@ func checkResourceVersion(r *schemas.Resource, name, bodyRV string, storedRev in
 }
 
 // decodeStored decodes a stored object, in rv's version, for an update.
-func (s *Store) decodeStored(rv *schemas.ResourceVersion, kv KeyValue) (*stored, error) {
+func (s *Store) decodeStored(rv *schemas.ResourceVersion, kv storage.KeyValue) (*stored, error) {
 	b, bk, err := s.storedForUpdate(rv, kv.Value)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -33,7 +35,7 @@ type WatchRequest struct {
 // object JSON ({"apiVersion","kind","metadata":{"resourceVersion"}} for a
 // BOOKMARK).
 type WatchEvent struct {
-	Type   EventType
+	Type   storage.EventType
 	Object []byte
 }
 
@@ -87,7 +89,7 @@ func (s *Store) Watch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 // since) makes it read again.
 func (s *Store) watchFromStorage(ctx context.Context, w *Watch, opts CacheWatchOptions, minRev int64) (*Watch, error) {
 	for attempt := 0; ; attempt++ {
-		res, err := s.storage.List(ctx, opts.Prefix, ListOptions{})
+		res, err := s.storage.List(ctx, opts.Prefix, storage.ListOptions{})
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -130,7 +132,7 @@ type Watch struct {
 	bookmarks bool
 	cw        CacheWatch
 
-	initial     []KeyValue
+	initial     []storage.KeyValue
 	initialRev  int64
 	endBookmark bool // send the initial-events-end bookmark
 }
@@ -143,7 +145,7 @@ func (w *Watch) Next(ctx context.Context) (WatchEvent, error) {
 		if len(w.initial) > 0 {
 			kv := w.initial[0]
 			w.initial = w.initial[1:]
-			ev, ok, err := w.event(EventAdded, kv.Value, nil, kv.ModRevision, nil)
+			ev, ok, err := w.event(storage.EventAdded, kv.Value, nil, kv.ModRevision, nil)
 			if err != nil || ok {
 				return ev, err
 			}
@@ -151,15 +153,15 @@ func (w *Watch) Next(ctx context.Context) (WatchEvent, error) {
 		}
 		if w.endBookmark {
 			w.endBookmark = false
-			return WatchEvent{Type: EventBookmark, Object: w.bookmark(w.initialRev, true)}, nil
+			return WatchEvent{Type: storage.EventBookmark, Object: w.bookmark(w.initialRev, true)}, nil
 		}
 		e, err := w.cw.Next(ctx)
 		if err != nil {
 			return WatchEvent{}, err
 		}
-		if e.Type == EventBookmark {
+		if e.Type == storage.EventBookmark {
 			if w.bookmarks {
-				return WatchEvent{Type: EventBookmark, Object: w.bookmark(e.Revision, false)}, nil
+				return WatchEvent{Type: storage.EventBookmark, Object: w.bookmark(e.Revision, false)}, nil
 			}
 			continue
 		}
@@ -182,7 +184,7 @@ func (w *Watch) Stop() { w.cw.Stop() }
 // selector: a change that makes an object leave the selection is a
 // DELETED of its previous state, one that makes it enter an ADDED. The
 // served object is made once per event and version when enc is set.
-func (w *Watch) event(t EventType, value, prev []byte, rev int64, enc *Encodings) (WatchEvent, bool, error) {
+func (w *Watch) event(t storage.EventType, value, prev []byte, rev int64, enc *storage.Encodings) (WatchEvent, bool, error) {
 	var cur []byte // value in the watcher's version, once converted
 	convert := func() ([]byte, error) {
 		if cur == nil {
@@ -199,7 +201,7 @@ func (w *Watch) event(t EventType, value, prev []byte, rev int64, enc *Encodings
 		}
 		curIn := w.sel.Matches(w.rv, c)
 		prevIn := false
-		if t == EventModified && prev != nil {
+		if t == storage.EventModified && prev != nil {
 			old, err := w.store.toVersion(w.rv, prev)
 			if err != nil {
 				return WatchEvent{}, false, err
@@ -207,14 +209,14 @@ func (w *Watch) event(t EventType, value, prev []byte, rev int64, enc *Encodings
 			prevIn = w.sel.Matches(w.rv, old)
 			if !curIn && prevIn {
 				obj, err := served(old, rev)
-				return WatchEvent{Type: EventDeleted, Object: obj}, err == nil, err
+				return WatchEvent{Type: storage.EventDeleted, Object: obj}, err == nil, err
 			}
 		}
 		switch {
 		case !curIn && !prevIn:
 			return WatchEvent{}, false, nil
-		case t == EventModified && !prevIn:
-			t = EventAdded
+		case t == storage.EventModified && !prevIn:
+			t = storage.EventAdded
 		}
 	}
 	build := func() ([]byte, error) {
@@ -227,7 +229,7 @@ func (w *Watch) event(t EventType, value, prev []byte, rev int64, enc *Encodings
 	var obj []byte
 	var err error
 	if enc != nil {
-		obj, err = enc.get(w.rv.APIVersion(), build)
+		obj, err = enc.Get(w.rv.APIVersion(), build)
 	} else {
 		obj, err = build()
 	}

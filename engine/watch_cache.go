@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // Cache is a watch cache: the objects of each resource kept in memory,
@@ -22,7 +24,7 @@ type Cache interface {
 	// List returns the objects under opts.Prefix as of the cache's
 	// revision. When the cache has not seen opts.MinRevision yet it
 	// answers ErrCacheBehind and the caller reads storage instead.
-	List(ctx context.Context, resource string, opts CacheListOptions) (ListResult, error)
+	List(ctx context.Context, resource string, opts CacheListOptions) (storage.ListResult, error)
 	// Watch starts a watch; see CacheWatchOptions. A start revision older
 	// than the kept window is an *ExpiredError.
 	Watch(ctx context.Context, resource string, opts CacheWatchOptions) (CacheWatch, error)
@@ -67,12 +69,12 @@ type CacheWatchOptions struct {
 type CacheWatch interface {
 	// Initial is the objects at the start and their revision (when
 	// CacheWatchOptions.Initial was set); the events follow on from it.
-	Initial() (items []KeyValue, revision int64)
+	Initial() (items []storage.KeyValue, revision int64)
 	// Next returns the next event, waiting for one until ctx ends (its
 	// error then). ErrWatchClosed means the cache ended the watch: the
 	// watcher fell too far behind, or the cache restarted; the client
 	// watches again from the last revision it saw.
-	Next(ctx context.Context) (Event, error)
+	Next(ctx context.Context) (storage.Event, error)
 	// Pending reports whether Next would return at once.
 	Pending() bool
 	// Stop ends the watch and frees it; Next then answers ErrWatchClosed.
@@ -97,4 +99,4 @@ func (e *ExpiredError) Error() string {
 }
 
 // Is makes an ExpiredError an ErrCompacted.
-func (e *ExpiredError) Is(target error) bool { return target == ErrCompacted }
+func (e *ExpiredError) Is(target error) bool { return target == storage.ErrCompacted }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -29,7 +31,7 @@ type watchCountingStorage struct {
 	watches atomic.Int64
 }
 
-func (c *watchCountingStorage) Watch(ctx context.Context, prefix string, after int64) <-chan engine.Event {
+func (c *watchCountingStorage) Watch(ctx context.Context, prefix string, after int64) <-chan storage.Event {
 	c.watches.Add(1)
 	return c.Storage.Watch(ctx, prefix, after)
 }
@@ -347,7 +349,7 @@ func (inf *informer) drain(ctx context.Context, w *engine.Watch, done <-chan str
 		}
 		inf.last = rev
 		name := obj.Get("metadata.name").Str
-		if ev.Type == engine.EventDeleted {
+		if ev.Type == storage.EventDeleted {
 			delete(inf.state, name)
 		} else {
 			inf.state[name] = rev

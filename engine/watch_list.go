@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -32,24 +34,24 @@ func parseResourceVersion(v string) (int64, error) {
 // storage must answer: no cache, a continue token, Exact (then
 // opts.Revision is set to N), or a cache still behind. Later pages
 // continue from storage at the cache's revision, one snapshot throughout.
-func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, prefix string, req ListRequest, opts *ListOptions) (res ListResult, last string, served bool, err error) {
+func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, prefix string, req ListRequest, opts *storage.ListOptions) (res storage.ListResult, last string, served bool, err error) {
 	n, err := parseResourceVersion(req.ResourceVersion)
 	if err != nil {
-		return ListResult{}, "", false, err
+		return storage.ListResult{}, "", false, err
 	}
 	switch {
 	case req.Continue != "":
-		return ListResult{}, "", false, nil
+		return storage.ListResult{}, "", false, nil
 	case metav1.ResourceVersionMatch(req.ResourceVersionMatch) == metav1.ResourceVersionMatchExact:
 		opts.Revision = n
-		return ListResult{}, "", false, nil
+		return storage.ListResult{}, "", false, nil
 	case s.cache == nil:
-		return ListResult{}, "", false, nil
+		return storage.ListResult{}, "", false, nil
 	}
 	copts := CacheListOptions{Prefix: prefix, MinRevision: n}
 	if req.ResourceVersion == "" {
 		if copts, err = s.consistentList(ctx, prefix, copts); err != nil {
-			return ListResult{}, "", false, err
+			return storage.ListResult{}, "", false, err
 		}
 	}
 	if req.Selector.Empty() {
@@ -62,14 +64,14 @@ func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, 
 	res, err = s.cache.List(cctx, s.resourcePrefix(rv.Resource), copts)
 	countConsistent(rv.Resource, copts, err)
 	if errors.Is(err, ErrCacheBehind) {
-		return ListResult{}, "", false, nil
+		return storage.ListResult{}, "", false, nil
 	}
 	if err != nil {
-		return ListResult{}, "", false, apierrors.NewInternalError(err)
+		return storage.ListResult{}, "", false, apierrors.NewInternalError(err)
 	}
 	if !req.Selector.Empty() {
 		if res, err = s.filterCached(rv, req.Selector, res, opts.Limit); err != nil {
-			return ListResult{}, "", false, err
+			return storage.ListResult{}, "", false, err
 		}
 	}
 	if len(res.Items) > 0 {
@@ -81,12 +83,12 @@ func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, 
 // filterCached keeps the items sel selects, at most limit (0: all) of
 // them. Like a filtered list from storage, a page that stops early has
 // Remaining -1 (unknown).
-func (s *Store) filterCached(rv *schemas.ResourceVersion, sel Selector, res ListResult, limit int64) (ListResult, error) {
-	out := ListResult{Revision: res.Revision}
+func (s *Store) filterCached(rv *schemas.ResourceVersion, sel Selector, res storage.ListResult, limit int64) (storage.ListResult, error) {
+	out := storage.ListResult{Revision: res.Revision}
 	for _, kv := range res.Items {
 		ok, err := s.selected(rv, sel, kv.Value)
 		if err != nil {
-			return ListResult{}, err
+			return storage.ListResult{}, err
 		}
 		if !ok {
 			continue

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -206,7 +208,7 @@ func TestUpdateKeepsStatusSet(t *testing.T) {
 	obj := created07(t, s)
 	// Give the stored object a status, as the status subresource would.
 	key := "" // find the key through a list of the raw storage
-	all, _ := st.List(ctx, "/", engine.ListOptions{})
+	all, _ := st.List(ctx, "/", storage.ListOptions{})
 	for _, kv := range all.Items {
 		if strings.HasSuffix(kv.Key, "/default/w1") {
 			key = kv.Key

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	listvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
@@ -131,7 +133,7 @@ func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Wat
 			return
 		}
 		obj := ev.Object
-		if table != nil && ev.Type != engine.EventBookmark {
+		if table != nil && ev.Type != storage.EventBookmark {
 			table.cells.now = s.cfg.Now() // ages as of this event
 			if obj, err = table.object(obj).encode(); err != nil {
 				sw.status(err)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
@@ -100,14 +102,14 @@ func BenchmarkListHTTP10k(b *testing.B) {
 // timedStorage notes when the watch cache receives each revision from
 // etcd, so that delivery is timed from there to the watcher.
 type timedStorage struct {
-	engine.Storage
+	storage.Storage
 	mu   sync.Mutex
 	seen map[int64]time.Time
 }
 
-func (s *timedStorage) Watch(ctx context.Context, prefix string, after int64) <-chan engine.Event {
+func (s *timedStorage) Watch(ctx context.Context, prefix string, after int64) <-chan storage.Event {
 	in := s.Storage.Watch(ctx, prefix, after)
-	out := make(chan engine.Event, 128)
+	out := make(chan storage.Event, 128)
 	go func() {
 		defer close(out)
 		for ev := range in {
@@ -295,7 +297,7 @@ func runWatchReader(url string, n int) {
 
 func benchFanOut(b *testing.B, watchers int, pace time.Duration, start startReaders) {
 	ts := &timedStorage{seen: map[int64]time.Time{}}
-	e := startWatchServerOn(b, watchcache.Config{}, nil, func(s engine.Storage) engine.Storage {
+	e := startWatchServerOn(b, watchcache.Config{}, nil, func(s storage.Storage) storage.Storage {
 		ts.Storage = s
 		return ts
 	})

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/engine"
@@ -40,7 +42,7 @@ func startWatchServer(t testing.TB, cfg watchcache.Config) *watchEnv {
 // startWatchServerOn is startWatchServer with the listener wrapped by wrap
 // (when not nil).
 func startWatchServerOn(t testing.TB, cfg watchcache.Config, wrap func(net.Listener) net.Listener,
-	wrapStorage func(engine.Storage) engine.Storage) *watchEnv {
+	wrapStorage func(storage.Storage) storage.Storage) *watchEnv {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts etcd")
@@ -53,7 +55,7 @@ func startWatchServerOn(t testing.TB, cfg watchcache.Config, wrap func(net.Liste
 	cli := etcdtest.Start(t)
 	st := etcdstorage.New(cli)
 	cfg.Logger = quiet
-	var storage engine.Storage = st
+	var storage storage.Storage = st
 	if wrapStorage != nil {
 		storage = wrapStorage(st)
 	}

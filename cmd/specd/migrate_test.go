@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
@@ -67,7 +69,7 @@ func TestMigrationBeforeSwap(t *testing.T) {
 	if m.stop != nil {
 		t.Error("the migration to v2 still runs")
 	}
-	if _, err := st.Get(ctx, stateKey); !errors.Is(err, engine.ErrKeyNotFound) {
+	if _, err := st.Get(ctx, stateKey); !errors.Is(err, storage.ErrKeyNotFound) {
 		t.Errorf("the state of the migration to v2 is kept: %v", err)
 	}
 	m.ensureRunning(v1)
@@ -85,7 +87,7 @@ func TestMigrationBeforeSwap(t *testing.T) {
 }
 
 // waitState waits until the migration state under key contains want.
-func waitState(t *testing.T, st engine.Storage, key, want string) {
+func waitState(t *testing.T, st storage.Storage, key, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -101,11 +103,11 @@ func waitState(t *testing.T, st engine.Storage, key, want string) {
 }
 
 // noStates is a storage whose migration states cannot be read.
-type noStates struct{ engine.Storage }
+type noStates struct{ storage.Storage }
 
-func (s noStates) List(ctx context.Context, prefix string, opts engine.ListOptions) (engine.ListResult, error) {
+func (s noStates) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
 	if strings.Contains(prefix, "_storage-migrations") {
-		return engine.ListResult{}, errors.New("etcd is away")
+		return storage.ListResult{}, errors.New("etcd is away")
 	}
 	return s.Storage.List(ctx, prefix, opts)
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/specd-io/specd/engine"
@@ -220,16 +222,16 @@ func (c *servedCaches) revive(key string) {
 }
 
 // List implements engine.Cache.
-func (c *servedCaches) List(ctx context.Context, key string, opts engine.CacheListOptions) (engine.ListResult, error) {
+func (c *servedCaches) List(ctx context.Context, key string, opts engine.CacheListOptions) (storage.ListResult, error) {
 	g := c.gen(key)
 	if e := g.end.Load(); e != nil && e.err != nil {
-		return engine.ListResult{}, e.err
+		return storage.ListResult{}, e.err
 	}
 	res, err := c.inner.List(ctx, key, opts)
 	if e := g.end.Load(); e != nil && e.err != nil {
 		// Gone while this request started its cache again.
 		c.inner.Stop(key)
-		return engine.ListResult{}, e.err
+		return storage.ListResult{}, e.err
 	}
 	return res, err
 }
@@ -262,7 +264,7 @@ type servedWatch struct {
 	version string
 }
 
-func (w *servedWatch) Next(ctx context.Context) (engine.Event, error) {
+func (w *servedWatch) Next(ctx context.Context) (storage.Event, error) {
 	ev, err := w.CacheWatch.Next(ctx)
 	if errors.Is(err, engine.ErrWatchClosed) {
 		if e := w.gen.end.Load(); e != nil {
@@ -277,10 +279,10 @@ func (w *servedWatch) Next(ctx context.Context) (engine.Event, error) {
 // endedWatch is a watch of a resource that is gone: it ends at once.
 type endedWatch struct{ err error }
 
-func (endedWatch) Initial() ([]engine.KeyValue, int64)          { return nil, 0 }
-func (w endedWatch) Next(context.Context) (engine.Event, error) { return engine.Event{}, w.err }
-func (endedWatch) Pending() bool                                { return true }
-func (endedWatch) Stop()                                        {}
+func (endedWatch) Initial() ([]storage.KeyValue, int64)          { return nil, 0 }
+func (w endedWatch) Next(context.Context) (storage.Event, error) { return storage.Event{}, w.err }
+func (endedWatch) Pending() bool                                 { return true }
+func (endedWatch) Stop()                                         {}
 
 // migrations runs the storage migration (migrate.go) of the served
 // world, and starts it again when a reload moves a storage version.

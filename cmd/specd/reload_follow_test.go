@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -146,12 +148,12 @@ func TestFollowRemovedVersion(t *testing.T) {
 	stable = f.rv(t, "gadgets.example.com", "v1", "gadgets")
 	f.create(t, stable, `{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"name":"g2"},"spec":{"size":2}}`)
 	again := f.watch(t, stable, from)
-	if ev, err := next(t, again); err != nil || ev.Type != engine.EventAdded || gjson.GetBytes(ev.Object, "metadata.name").Str != "g2" {
+	if ev, err := next(t, again); err != nil || ev.Type != storage.EventAdded || gjson.GetBytes(ev.Object, "metadata.name").Str != "g2" {
 		t.Errorf("the v1 watch again from %s: %s %s, %v; want ADDED g2", from, ev.Type, ev.Object, err)
 	}
 
 	f.create(t, f.rv(t, "tools.example.com", "v1", "hammers"), `{"apiVersion":"tools.example.com/v1","kind":"Hammer","metadata":{"name":"h1"},"spec":{"weight":3}}`)
-	if ev, err := next(t, hammersWatch); err != nil || ev.Type != engine.EventAdded || gjson.GetBytes(ev.Object, "metadata.name").Str != "h1" {
+	if ev, err := next(t, hammersWatch); err != nil || ev.Type != storage.EventAdded || gjson.GetBytes(ev.Object, "metadata.name").Str != "h1" {
 		t.Errorf("the hammers watch: %s %s, %v; want ADDED h1", ev.Type, ev.Object, err)
 	}
 }

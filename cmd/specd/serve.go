@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/version"
 
@@ -222,7 +224,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 
 // openStorage connects to the etcd cluster named by --etcd-servers, or starts
 // an embedded one. Both go through the same client and Storage.
-func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (engine.Storage, *clientv3.Client, func(), error) {
+func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (storage.Storage, *clientv3.Client, func(), error) {
 	endpoints := cfg.EtcdServers
 	stopEmbedded := func() {}
 	if len(endpoints) == 0 {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/workqueue"
@@ -130,7 +132,7 @@ func (c *Controller) Enqueue(key Key) { c.queue.Add(key) }
 // watch queues every object that is added or changes.
 func (c *Controller) watch(ctx context.Context) {
 	watchEvents(ctx, c.cfg.Store, c.rv, c.log, func(ev engine.WatchEvent) {
-		if ev.Type == engine.EventAdded || ev.Type == engine.EventModified {
+		if ev.Type == storage.EventAdded || ev.Type == storage.EventModified {
 			meta := gjson.GetBytes(ev.Object, "metadata")
 			c.queue.Add(Key{Namespace: meta.Get("namespace").Str, Name: meta.Get("name").Str})
 		}

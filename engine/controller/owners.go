@@ -3,6 +3,8 @@ package controller
 import (
 	"strings"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/engine"
@@ -26,7 +28,7 @@ func ownersOf(ctrls []*Controller) owners {
 // enqueue queues the controlling owner of the event's object, if a
 // controller reconciles it.
 func (o owners) enqueue(ev engine.WatchEvent) {
-	if ev.Type == engine.EventBookmark {
+	if ev.Type == storage.EventBookmark {
 		return
 	}
 	refs := gjson.GetBytes(ev.Object, "metadata.ownerReferences")

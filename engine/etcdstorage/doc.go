@@ -1,4 +1,4 @@
-// Package etcdstorage implements engine.Storage on etcd's v3 client, and
+// Package etcdstorage implements storage.Storage on etcd's v3 client, and
 // starts an embedded etcd server for single-node use and tests. Embedded and
 // external clusters are reached through the same client, so there is one
 // storage code path.

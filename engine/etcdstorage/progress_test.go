@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 )
@@ -42,7 +43,7 @@ func TestRequestProgress(t *testing.T) {
 			if ev.Err != nil {
 				t.Fatal(ev.Err)
 			}
-			if ev.Type != engine.EventBookmark || ev.Revision < last {
+			if ev.Type != storage.EventBookmark || ev.Revision < last {
 				t.Fatalf("event %+v, want a bookmark at >= %d", ev, last)
 			}
 			return

@@ -5,20 +5,20 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/specd-io/specd/engine"
 )
 
-// Storage is an engine.Storage on an etcd v3 client.
+// Storage is a storage.Storage on an etcd v3 client.
 type Storage struct {
 	kv       clientv3.KV
 	watcher  clientv3.Watcher
 	progress *progressCheck // watch.go
 }
 
-var _ engine.Storage = (*Storage)(nil)
+var _ storage.Storage = (*Storage)(nil)
 
 // New returns a Storage that reads and writes through cli. The caller owns
 // cli and closes it after the Storage is no longer used.
@@ -36,22 +36,22 @@ func (s *Storage) Create(ctx context.Context, key string, value []byte) (int64, 
 		return 0, wrap(err, "create", key)
 	}
 	if !resp.Succeeded {
-		return 0, fmt.Errorf("etcdstorage: create %q: %w", key, engine.ErrKeyExists)
+		return 0, fmt.Errorf("etcdstorage: create %q: %w", key, storage.ErrKeyExists)
 	}
 	return resp.Header.Revision, nil
 }
 
 // Get returns the value under key.
-func (s *Storage) Get(ctx context.Context, key string) (engine.KeyValue, error) {
+func (s *Storage) Get(ctx context.Context, key string) (storage.KeyValue, error) {
 	resp, err := s.kv.Get(ctx, key)
 	if err != nil {
-		return engine.KeyValue{}, wrap(err, "get", key)
+		return storage.KeyValue{}, wrap(err, "get", key)
 	}
 	if len(resp.Kvs) == 0 {
-		return engine.KeyValue{}, fmt.Errorf("etcdstorage: get %q: %w", key, engine.ErrKeyNotFound)
+		return storage.KeyValue{}, fmt.Errorf("etcdstorage: get %q: %w", key, storage.ErrKeyNotFound)
 	}
 	kv := resp.Kvs[0]
-	return engine.KeyValue{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision}, nil
+	return storage.KeyValue{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision}, nil
 }
 
 // Update replaces the value under key if its revision is expectedRevision.
@@ -66,16 +66,16 @@ func (s *Storage) Update(ctx context.Context, key string, value []byte, expected
 	}
 	if !resp.Succeeded {
 		if len(resp.Responses) == 0 || len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
-			return 0, fmt.Errorf("etcdstorage: update %q: %w", key, engine.ErrKeyNotFound)
+			return 0, fmt.Errorf("etcdstorage: update %q: %w", key, storage.ErrKeyNotFound)
 		}
-		return 0, fmt.Errorf("etcdstorage: update %q at revision %d: %w", key, expectedRevision, engine.ErrConflict)
+		return 0, fmt.Errorf("etcdstorage: update %q at revision %d: %w", key, expectedRevision, storage.ErrConflict)
 	}
 	return resp.Header.Revision, nil
 }
 
 // Delete removes key and returns what it held. With expectedRevision > 0 it
 // deletes only that revision.
-func (s *Storage) Delete(ctx context.Context, key string, expectedRevision int64) (engine.KeyValue, error) {
+func (s *Storage) Delete(ctx context.Context, key string, expectedRevision int64) (storage.KeyValue, error) {
 	var cmp clientv3.Cmp
 	if expectedRevision > 0 {
 		cmp = clientv3.Compare(clientv3.ModRevision(key), "=", expectedRevision)
@@ -88,31 +88,31 @@ func (s *Storage) Delete(ctx context.Context, key string, expectedRevision int64
 		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())).
 		Commit()
 	if err != nil {
-		return engine.KeyValue{}, wrap(err, "delete", key)
+		return storage.KeyValue{}, wrap(err, "delete", key)
 	}
 	if !resp.Succeeded {
 		if len(resp.Responses) == 0 || len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
-			return engine.KeyValue{}, fmt.Errorf("etcdstorage: delete %q: %w", key, engine.ErrKeyNotFound)
+			return storage.KeyValue{}, fmt.Errorf("etcdstorage: delete %q: %w", key, storage.ErrKeyNotFound)
 		}
-		return engine.KeyValue{}, fmt.Errorf("etcdstorage: delete %q at revision %d: %w", key, expectedRevision, engine.ErrConflict)
+		return storage.KeyValue{}, fmt.Errorf("etcdstorage: delete %q at revision %d: %w", key, expectedRevision, storage.ErrConflict)
 	}
 	del := resp.Responses[0].GetResponseDeleteRange()
 	if del == nil || len(del.PrevKvs) == 0 {
 		// Deleted between the compare and the delete cannot happen in one
 		// transaction; treat an empty answer as absent.
-		return engine.KeyValue{}, fmt.Errorf("etcdstorage: delete %q: %w", key, engine.ErrKeyNotFound)
+		return storage.KeyValue{}, fmt.Errorf("etcdstorage: delete %q: %w", key, storage.ErrKeyNotFound)
 	}
 	prev := del.PrevKvs[0]
-	return engine.KeyValue{Key: string(prev.Key), Value: prev.Value, ModRevision: prev.ModRevision}, nil
+	return storage.KeyValue{Key: string(prev.Key), Value: prev.Value, ModRevision: prev.ModRevision}, nil
 }
 
 // List returns the values under prefix in key order, from opts.StartKey
 // when set, at most opts.Limit of them, at opts.Revision when set.
-func (s *Storage) List(ctx context.Context, prefix string, opts engine.ListOptions) (engine.ListResult, error) {
+func (s *Storage) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
 	start := prefix
 	if opts.StartKey != "" {
 		if len(opts.StartKey) < len(prefix) || opts.StartKey[:len(prefix)] != prefix {
-			return engine.ListResult{}, fmt.Errorf("etcdstorage: list %q: start key %q is outside the prefix", prefix, opts.StartKey)
+			return storage.ListResult{}, fmt.Errorf("etcdstorage: list %q: start key %q is outside the prefix", prefix, opts.StartKey)
 		}
 		start = opts.StartKey
 	}
@@ -125,13 +125,13 @@ func (s *Storage) List(ctx context.Context, prefix string, opts engine.ListOptio
 	}
 	resp, err := s.kv.Get(ctx, start, ops...)
 	if err != nil {
-		return engine.ListResult{}, wrap(err, "list", prefix)
+		return storage.ListResult{}, wrap(err, "list", prefix)
 	}
-	items := make([]engine.KeyValue, len(resp.Kvs))
+	items := make([]storage.KeyValue, len(resp.Kvs))
 	for i, kv := range resp.Kvs {
-		items[i] = engine.KeyValue{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision}
+		items[i] = storage.KeyValue{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision}
 	}
-	res := engine.ListResult{Items: items, Revision: resp.Header.Revision, More: resp.More}
+	res := storage.ListResult{Items: items, Revision: resp.Header.Revision, More: resp.More}
 	if opts.Revision > 0 {
 		res.Revision = opts.Revision
 	}
@@ -144,7 +144,7 @@ func (s *Storage) List(ctx context.Context, prefix string, opts engine.ListOptio
 // wrap maps etcd errors to engine's sentinels and adds context.
 func wrap(err error, op, key string) error {
 	if errors.Is(err, rpctypes.ErrCompacted) {
-		return fmt.Errorf("etcdstorage: %s %q: %w: %w", op, key, engine.ErrCompacted, err)
+		return fmt.Errorf("etcdstorage: %s %q: %w: %w", op, key, storage.ErrCompacted, err)
 	}
 	return fmt.Errorf("etcdstorage: %s %q: %w", op, key, err)
 }

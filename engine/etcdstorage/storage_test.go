@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
-	"github.com/specd-io/specd/engine/storagetest"
+	"github.com/specd-io/specd/engine/storage/storagetest"
 )
 
 func TestConformanceEmbedded(t *testing.T) {
@@ -40,7 +41,7 @@ func runConformance(t *testing.T, cli *clientv3.Client) {
 	var n atomic.Int64
 	run := time.Now().UnixNano()
 	storagetest.Run(t, storagetest.Config{
-		New: func(t *testing.T) (engine.Storage, string) {
+		New: func(t *testing.T) (storage.Storage, string) {
 			return etcdstorage.New(cli), fmt.Sprintf("/conformance/%d/%d/", run, n.Add(1))
 		},
 		Compact: func(ctx context.Context, rev int64) error {

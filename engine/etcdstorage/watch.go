@@ -7,12 +7,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/util/version"
-
-	"github.com/specd-io/specd/engine"
 )
 
 // watchBuffer is how many events a watch holds for a slow reader before
@@ -24,8 +24,8 @@ const watchBuffer = 128
 // The watch requires a leader: on a partitioned member it ends with an
 // error instead of going quiet. etcd's progress notifications come as
 // EventBookmark events.
-func (s *Storage) Watch(ctx context.Context, prefix string, afterRevision int64) <-chan engine.Event {
-	out := make(chan engine.Event, watchBuffer)
+func (s *Storage) Watch(ctx context.Context, prefix string, afterRevision int64) <-chan storage.Event {
+	out := make(chan storage.Event, watchBuffer)
 	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithProgressNotify()}
 	if afterRevision > 0 {
@@ -37,11 +37,11 @@ func (s *Storage) Watch(ctx context.Context, prefix string, afterRevision int64)
 		defer cancel()
 		for resp := range wch {
 			if err := resp.Err(); err != nil {
-				send(ctx, out, engine.Event{Err: watchError(prefix, afterRevision, resp, err)})
+				send(ctx, out, storage.Event{Err: watchError(prefix, afterRevision, resp, err)})
 				return
 			}
 			if resp.IsProgressNotify() {
-				if !send(ctx, out, engine.Event{Type: engine.EventBookmark, Revision: resp.Header.Revision}) {
+				if !send(ctx, out, storage.Event{Type: storage.EventBookmark, Revision: resp.Header.Revision}) {
 					return
 				}
 				continue
@@ -54,13 +54,13 @@ func (s *Storage) Watch(ctx context.Context, prefix string, afterRevision int64)
 		}
 		if ctx.Err() == nil {
 			// The client closed the channel without an error: it was closed.
-			send(ctx, out, engine.Event{Err: fmt.Errorf("etcdstorage: watch %q: closed", prefix)})
+			send(ctx, out, storage.Event{Err: fmt.Errorf("etcdstorage: watch %q: closed", prefix)})
 		}
 	}()
 	return out
 }
 
-func send(ctx context.Context, out chan<- engine.Event, ev engine.Event) bool {
+func send(ctx context.Context, out chan<- storage.Event, ev storage.Event) bool {
 	select {
 	case out <- ev:
 		return true
@@ -69,19 +69,19 @@ func send(ctx context.Context, out chan<- engine.Event, ev engine.Event) bool {
 	}
 }
 
-func toEvent(ev *clientv3.Event) engine.Event {
-	e := engine.Event{Key: string(ev.Kv.Key), Value: ev.Kv.Value, Revision: ev.Kv.ModRevision}
+func toEvent(ev *clientv3.Event) storage.Event {
+	e := storage.Event{Key: string(ev.Kv.Key), Value: ev.Kv.Value, Revision: ev.Kv.ModRevision}
 	if ev.PrevKv != nil {
 		e.PrevValue = ev.PrevKv.Value
 	}
 	switch {
 	case ev.Type == mvccpb.DELETE:
-		e.Type = engine.EventDeleted
+		e.Type = storage.EventDeleted
 		e.Value = e.PrevValue
 	case ev.IsCreate():
-		e.Type = engine.EventAdded
+		e.Type = storage.EventAdded
 	default:
-		e.Type = engine.EventModified
+		e.Type = storage.EventModified
 	}
 	return e
 }
@@ -89,7 +89,7 @@ func toEvent(ev *clientv3.Event) engine.Event {
 func watchError(prefix string, after int64, resp clientv3.WatchResponse, err error) error {
 	if resp.CompactRevision > 0 || errors.Is(err, rpctypes.ErrCompacted) {
 		return fmt.Errorf("etcdstorage: watch %q after revision %d (compacted at %d): %w: %w",
-			prefix, after, resp.CompactRevision, engine.ErrCompacted, err)
+			prefix, after, resp.CompactRevision, storage.ErrCompacted, err)
 	}
 	return fmt.Errorf("etcdstorage: watch %q: %w", prefix, err)
 }

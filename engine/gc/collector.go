@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -183,6 +185,6 @@ func (c *Collector) act(ctx context.Context, a Action) error {
 
 // lostRace reports an error of a write whose object moved or went.
 func lostRace(err error) bool {
-	return errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrKeyNotFound) ||
+	return errors.Is(err, storage.ErrConflict) || errors.Is(err, storage.ErrKeyNotFound) ||
 		apierrors.IsConflict(err) || apierrors.IsNotFound(err)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -259,7 +261,7 @@ func TestCollectorSkipsMovedObjects(t *testing.T) {
 	o := engine.StoredObject{Resource: w.widgets.Resource, Namespace: "default", Name: "w"}
 	w.create(t, w.widgets, "default", "w", nil)
 	err := w.store.RemoveFinalizer(context.Background(), o, "x")
-	if !errors.Is(err, engine.ErrConflict) {
+	if !errors.Is(err, storage.ErrConflict) {
 		t.Fatalf("a write at a stale revision: %v", err)
 	}
 }

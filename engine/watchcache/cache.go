@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/engine"
 )
 
@@ -21,7 +23,7 @@ import (
 // yet, the cache starts at the current one; the watch then gets 410
 // Expired, or waits for its revision.
 type Cache struct {
-	storage  engine.Storage
+	storage  storage.Storage
 	resource string
 	cfg      Config
 	log      *slog.Logger
@@ -48,7 +50,7 @@ type Cache struct {
 	changed chan struct{}
 }
 
-func newCache(storage engine.Storage, resource string, cfg Config, from int64) *Cache {
+func newCache(storage storage.Storage, resource string, cfg Config, from int64) *Cache {
 	return &Cache{
 		storage: storage, resource: resource, cfg: cfg, from: from,
 		log:      cfg.Logger.With("resource", resource),
@@ -120,31 +122,31 @@ func (c *Cache) listAndWatch(ctx context.Context, from int64, bookmarks <-chan t
 // list reads the objects at revision from, or at the current revision
 // when from is 0, compacted, or ahead of storage (a watch from there
 // waits for it).
-func (c *Cache) list(ctx context.Context, from int64) (engine.ListResult, error) {
+func (c *Cache) list(ctx context.Context, from int64) (storage.ListResult, error) {
 	if from == 0 {
-		return c.storage.List(ctx, c.resource, engine.ListOptions{})
+		return c.storage.List(ctx, c.resource, storage.ListOptions{})
 	}
-	res, err := c.storage.List(ctx, c.resource, engine.ListOptions{Revision: from})
+	res, err := c.storage.List(ctx, c.resource, storage.ListOptions{Revision: from})
 	if err == nil {
 		return res, nil
 	}
-	cur, cerr := c.storage.List(ctx, c.resource, engine.ListOptions{})
+	cur, cerr := c.storage.List(ctx, c.resource, storage.ListOptions{})
 	switch {
 	case cerr != nil:
-		return engine.ListResult{}, cerr
-	case errors.Is(err, engine.ErrCompacted):
+		return storage.ListResult{}, cerr
+	case errors.Is(err, storage.ErrCompacted):
 		c.log.Debug("watch cache starts at the current revision: the one asked for is compacted", "asked", from, "current", cur.Revision)
 		return cur, nil
 	case cur.Revision < from:
 		return cur, nil
 	}
 	// from could be read: storage failed, try again.
-	return engine.ListResult{}, err
+	return storage.ListResult{}, err
 }
 
 // reset loads a fresh list. Watchers of the state before it are cut off:
 // what changed in between is unknown.
-func (c *Cache) reset(res engine.ListResult) {
+func (c *Cache) reset(res storage.ListResult) {
 	c.mu.Lock()
 	c.objects.load(res.Items)
 	c.window.reset(res.Revision)
@@ -157,10 +159,10 @@ func (c *Cache) reset(res engine.ListResult) {
 }
 
 // apply adds one storage event and hands it to every watcher of its key.
-func (c *Cache) apply(ev engine.Event) {
+func (c *Cache) apply(ev storage.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ev.Type == engine.EventBookmark {
+	if ev.Type == storage.EventBookmark {
 		if ev.Revision > c.rev {
 			c.setRev(ev.Revision)
 		}
@@ -170,7 +172,7 @@ func (c *Cache) apply(ev engine.Event) {
 		return // already in the list the watch started after
 	}
 	switch ev.Type {
-	case engine.EventDeleted:
+	case storage.EventDeleted:
 		if prev := c.objects.remove(ev.Key); prev != nil && ev.PrevValue == nil {
 			ev.PrevValue = prev.value
 		}
@@ -180,7 +182,7 @@ func (c *Cache) apply(ev engine.Event) {
 			ev.PrevValue = prev.value
 		}
 	}
-	ev.Encoded = &engine.Encodings{}
+	ev.Encoded = &storage.Encodings{}
 	e := &ev
 	c.window.push(e)
 	c.setRev(ev.Revision)
@@ -202,7 +204,7 @@ func (c *Cache) apply(ev engine.Event) {
 func (c *Cache) bookmark() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := &engine.Event{Type: engine.EventBookmark, Revision: c.rev}
+	e := &storage.Event{Type: storage.EventBookmark, Revision: c.rev}
 	for w := range c.watchers {
 		if w.bookmarks {
 			select {
@@ -293,22 +295,22 @@ func (c *Cache) WaitRevision(ctx context.Context, rev int64) error {
 // List returns the objects under opts.Prefix at the cache's revision. A
 // consistent list first waits, asking storage for progress, until the
 // cache has reached opts.MinRevision.
-func (c *Cache) List(ctx context.Context, opts engine.CacheListOptions) (engine.ListResult, error) {
+func (c *Cache) List(ctx context.Context, opts engine.CacheListOptions) (storage.ListResult, error) {
 	if err := c.waitReady(ctx); err != nil {
-		return engine.ListResult{}, err
+		return storage.ListResult{}, err
 	}
 	if opts.Consistent {
 		if err := c.waitFresh(ctx, opts.MinRevision); err != nil {
-			return engine.ListResult{}, err
+			return storage.ListResult{}, err
 		}
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if opts.MinRevision > c.rev {
-		return engine.ListResult{}, fmt.Errorf("watch cache %s at %d, asked for %d: %w", c.resource, c.rev, opts.MinRevision, engine.ErrCacheBehind)
+		return storage.ListResult{}, fmt.Errorf("watch cache %s at %d, asked for %d: %w", c.resource, c.rev, opts.MinRevision, engine.ErrCacheBehind)
 	}
 	items, remaining := c.objects.list(opts.Prefix, opts.Limit)
-	return engine.ListResult{Items: items, Revision: c.rev, More: remaining > 0, Remaining: remaining}, nil
+	return storage.ListResult{Items: items, Revision: c.rev, More: remaining > 0, Remaining: remaining}, nil
 }
 
 // Watch starts a watch.
@@ -319,7 +321,7 @@ func (c *Cache) Watch(ctx context.Context, opts engine.CacheWatchOptions) (engin
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w := &watcher{cache: c, prefix: opts.Prefix, key: opts.Key, bookmarks: opts.Bookmarks,
-		ch: make(chan *engine.Event, c.cfg.WatcherBuffer)}
+		ch: make(chan *storage.Event, c.cfg.WatcherBuffer)}
 	if c.closed {
 		close(w.ch)
 		return w, nil

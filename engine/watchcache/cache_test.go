@@ -9,12 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/engine"
 )
 
 const res = "/r/g/widgets/"
 
-func newTestCaches(t *testing.T, st engine.Storage, cfg Config) *Caches {
+func newTestCaches(t *testing.T, st storage.Storage, cfg Config) *Caches {
 	t.Helper()
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	cs := New(st, cfg)
@@ -31,7 +33,7 @@ func ctxFor(t *testing.T) context.Context {
 
 // write makes the changes named by ops on st: "+ns/name" creates,
 // "~ns/name" updates, "-ns/name" deletes. It returns each write's revision.
-func write(t *testing.T, st engine.Storage, ops ...string) []int64 {
+func write(t *testing.T, st storage.Storage, ops ...string) []int64 {
 	t.Helper()
 	ctx := context.Background()
 	var revs []int64
@@ -45,7 +47,7 @@ func write(t *testing.T, st engine.Storage, ops ...string) []int64 {
 		case '~':
 			rev, err = st.Update(ctx, key, val, 0)
 		case '-':
-			var kv engine.KeyValue
+			var kv storage.KeyValue
 			kv, err = st.Delete(ctx, key, 0)
 			_ = kv
 		}
@@ -71,8 +73,8 @@ func collect(t *testing.T, ctx context.Context, w engine.CacheWatch, n int) []st
 	return out
 }
 
-func describe(ev engine.Event) string {
-	if ev.Type == engine.EventBookmark {
+func describe(ev storage.Event) string {
+	if ev.Type == storage.EventBookmark {
 		return fmt.Sprintf("BOOKMARK@%d", ev.Revision)
 	}
 	return fmt.Sprintf("%s %s@%d", ev.Type, ev.Key[len(res):], ev.Revision)
@@ -195,7 +197,7 @@ func TestWatchExpired(t *testing.T) {
 				}
 				return
 			}
-			if !errors.As(err, &expired) || expired.Oldest != tc.wantOldest || !errors.Is(err, engine.ErrCompacted) {
+			if !errors.As(err, &expired) || expired.Oldest != tc.wantOldest || !errors.Is(err, storage.ErrCompacted) {
 				t.Fatalf("watch after %d: %v, want an ExpiredError with oldest %d", tc.after, err, tc.wantOldest)
 			}
 			if want := fmt.Sprintf("too old resource version: %d (%d)", tc.after, tc.wantOldest); err.Error() != want {
@@ -343,17 +345,17 @@ type failingWatch struct {
 	failed bool
 }
 
-func (f *failingWatch) Watch(ctx context.Context, prefix string, after int64) <-chan engine.Event {
+func (f *failingWatch) Watch(ctx context.Context, prefix string, after int64) <-chan storage.Event {
 	if f.failed {
 		return f.fakeStorage.Watch(ctx, prefix, after)
 	}
 	f.failed = true
-	ch := make(chan engine.Event, 1)
+	ch := make(chan storage.Event, 1)
 	go func() {
 		defer close(ch)
 		select {
 		case <-f.fail:
-			ch <- engine.Event{Err: fmt.Errorf("lost leader")}
+			ch <- storage.Event{Err: fmt.Errorf("lost leader")}
 		case <-ctx.Done():
 		}
 	}()

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/engine"
 )
 
@@ -41,7 +43,7 @@ const (
 // first use of its resource, at the revision that use asks for (see
 // Cache), and stops after IdleTimeout unused.
 type Caches struct {
-	storage engine.Storage
+	storage storage.Storage
 	cfg     Config
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -62,7 +64,7 @@ type Caches struct {
 var _ engine.Cache = (*Caches)(nil)
 
 // New returns the caches of the resources in storage. Close stops them.
-func New(storage engine.Storage, cfg Config) *Caches {
+func New(storage storage.Storage, cfg Config) *Caches {
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
 	}
@@ -121,7 +123,7 @@ func (cs *Caches) get(resource string, from int64) *Cache {
 
 // List implements engine.Cache. A cache that is not running starts at
 // storage's current revision: a list never needs an older one.
-func (cs *Caches) List(ctx context.Context, resource string, opts engine.CacheListOptions) (engine.ListResult, error) {
+func (cs *Caches) List(ctx context.Context, resource string, opts engine.CacheListOptions) (storage.ListResult, error) {
 	return cs.get(resource, 0).List(ctx, opts)
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/engine"
 )
 
@@ -19,12 +21,12 @@ type countingStorage struct {
 	lists, watches atomic.Int64
 }
 
-func (c *countingStorage) List(ctx context.Context, prefix string, opts engine.ListOptions) (engine.ListResult, error) {
+func (c *countingStorage) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
 	c.lists.Add(1)
 	return c.fakeStorage.List(ctx, prefix, opts)
 }
 
-func (c *countingStorage) Watch(ctx context.Context, prefix string, after int64) <-chan engine.Event {
+func (c *countingStorage) Watch(ctx context.Context, prefix string, after int64) <-chan storage.Event {
 	c.watches.Add(1)
 	return c.fakeStorage.Watch(ctx, prefix, after)
 }
@@ -36,7 +38,7 @@ func running(cs *Caches, resource string) bool {
 	return ok
 }
 
-func keys(items []engine.KeyValue) []string {
+func keys(items []storage.KeyValue) []string {
 	var out []string
 	for _, kv := range items {
 		out = append(out, fmt.Sprintf("%s@%d=%s", kv.Key[len(res):], kv.ModRevision, kv.Value))
@@ -127,7 +129,7 @@ func TestStartAtRevision(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _ := st.List(ctx, res, engine.ListOptions{})
+			want, _ := st.List(ctx, res, storage.ListOptions{})
 			if !slices.Equal(keys(got.Items), keys(want.Items)) || got.Revision != want.Revision {
 				t.Errorf("cache holds %v at %d, storage %v at %d", keys(got.Items), got.Revision, keys(want.Items), want.Revision)
 			}
@@ -256,9 +258,9 @@ type failingLists struct {
 	failures atomic.Int64
 }
 
-func (f *failingLists) List(ctx context.Context, prefix string, opts engine.ListOptions) (engine.ListResult, error) {
+func (f *failingLists) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
 	if f.failures.Add(-1) >= 0 {
-		return engine.ListResult{}, errors.New("storage out of reach")
+		return storage.ListResult{}, errors.New("storage out of reach")
 	}
 	return f.fakeStorage.List(ctx, prefix, opts)
 }

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // entry is one object as stored; entries are never changed, only
@@ -26,7 +26,7 @@ func newObjects() objects { return objects{byKey: map[string]*entry{}} }
 func compareKey(e *entry, key string) int { return strings.Compare(e.key, key) }
 
 // load replaces everything with items, which are in key order.
-func (o *objects) load(items []engine.KeyValue) {
+func (o *objects) load(items []storage.KeyValue) {
 	o.byKey = make(map[string]*entry, len(items))
 	o.sorted = make([]*entry, len(items))
 	for i, kv := range items {
@@ -73,7 +73,7 @@ func (o *objects) span(prefix string) []*entry {
 
 // list returns up to limit (0: all) entries under prefix, and how many
 // more there are.
-func (o *objects) list(prefix string, limit int64) ([]engine.KeyValue, int64) {
+func (o *objects) list(prefix string, limit int64) ([]storage.KeyValue, int64) {
 	span := o.span(prefix)
 	var remaining int64
 	if limit > 0 && int64(len(span)) > limit {
@@ -85,7 +85,7 @@ func (o *objects) list(prefix string, limit int64) ([]engine.KeyValue, int64) {
 
 // selected is the entry of key when key is set, else every entry under
 // prefix.
-func (o *objects) selected(prefix, key string) []engine.KeyValue {
+func (o *objects) selected(prefix, key string) []storage.KeyValue {
 	if key != "" {
 		if e := o.byKey[key]; e != nil {
 			return toKeyValues([]*entry{e})
@@ -95,10 +95,10 @@ func (o *objects) selected(prefix, key string) []engine.KeyValue {
 	return toKeyValues(o.span(prefix))
 }
 
-func toKeyValues(es []*entry) []engine.KeyValue {
-	out := make([]engine.KeyValue, len(es))
+func toKeyValues(es []*entry) []storage.KeyValue {
+	out := make([]storage.KeyValue, len(es))
 	for i, e := range es {
-		out[i] = engine.KeyValue{Key: e.key, Value: e.value, ModRevision: e.rev}
+		out[i] = storage.KeyValue{Key: e.key, Value: e.value, ModRevision: e.rev}
 	}
 	return out
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/engine"
 )
 
@@ -35,7 +37,7 @@ func (p *progressStorage) RequestProgress(context.Context) error {
 
 // elsewhere writes a key of another resource: storage's revision moves,
 // the cache of res hears nothing.
-func elsewhere(t *testing.T, st engine.Storage) int64 {
+func elsewhere(t *testing.T, st storage.Storage) int64 {
 	t.Helper()
 	rev, err := st.Create(context.Background(), fmt.Sprintf("/r/g/gadgets/ns/%d", time.Now().UnixNano()), []byte(`{}`))
 	if err != nil {
@@ -125,7 +127,7 @@ func TestConsistentListRetries(t *testing.T) {
 // (an etcd with unordered notifications) or cannot make them leaves
 // consistent lists to storage at once, unless the cache is already there.
 func TestConsistentListUnsupported(t *testing.T) {
-	tests := map[string]engine.Storage{
+	tests := map[string]storage.Storage{
 		"refused":        &progressStorage{fakeStorage: newFakeStorage(), refuse: true},
 		"no such method": newFakeStorage(),
 	}

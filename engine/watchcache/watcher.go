@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/specd-io/specd/engine/storage"
+
 	"github.com/specd-io/specd/engine"
 )
 
@@ -14,14 +16,14 @@ type watcher struct {
 	key       string
 	bookmarks bool
 
-	initial    []engine.KeyValue
+	initial    []storage.KeyValue
 	initialRev int64
 	// backlog is the window's events the watch starts with.
-	backlog []*engine.Event
+	backlog []*storage.Event
 	// skipTo: events up to it are not sent.
 	skipTo int64
 	// ch gets the live events; the cache closes it to end the watch.
-	ch chan *engine.Event
+	ch chan *storage.Event
 }
 
 var _ engine.CacheWatch = (*watcher)(nil)
@@ -34,11 +36,11 @@ func (w *watcher) wants(key string) bool {
 	return strings.HasPrefix(key, w.prefix)
 }
 
-func (w *watcher) Initial() ([]engine.KeyValue, int64) { return w.initial, w.initialRev }
+func (w *watcher) Initial() ([]storage.KeyValue, int64) { return w.initial, w.initialRev }
 
-func (w *watcher) Next(ctx context.Context) (engine.Event, error) {
+func (w *watcher) Next(ctx context.Context) (storage.Event, error) {
 	for {
-		var e *engine.Event
+		var e *storage.Event
 		if len(w.backlog) > 0 {
 			e, w.backlog = w.backlog[0], w.backlog[1:]
 		} else {
@@ -46,10 +48,10 @@ func (w *watcher) Next(ctx context.Context) (engine.Event, error) {
 			select {
 			case e, ok = <-w.ch:
 				if !ok {
-					return engine.Event{}, engine.ErrWatchClosed
+					return storage.Event{}, engine.ErrWatchClosed
 				}
 			case <-ctx.Done():
-				return engine.Event{}, ctx.Err()
+				return storage.Event{}, ctx.Err()
 			}
 		}
 		if e.Revision <= w.skipTo {

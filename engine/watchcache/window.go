@@ -1,11 +1,13 @@
 package watchcache
 
-import "github.com/specd-io/specd/engine"
+import (
+	"github.com/specd-io/specd/engine/storage"
+)
 
 // window is a ring of the most recent events. It grows to its size as
 // events come, so that the cache of a quiet resource costs little.
 type window struct {
-	ring  []*engine.Event
+	ring  []*storage.Event
 	size  int
 	start int // index of the oldest event once the ring is full
 	// after: every event after this revision is in the ring.
@@ -21,7 +23,7 @@ func (w *window) reset(rev int64) {
 }
 
 // push adds e, dropping the oldest event when full.
-func (w *window) push(e *engine.Event) {
+func (w *window) push(e *storage.Event) {
 	if len(w.ring) < w.size {
 		w.ring = append(w.ring, e)
 		return
@@ -35,8 +37,8 @@ func (w *window) push(e *engine.Event) {
 func (w *window) oldest() int64 { return w.after }
 
 // since returns the events after rev that keep selects, oldest first.
-func (w *window) since(rev int64, keep func(key string) bool) []*engine.Event {
-	var out []*engine.Event
+func (w *window) since(rev int64, keep func(key string) bool) []*storage.Event {
+	var out []*storage.Event
 	for i := range w.ring {
 		e := w.ring[(w.start+i)%len(w.ring)]
 		if e.Revision > rev && keep(e.Key) {

@@ -1,4 +1,4 @@
-package engine
+package storage
 
 import (
 	"sync"
@@ -69,8 +69,8 @@ type encoding struct {
 	b          []byte
 }
 
-// get returns the encoding for apiVersion, making it with build once.
-func (e *Encodings) get(apiVersion string, build func() ([]byte, error)) ([]byte, error) {
+// Get returns the encoding for apiVersion, making it with build once.
+func (e *Encodings) Get(apiVersion string, build func() ([]byte, error)) ([]byte, error) {
 	if f := e.first.Load(); f != nil && f.apiVersion == apiVersion {
 		return f.b, nil
 	}

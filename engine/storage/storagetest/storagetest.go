@@ -1,4 +1,4 @@
-// Package storagetest is a conformance suite for engine.Storage
+// Package storagetest is a conformance suite for storage.Storage
 // implementations. Run it from a test of each implementation:
 //
 //	storagetest.Run(t, storagetest.Config{New: newStorage, Compact: compact})
@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // Config tells the suite how to reach the implementation under test.
@@ -18,7 +18,7 @@ type Config struct {
 	// New returns a Storage. Every call must return a Storage whose keys do
 	// not overlap with earlier ones (for example through a fresh key prefix
 	// passed back in Prefix or an empty store).
-	New func(t *testing.T) (s engine.Storage, prefix string)
+	New func(t *testing.T) (s storage.Storage, prefix string)
 	// Compact discards history up to revision; the compaction tests are
 	// skipped when nil.
 	Compact func(ctx context.Context, revision int64) error
@@ -27,7 +27,7 @@ type Config struct {
 // Run runs every conformance test.
 func Run(t *testing.T, c Config) {
 	t.Helper()
-	tests := map[string]func(*testing.T, engine.Storage, string){
+	tests := map[string]func(*testing.T, storage.Storage, string){
 		"CreateGet":              testCreateGet,
 		"CreateExists":           testCreateExists,
 		"GetNotFound":            testGetNotFound,
@@ -64,7 +64,7 @@ func Run(t *testing.T, c Config) {
 	}
 }
 
-func mustCreate(t *testing.T, s engine.Storage, key, value string) int64 {
+func mustCreate(t *testing.T, s storage.Storage, key, value string) int64 {
 	t.Helper()
 	rev, err := s.Create(context.Background(), key, []byte(value))
 	if err != nil {
@@ -83,7 +83,7 @@ func wantErr(t *testing.T, what string, err, want error) {
 	}
 }
 
-func testCreateGet(t *testing.T, s engine.Storage, p string) {
+func testCreateGet(t *testing.T, s storage.Storage, p string) {
 	ctx := context.Background()
 	rev := mustCreate(t, s, p+"a", `{"x":1}`)
 	kv, err := s.Get(ctx, p+"a")
@@ -95,22 +95,22 @@ func testCreateGet(t *testing.T, s engine.Storage, p string) {
 	}
 }
 
-func testCreateExists(t *testing.T, s engine.Storage, p string) {
+func testCreateExists(t *testing.T, s storage.Storage, p string) {
 	mustCreate(t, s, p+"a", "1")
 	_, err := s.Create(context.Background(), p+"a", []byte("2"))
-	wantErr(t, "second Create", err, engine.ErrKeyExists)
+	wantErr(t, "second Create", err, storage.ErrKeyExists)
 	kv, err := s.Get(context.Background(), p+"a")
 	if err != nil || string(kv.Value) != "1" {
 		t.Fatalf("after failed Create: %q, %v; want 1", kv.Value, err)
 	}
 }
 
-func testGetNotFound(t *testing.T, s engine.Storage, p string) {
+func testGetNotFound(t *testing.T, s storage.Storage, p string) {
 	_, err := s.Get(context.Background(), p+"missing")
-	wantErr(t, "Get", err, engine.ErrKeyNotFound)
+	wantErr(t, "Get", err, storage.ErrKeyNotFound)
 }
 
-func testUpdate(t *testing.T, s engine.Storage, p string) {
+func testUpdate(t *testing.T, s storage.Storage, p string) {
 	ctx := context.Background()
 	rev := mustCreate(t, s, p+"a", "1")
 	rev2, err := s.Update(ctx, p+"a", []byte("2"), rev)
@@ -126,28 +126,28 @@ func testUpdate(t *testing.T, s engine.Storage, p string) {
 	}
 }
 
-func testUpdateConflict(t *testing.T, s engine.Storage, p string) {
+func testUpdateConflict(t *testing.T, s storage.Storage, p string) {
 	ctx := context.Background()
 	rev := mustCreate(t, s, p+"a", "1")
 	if _, err := s.Update(ctx, p+"a", []byte("2"), rev); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.Update(ctx, p+"a", []byte("3"), rev)
-	wantErr(t, "stale Update", err, engine.ErrConflict)
+	wantErr(t, "stale Update", err, storage.ErrConflict)
 	kv, _ := s.Get(ctx, p+"a")
 	if string(kv.Value) != "2" {
 		t.Fatalf("value after conflict = %q, want 2", kv.Value)
 	}
 }
 
-func testUpdateNotFound(t *testing.T, s engine.Storage, p string) {
+func testUpdateNotFound(t *testing.T, s storage.Storage, p string) {
 	_, err := s.Update(context.Background(), p+"missing", []byte("1"), 5)
-	wantErr(t, "Update", err, engine.ErrKeyNotFound)
+	wantErr(t, "Update", err, storage.ErrKeyNotFound)
 	_, err = s.Get(context.Background(), p+"missing")
-	wantErr(t, "Get after failed Update", err, engine.ErrKeyNotFound)
+	wantErr(t, "Get after failed Update", err, storage.ErrKeyNotFound)
 }
 
-func testDelete(t *testing.T, s engine.Storage, p string) {
+func testDelete(t *testing.T, s storage.Storage, p string) {
 	ctx := context.Background()
 	rev := mustCreate(t, s, p+"a", "1")
 	kv, err := s.Delete(ctx, p+"a", 0)
@@ -158,10 +158,10 @@ func testDelete(t *testing.T, s engine.Storage, p string) {
 		t.Fatalf("Delete returned %+v", kv)
 	}
 	_, err = s.Get(ctx, p+"a")
-	wantErr(t, "Get after Delete", err, engine.ErrKeyNotFound)
+	wantErr(t, "Get after Delete", err, storage.ErrKeyNotFound)
 }
 
-func testDeleteRevision(t *testing.T, s engine.Storage, p string) {
+func testDeleteRevision(t *testing.T, s storage.Storage, p string) {
 	ctx := context.Background()
 	rev := mustCreate(t, s, p+"a", "1")
 	rev2, err := s.Update(ctx, p+"a", []byte("2"), rev)
@@ -169,21 +169,21 @@ func testDeleteRevision(t *testing.T, s engine.Storage, p string) {
 		t.Fatal(err)
 	}
 	_, err = s.Delete(ctx, p+"a", rev)
-	wantErr(t, "Delete at stale revision", err, engine.ErrConflict)
+	wantErr(t, "Delete at stale revision", err, storage.ErrConflict)
 	kv, err := s.Delete(ctx, p+"a", rev2)
 	if err != nil || string(kv.Value) != "2" {
 		t.Fatalf("Delete at current revision = %+v, %v", kv, err)
 	}
 }
 
-func testDeleteNotFound(t *testing.T, s engine.Storage, p string) {
+func testDeleteNotFound(t *testing.T, s storage.Storage, p string) {
 	_, err := s.Delete(context.Background(), p+"missing", 0)
-	wantErr(t, "Delete", err, engine.ErrKeyNotFound)
+	wantErr(t, "Delete", err, storage.ErrKeyNotFound)
 	_, err = s.Delete(context.Background(), p+"missing", 7)
-	wantErr(t, "Delete with revision", err, engine.ErrKeyNotFound)
+	wantErr(t, "Delete with revision", err, storage.ErrKeyNotFound)
 }
 
-func keysOf(items []engine.KeyValue) []string {
+func keysOf(items []storage.KeyValue) []string {
 	keys := make([]string, len(items))
 	for i, kv := range items {
 		keys[i] = kv.Key
@@ -203,12 +203,12 @@ func equal(a, b []string) bool {
 	return true
 }
 
-func testListPrefix(t *testing.T, s engine.Storage, p string) {
+func testListPrefix(t *testing.T, s storage.Storage, p string) {
 	ctx := context.Background()
 	for _, k := range []string{"a/2", "a/1", "ab/1", "b/1"} {
 		mustCreate(t, s, p+k, k)
 	}
-	res, err := s.List(ctx, p+"a/", engine.ListOptions{})
+	res, err := s.List(ctx, p+"a/", storage.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,13 +221,13 @@ func testListPrefix(t *testing.T, s engine.Storage, p string) {
 	if string(res.Items[0].Value) != "a/1" || res.Items[0].ModRevision <= 0 {
 		t.Fatalf("item = %+v", res.Items[0])
 	}
-	res, err = s.List(ctx, p+"none/", engine.ListOptions{})
+	res, err = s.List(ctx, p+"none/", storage.ListOptions{})
 	if err != nil || len(res.Items) != 0 {
 		t.Fatalf("List(none/) = %+v, %v", res, err)
 	}
 }
 
-func testListPaging(t *testing.T, s engine.Storage, p string) {
+func testListPaging(t *testing.T, s storage.Storage, p string) {
 	ctx := context.Background()
 	var want []string
 	for i := range 7 {
@@ -236,7 +236,7 @@ func testListPaging(t *testing.T, s engine.Storage, p string) {
 		want = append(want, k)
 	}
 	var got []string
-	opts := engine.ListOptions{Limit: 3}
+	opts := storage.ListOptions{Limit: 3}
 	for page := 0; ; page++ {
 		res, err := s.List(ctx, p+"x/", opts)
 		if err != nil {
@@ -251,17 +251,17 @@ func testListPaging(t *testing.T, s engine.Storage, p string) {
 			break
 		}
 		last := res.Items[len(res.Items)-1].Key
-		opts = engine.ListOptions{Limit: 3, StartKey: last + "\x00", Revision: res.Revision}
+		opts = storage.ListOptions{Limit: 3, StartKey: last + "\x00", Revision: res.Revision}
 	}
 	if !equal(got, want) {
 		t.Fatalf("paged keys = %v, want %v", got, want)
 	}
 }
 
-func testListSnapshot(t *testing.T, s engine.Storage, p string) {
+func testListSnapshot(t *testing.T, s storage.Storage, p string) {
 	ctx := context.Background()
 	mustCreate(t, s, p+"s/1", "old")
-	res, err := s.List(ctx, p+"s/", engine.ListOptions{})
+	res, err := s.List(ctx, p+"s/", storage.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,20 +271,20 @@ func testListSnapshot(t *testing.T, s engine.Storage, p string) {
 		t.Fatal(err)
 	}
 	mustCreate(t, s, p+"s/2", "later")
-	res, err = s.List(ctx, p+"s/", engine.ListOptions{Revision: snap})
+	res, err = s.List(ctx, p+"s/", storage.ListOptions{Revision: snap})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Items) != 1 || string(res.Items[0].Value) != "old" || res.Revision != snap {
 		t.Fatalf("snapshot list = %+v, want only s/1=old at %d", res, snap)
 	}
-	res, err = s.List(ctx, p+"s/", engine.ListOptions{})
+	res, err = s.List(ctx, p+"s/", storage.ListOptions{})
 	if err != nil || len(res.Items) != 2 || res.Revision <= snap {
 		t.Fatalf("current list = %+v, %v", res, err)
 	}
 }
 
-func testRevisionsIncrease(t *testing.T, s engine.Storage, p string) {
+func testRevisionsIncrease(t *testing.T, s storage.Storage, p string) {
 	r1 := mustCreate(t, s, p+"r/1", "1")
 	r2 := mustCreate(t, s, p+"r/2", "2")
 	if r2 <= r1 {
@@ -292,14 +292,14 @@ func testRevisionsIncrease(t *testing.T, s engine.Storage, p string) {
 	}
 }
 
-func testListStartKeyOutOfRange(t *testing.T, s engine.Storage, p string) {
-	_, err := s.List(context.Background(), p+"a/", engine.ListOptions{StartKey: p + "b/"})
+func testListStartKeyOutOfRange(t *testing.T, s storage.Storage, p string) {
+	_, err := s.List(context.Background(), p+"a/", storage.ListOptions{StartKey: p + "b/"})
 	if err == nil {
 		t.Fatal("List with a start key outside the prefix succeeded")
 	}
 }
 
-func testCompacted(t *testing.T, s engine.Storage, p string, compact func(context.Context, int64) error) {
+func testCompacted(t *testing.T, s storage.Storage, p string, compact func(context.Context, int64) error) {
 	ctx := context.Background()
 	r1 := mustCreate(t, s, p+"c/1", "1")
 	kv, _ := s.Get(ctx, p+"c/1")
@@ -310,6 +310,6 @@ func testCompacted(t *testing.T, s engine.Storage, p string, compact func(contex
 	if err := compact(ctx, r2); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.List(ctx, p+"c/", engine.ListOptions{Revision: r1})
-	wantErr(t, "List at compacted revision", err, engine.ErrCompacted)
+	_, err = s.List(ctx, p+"c/", storage.ListOptions{Revision: r1})
+	wantErr(t, "List at compacted revision", err, storage.ErrCompacted)
 }

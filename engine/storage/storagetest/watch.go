@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // watchTimeout bounds every wait for a watch event.
@@ -14,7 +14,7 @@ const watchTimeout = 10 * time.Second
 
 // nextEvent returns the next event of ch, failing the test after
 // watchTimeout or when ch closes.
-func nextEvent(t *testing.T, ch <-chan engine.Event) engine.Event {
+func nextEvent(t *testing.T, ch <-chan storage.Event) storage.Event {
 	t.Helper()
 	select {
 	case ev, ok := <-ch:
@@ -25,11 +25,11 @@ func nextEvent(t *testing.T, ch <-chan engine.Event) engine.Event {
 	case <-time.After(watchTimeout):
 		t.Fatal("no watch event in time")
 	}
-	return engine.Event{}
+	return storage.Event{}
 }
 
 // eventString is an event's type, key, value and revision, for comparing.
-func eventString(ev engine.Event, p string) string {
+func eventString(ev storage.Event, p string) string {
 	if ev.Err != nil {
 		return "error: " + ev.Err.Error()
 	}
@@ -39,7 +39,7 @@ func eventString(ev engine.Event, p string) string {
 // testWatch: create, update and delete as ADDED, MODIFIED and DELETED with
 // previous values and the revisions the writes answered; keys outside the
 // prefix are not seen.
-func testWatch(t *testing.T, s engine.Storage, p string) {
+func testWatch(t *testing.T, s storage.Storage, p string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	start := mustCreate(t, s, p+"other/x", "x")
@@ -67,14 +67,14 @@ func testWatch(t *testing.T, s engine.Storage, p string) {
 		}
 	}
 	ev := nextEvent(t, ch)
-	if ev.Type != engine.EventDeleted || string(ev.Value) != "b" || string(ev.PrevValue) != "b" || ev.Revision <= r2 {
+	if ev.Type != storage.EventDeleted || string(ev.Value) != "b" || string(ev.PrevValue) != "b" || ev.Revision <= r2 {
 		t.Fatalf("delete event = %q, want DELETED w/1=b prev=b after %d", eventString(ev, p), r2)
 	}
 }
 
 // testWatchFromRevision: a watch after a past revision replays what came
 // after it, in order, and nothing before it.
-func testWatchFromRevision(t *testing.T, s engine.Storage, p string) {
+func testWatchFromRevision(t *testing.T, s storage.Storage, p string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r1 := mustCreate(t, s, p+"h/1", "1")
@@ -99,7 +99,7 @@ func testWatchFromRevision(t *testing.T, s engine.Storage, p string) {
 }
 
 // testWatchStops: the channel closes when the context ends.
-func testWatchStops(t *testing.T, s engine.Storage, p string) {
+func testWatchStops(t *testing.T, s storage.Storage, p string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := s.Watch(ctx, p+"s/", 0)
 	cancel()
@@ -118,7 +118,7 @@ func testWatchStops(t *testing.T, s engine.Storage, p string) {
 
 // testWatchCompacted: a watch from a compacted revision ends at once with
 // ErrCompacted.
-func testWatchCompacted(t *testing.T, s engine.Storage, p string, compact func(context.Context, int64) error) {
+func testWatchCompacted(t *testing.T, s storage.Storage, p string, compact func(context.Context, int64) error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r1 := mustCreate(t, s, p+"c/1", "1")
@@ -128,7 +128,7 @@ func testWatchCompacted(t *testing.T, s engine.Storage, p string, compact func(c
 	}
 	ch := s.Watch(ctx, p+"c/", r1-1)
 	ev := nextEvent(t, ch)
-	wantErr(t, "Watch from a compacted revision", ev.Err, engine.ErrCompacted)
+	wantErr(t, "Watch from a compacted revision", ev.Err, storage.ErrCompacted)
 	select {
 	case _, ok := <-ch:
 		if ok {
