@@ -1,0 +1,9 @@
+// Package testschemas holds the schema files that specd's tests use again
+// and again: Gadget (gadgets.example.com, a resource whose file the tests
+// change: versions, x-specd-resource, spec properties), Hammer
+// (tools.example.com, a stable resource) and Thing (things.example.com,
+// an alpha resource), and objects of them. The files are embedded from
+// files/; Gadgets renders the Gadget file with the parts a test changes.
+//
+// Only tests import this package.
+package testschemas

@@ -1,0 +1,77 @@
+package testschemas
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+	"text/template"
+)
+
+//go:embed files
+var files embed.FS
+
+// The stable files, as they are in files/.
+var (
+	// Tools is tools.example.com/v1 with Hammer (spec.weight integer).
+	Tools = mustRead("files/tools-v1.yaml")
+	// Things is things.example.com/v1alpha1 with Thing (spec.label string).
+	Things = mustRead("files/things-v1alpha1.yaml")
+)
+
+var gadgetsTmpl = template.Must(template.ParseFS(files, "files/gadgets.yaml.tmpl"))
+
+func mustRead(name string) string {
+	data, err := files.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}
+
+// GadgetOptions are the parts of the Gadget file that tests change; the
+// zero value is gadgets.example.com/v1 with spec.size, x-specd-resource {}.
+type GadgetOptions struct {
+	Version string // "" is v1
+	// XSpecd is spliced into x-specd after the group, such as
+	// ", allowBreaking: true".
+	XSpecd string
+	// Resource is the x-specd-resource (flow YAML); "" is {}.
+	Resource string
+	// Props are spec's properties, one flow YAML line each ("color: {type:
+	// string}"); nil is SizeProp alone.
+	Props []string
+}
+
+// Spec properties of Gadget that tests add or remove.
+const (
+	SizeProp  = "size: {type: integer}"
+	ColorProp = "color: {type: string}"
+)
+
+// Gadgets returns the schema file of gadgets.example.com with Gadget.
+func Gadgets(o GadgetOptions) string {
+	if o.Version == "" {
+		o.Version = "v1"
+	}
+	if o.Resource == "" {
+		o.Resource = "{}"
+	}
+	if o.Props == nil {
+		o.Props = []string{SizeProp}
+	}
+	var b strings.Builder
+	if err := gadgetsTmpl.Execute(&b, o); err != nil {
+		panic(err)
+	}
+	return b.String()
+}
+
+// Gadget is a Gadget object of the given version (spec.size 1).
+func Gadget(version, name string) string {
+	return fmt.Sprintf(`{"apiVersion":"gadgets.example.com/%s","kind":"Gadget","metadata":{"name":%q},"spec":{"size":1}}`, version, name)
+}
+
+// Hammer is a Hammer object (spec.weight 3).
+func Hammer(name string) string {
+	return fmt.Sprintf(`{"apiVersion":"tools.example.com/v1","kind":"Hammer","metadata":{"name":%q},"spec":{"weight":3}}`, name)
+}
