@@ -1,7 +1,9 @@
 package converters
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -170,8 +172,10 @@ func (a *ruleArgs) enum(fs, ts *shape) (transform, transform) {
 		return enumMap{}, enumMap{}
 	}
 	fwd, back := enumMap{}, enumMap{}
-	for k, v := range vals {
-		s, ok := v.(string)
+	// In key order, so that a map that is not one to one is reported the
+	// same way every time.
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
+		s, ok := vals[k].(string)
 		if !ok {
 			a.c.addf(a.at+"/values/"+escapeToken(k), "must be a string")
 			continue
