@@ -75,12 +75,12 @@ func (s *Store) listResult(ctx context.Context, rv *schemas.ResourceVersion, nam
 		if errors.Is(err, ErrCompacted) {
 			return ListResult{}, "", apierrors.NewResourceExpired(tooOldList)
 		}
-		return ListResult{}, "", apierrors.NewInternalError(err)
+		return ListResult{}, "", err
 	}
 	next := ""
 	if res.More && last != "" {
 		if next, err = encodeContinue(prefix, last, res.Revision); err != nil {
-			return ListResult{}, "", apierrors.NewInternalError(err)
+			return ListResult{}, "", err
 		}
 	}
 	return res, next, nil
@@ -123,7 +123,7 @@ func (s *Store) listBody(rv *schemas.ResourceVersion, res ListResult, next strin
 			return nil, err
 		}
 		if b, err = appendWithResourceVersion(b, obj, kv.ModRevision); err != nil {
-			return nil, apierrors.NewInternalError(err)
+			return nil, err
 		}
 	}
 	b = append(b, `],"kind":`...)
@@ -156,7 +156,7 @@ func appendString(b []byte, s string) []byte {
 func (s *Store) consistentList(ctx context.Context, prefix string, copts CacheListOptions) (CacheListOptions, error) {
 	cur, err := s.storage.List(ctx, prefix, ListOptions{Limit: 1})
 	if err != nil {
-		return copts, apierrors.NewInternalError(err)
+		return copts, err
 	}
 	copts.MinRevision, copts.Consistent = cur.Revision, true
 	return copts, nil

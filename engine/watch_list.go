@@ -65,7 +65,7 @@ func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, 
 		return ListResult{}, "", false, nil
 	}
 	if err != nil {
-		return ListResult{}, "", false, apierrors.NewInternalError(err)
+		return ListResult{}, "", false, err
 	}
 	if !req.Selector.Empty() {
 		if res, err = s.filterCached(rv, req.Selector, res, opts.Limit); err != nil {
