@@ -139,12 +139,12 @@ func (s *Store) pluginDefault(ctx context.Context, rv *schemas.ResourceVersion, 
 	h, r := rv.Hooks, rv.Resource
 	obj, err := json.Marshal(req.obj)
 	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("engine: encode object for plugin %q: %w", h.Default, err))
+		return nil, fmt.Errorf("engine: encode object for plugin %q: %w", h.Default, err)
 	}
 	var oldObj []byte
 	if old != nil {
 		if oldObj, err = json.Marshal(old); err != nil {
-			return nil, apierrors.NewInternalError(fmt.Errorf("engine: encode stored object for plugin %q: %w", h.Default, err))
+			return nil, fmt.Errorf("engine: encode stored object for plugin %q: %w", h.Default, err)
 		}
 	}
 	ar := w.request(r, rv.Version, req.meta.Namespace, req.meta.Name, obj, oldObj)
@@ -219,7 +219,7 @@ func (s *Store) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion,
 			return err
 		}
 		if *b, err = appendWithResourceVersion(nil, shown, kv.ModRevision); err != nil {
-			return apierrors.NewInternalError(err)
+			return err
 		}
 	}
 	w := updateWrite(status, opts)

@@ -65,11 +65,11 @@ func (s *Store) applyToCurrent(rv *schemas.ResourceVersion, cur []byte, p *patch
 	wopts := p.opts.WriteOptions
 	fm, err := s.fieldManager(rv)
 	if err != nil {
-		return nil, wopts, apierrors.NewInternalError(err)
+		return nil, wopts, err
 	}
 	live, _, err := decodeObject(cur)
 	if err != nil {
-		return nil, wopts, apierrors.NewInternalError(fmt.Errorf("engine: decode stored object: %w", err))
+		return nil, wopts, fmt.Errorf("engine: decode stored object: %w", err)
 	}
 	var entries []metav1.ManagedFieldsEntry
 	if raw := gjson.GetBytes(cur, "metadata.managedFields"); raw.IsArray() {
@@ -95,7 +95,7 @@ func (s *Store) applyToCurrent(rv *schemas.ResourceVersion, cur []byte, p *patch
 func (s *Store) applyCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, p *patcher) (PatchResult, error) {
 	fm, err := s.fieldManager(rv)
 	if err != nil {
-		return PatchResult{}, apierrors.NewInternalError(err)
+		return PatchResult{}, err
 	}
 	w := applyWrite(p)
 	w.Now = s.now()
@@ -128,12 +128,8 @@ func (s *Store) applyCreate(ctx context.Context, rv *schemas.ResourceVersion, na
 }
 
 // applyError is the answer to an apply that failed: 409 with the
-// conflicts, or a 500 as kube-apiserver answers an object its type
-// converter rejects.
+// conflicts, or the error itself, which the server answers with a 500 as
+// kube-apiserver answers an object its type converter rejects.
 func applyError(err error) error {
-	err = fieldmanager.ConflictError(err)
-	if _, ok := err.(apierrors.APIStatus); ok {
-		return err
-	}
-	return apierrors.NewInternalError(err)
+	return fieldmanager.ConflictError(err)
 }

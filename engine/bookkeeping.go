@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"github.com/specd-io/specd/converters"
 	"github.com/specd-io/specd/schemas"
 )
@@ -54,7 +52,7 @@ func (s *Store) storedForUpdate(rv *schemas.ResourceVersion, value []byte) ([]by
 func splitBookkeeping(obj []byte) ([]byte, string, error) {
 	out, bk, err := converters.SplitBookkeeping(obj)
 	if err != nil {
-		return nil, "", apierrors.NewInternalError(fmt.Errorf("engine: %w", err))
+		return nil, "", fmt.Errorf("engine: %w", err)
 	}
 	return out, bk, nil
 }

@@ -41,7 +41,7 @@ func (s *Store) Create(ctx context.Context, rv *schemas.ResourceVersion, namespa
 	}
 	out, err := appendWithResourceVersion(make([]byte, 0, len(p.object)+32), p.object, rev)
 	if err != nil {
-		return Result{}, apierrors.NewInternalError(err)
+		return Result{}, err
 	}
 	return Result{Object: out, Warnings: p.warnings}, nil
 }
@@ -112,7 +112,7 @@ func (s *Store) persistCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 			return 0, apierrors.NewGenerateNameConflict(groupResource(r), p.name, 1)
 		}
 		if err := p.rename(s.genName(p.generateName)); err != nil {
-			return 0, apierrors.NewInternalError(err)
+			return 0, err
 		}
 	}
 }

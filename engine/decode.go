@@ -134,7 +134,7 @@ func (req *request) decodeMeta(rv *schemas.ResourceVersion, body []byte) ([]stri
 	// Rebuild the metadata tree from what ObjectMeta kept.
 	m, err := metaToMap(&req.meta)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, err
 	}
 	req.metaMap = m
 	req.obj["metadata"] = m

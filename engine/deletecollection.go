@@ -42,7 +42,7 @@ func (s *Store) DeleteCollection(ctx context.Context, rv *schemas.ResourceVersio
 	var items []storage.KeyValue
 	for page := 0; ; page++ {
 		if err := ctx.Err(); err != nil {
-			return nil, apierrors.NewInternalError(err)
+			return nil, err
 		}
 		res, next, err := s.listResult(ctx, rv, namespace, req)
 		if err != nil {

@@ -30,7 +30,9 @@
 // through a Cache (engine/watchcache): one storage watch per resource
 // feeding the stored bytes of its objects and a window of recent events.
 //
-// Errors returned by Store are *k8s.io/apimachinery/pkg/api/errors.StatusError
-// values, so the server can write them as Kubernetes Status objects as they
-// are.
+// An error the client caused is a *k8s.io/apimachinery/pkg/api/errors.StatusError
+// the server writes as it is (404, 409, 422, ...). A failure of the
+// engine or its storage is a plain error, wrapped with %w and its context:
+// the server's one writer answers it with a 500 InternalError, and logs
+// and counts it.
 package engine

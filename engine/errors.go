@@ -24,7 +24,9 @@ func groupKind(r *schemas.Resource) schema.GroupKind {
 }
 
 // storageError turns a Storage error about one object into the Status
-// error kube-apiserver answers with.
+// error kube-apiserver answers with. Any other error is a failure of the
+// storage and is returned as it is: the server logs and counts it, and
+// answers a 500 InternalError.
 func storageError(r *schemas.Resource, name string, err error) error {
 	gr := groupResource(r)
 	switch {
@@ -35,7 +37,7 @@ func storageError(r *schemas.Resource, name string, err error) error {
 	case errors.Is(err, storage.ErrConflict):
 		return apierrors.NewConflict(gr, name, errModified)
 	default:
-		return apierrors.NewInternalError(err)
+		return err
 	}
 }
 

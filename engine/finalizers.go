@@ -12,7 +12,6 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/schemas"
@@ -69,7 +68,7 @@ func (s *Store) deleteNow(ctx context.Context, r *schemas.Resource, key, name st
 func (s *Store) markDeleting(ctx context.Context, rv *schemas.ResourceVersion, key string, kv storage.KeyValue, finalizers []string, dryRun bool) (Result, error) {
 	updated, err := markAsDeleting(kv.Value, finalizers, s.now())
 	if err != nil {
-		return Result{}, apierrors.NewInternalError(err)
+		return Result{}, err
 	}
 	rev := kv.ModRevision
 	if !dryRun && !bytes.Equal(updated, kv.Value) {
@@ -84,7 +83,7 @@ func (s *Store) markDeleting(ctx context.Context, rv *schemas.ResourceVersion, k
 	}
 	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, rev)
 	if err != nil {
-		return Result{}, apierrors.NewInternalError(err)
+		return Result{}, err
 	}
 	return Result{Object: out}, nil
 }

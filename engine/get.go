@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -20,7 +18,7 @@ func (s *Store) Get(ctx context.Context, rv *schemas.ResourceVersion, namespace,
 	}
 	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, kv.ModRevision)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, err
 	}
 	return out, nil
 }

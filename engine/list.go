@@ -8,12 +8,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/internal/metrics"
 	"github.com/specd-io/specd/schemas"
 )
@@ -77,12 +76,12 @@ func (s *Store) listResult(ctx context.Context, rv *schemas.ResourceVersion, nam
 		if errors.Is(err, storage.ErrCompacted) {
 			return storage.ListResult{}, "", apierrors.NewResourceExpired(tooOldList)
 		}
-		return storage.ListResult{}, "", apierrors.NewInternalError(err)
+		return storage.ListResult{}, "", err
 	}
 	next := ""
 	if res.More && last != "" {
 		if next, err = encodeContinue(prefix, last, res.Revision); err != nil {
-			return storage.ListResult{}, "", apierrors.NewInternalError(err)
+			return storage.ListResult{}, "", err
 		}
 	}
 	return res, next, nil
@@ -125,7 +124,7 @@ func (s *Store) listBody(rv *schemas.ResourceVersion, res storage.ListResult, ne
 			return nil, err
 		}
 		if b, err = appendWithResourceVersion(b, obj, kv.ModRevision); err != nil {
-			return nil, apierrors.NewInternalError(err)
+			return nil, err
 		}
 	}
 	b = append(b, `],"kind":`...)
@@ -158,7 +157,7 @@ func appendString(b []byte, s string) []byte {
 func (s *Store) consistentList(ctx context.Context, prefix string, copts CacheListOptions) (CacheListOptions, error) {
 	cur, err := s.storage.List(ctx, prefix, storage.ListOptions{Limit: 1})
 	if err != nil {
-		return copts, apierrors.NewInternalError(err)
+		return copts, err
 	}
 	copts.MinRevision, copts.Consistent = cur.Revision, true
 	return copts, nil

@@ -8,7 +8,6 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/specd-io/specd/schemas"
 )
@@ -61,7 +60,7 @@ func (s *Store) convertStored(rv *schemas.ResourceVersion, obj []byte) ([]byte, 
 	}
 	out, err := s.converterOf(rv.Resource).Convert(obj, rv.APIVersion())
 	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("engine: convert to %s: %w", rv.APIVersion(), err))
+		return nil, fmt.Errorf("engine: convert to %s: %w", rv.APIVersion(), err)
 	}
 	return out, nil
 }
@@ -79,7 +78,7 @@ func (s *Store) toStorage(rv *schemas.ResourceVersion, obj []byte) ([]byte, erro
 	}
 	out, err := s.converterOf(rv.Resource).Convert(obj, rv.Resource.Group+"/"+sv)
 	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("engine: convert to storage version %s: %w", sv, err))
+		return nil, fmt.Errorf("engine: convert to storage version %s: %w", sv, err)
 	}
 	return out, nil
 }
@@ -91,7 +90,7 @@ func encode(obj map[string]any, sizeHint int) ([]byte, error) {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(obj); err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("engine: encode object: %w", err))
+		return nil, fmt.Errorf("engine: encode object: %w", err)
 	}
 	// Encoder.Encode ends with a newline; the stored object does not.
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -101,7 +100,8 @@ func (s *Store) Patch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 var errPatchRetry = errors.New("engine: patch lost a race")
 
 // patchOnce patches the stored kv. A write that lost a race answers
-// errPatchRetry; other errors are Status errors.
+// errPatchRetry; other errors are Status errors, or failures of the
+// storage the server answers with a 500.
 func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, p *patcher, kv storage.KeyValue) (Result, error) {
 	r := rv.Resource
 	cur, err := s.toVersion(rv, kv.Value)
@@ -109,7 +109,7 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 		return Result{}, err
 	}
 	if cur, err = appendWithResourceVersion(make([]byte, 0, len(cur)+32), cur, kv.ModRevision); err != nil {
-		return Result{}, apierrors.NewInternalError(err)
+		return Result{}, err
 	}
 	body, wopts, err := p.apply(s, rv, cur)
 	if err != nil {
@@ -138,7 +138,7 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 	}
 	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, rev)
 	if err != nil {
-		return Result{}, apierrors.NewInternalError(err)
+		return Result{}, err
 	}
 	return Result{Object: out, Warnings: append(p.warnings, req.warnings...)}, nil
 }

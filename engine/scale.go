@@ -181,7 +181,7 @@ func (s *Store) writeScale(ctx context.Context, rv *schemas.ResourceVersion, nam
 	h := managedfields.NewScaleHandler(parent, schema.GroupVersion{Group: rv.Resource.Group, Version: rv.Version}, replicasPaths(rv.Resource))
 	entries, err := h.ToSubresource()
 	if err != nil {
-		return Result{}, apierrors.NewInternalError(fmt.Errorf("engine: managed fields of the scale: %w", err))
+		return Result{}, fmt.Errorf("engine: managed fields of the scale: %w", err)
 	}
 	live, err := liveScale(rv, cur, entries)
 	if err != nil {
@@ -203,14 +203,14 @@ func (s *Store) writeScale(ctx context.Context, rv *schemas.ResourceVersion, nam
 	}
 	toParent, err := h.ToParent(ch.entries)
 	if err != nil {
-		return Result{}, apierrors.NewInternalError(fmt.Errorf("engine: managed fields of the scale: %w", err))
+		return Result{}, fmt.Errorf("engine: managed fields of the scale: %w", err)
 	}
 	next, err := sjson.SetBytes(cur, dotPath(rv.Scale.SpecReplicasPath), sc.Spec.Replicas)
 	if err == nil && sc.ResourceVersion != "" {
 		next, err = sjson.SetBytes(next, "metadata.resourceVersion", sc.ResourceVersion)
 	}
 	if err != nil {
-		return Result{}, apierrors.NewInternalError(err)
+		return Result{}, err
 	}
 	opts.applied = &appliedFields{entries: toParent}
 	opts.subresource = "scale"
@@ -233,12 +233,12 @@ func (s *Store) trackScaleUpdate(live scaleState, body []byte, opts WriteOptions
 	ch := scaleChange{body: body}
 	fm, err := s.fieldManager(scaleType())
 	if err != nil {
-		return scaleChange{}, apierrors.NewInternalError(err)
+		return scaleChange{}, err
 	}
 	liveObj, _, err1 := decodeObject(live.json)
 	obj, _, err2 := decodeObject(body)
 	if err := errors.Join(err1, err2); err != nil {
-		return scaleChange{}, apierrors.NewInternalError(fmt.Errorf("engine: decode scale: %w", err))
+		return scaleChange{}, fmt.Errorf("engine: decode scale: %w", err)
 	}
 	out, changed, err := fm.Update(liveObj, obj, live.entries, fieldmanager.Write{Manager: opts.FieldManager, Subresource: "scale", Now: s.now()})
 	switch {
@@ -281,7 +281,7 @@ func scaleOf(rv *schemas.ResourceVersion, obj []byte) ([]byte, error) {
 	sc := scaleValue(rv, obj)
 	b, err := json.Marshal(sc)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, err
 	}
 	return b, nil
 }
@@ -317,7 +317,7 @@ func liveScale(rv *schemas.ResourceVersion, obj []byte, entries []metav1.Managed
 	sc.ManagedFields = entries
 	b, err := json.Marshal(sc)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, err
 	}
 	return b, nil
 }

@@ -61,7 +61,7 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 	}
 	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, rev)
 	if err != nil {
-		return Result{}, apierrors.NewInternalError(err)
+		return Result{}, err
 	}
 	return Result{Object: out, Warnings: req.warnings}, nil
 }
@@ -158,13 +158,13 @@ func (s *Store) decodeStored(rv *schemas.ResourceVersion, kv storage.KeyValue) (
 	}
 	old := &stored{rev: kv.ModRevision, bookkeeping: bk}
 	if old.obj, _, err = decodeObject(b); err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("engine: decode stored %s: %w", kv.Key, err))
+		return nil, fmt.Errorf("engine: decode stored %s: %w", kv.Key, err)
 	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts([]byte(gjson.GetBytes(b, "metadata").Raw), &old.meta); err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("engine: decode stored metadata %s: %w", kv.Key, err))
+		return nil, fmt.Errorf("engine: decode stored metadata %s: %w", kv.Key, err)
 	}
 	if _, ok := old.obj["metadata"].(map[string]any); !ok {
-		return nil, apierrors.NewInternalError(fmt.Errorf("engine: stored %s has no metadata", kv.Key))
+		return nil, fmt.Errorf("engine: stored %s has no metadata", kv.Key)
 	}
 	old.meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
 	return old, nil

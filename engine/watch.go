@@ -91,7 +91,7 @@ func (s *Store) watchFromStorage(ctx context.Context, w *Watch, opts CacheWatchO
 	for attempt := 0; ; attempt++ {
 		res, err := s.storage.List(ctx, opts.Prefix, storage.ListOptions{})
 		if err != nil {
-			return nil, apierrors.NewInternalError(err)
+			return nil, err
 		}
 		items := res.Items
 		if opts.Key != "" {
@@ -116,12 +116,14 @@ func (s *Store) watchFromStorage(ctx context.Context, w *Watch, opts CacheWatchO
 	}
 }
 
+// watchError is 410 Expired for a revision the window has passed; any
+// other error is a failure the server answers with a 500.
 func watchError(err error) error {
 	var expired *ExpiredError
 	if errors.As(err, &expired) {
 		return apierrors.NewResourceExpired(expired.Error())
 	}
-	return apierrors.NewInternalError(err)
+	return err
 }
 
 // Watch is one watch from a Store. It is not safe for concurrent use.
@@ -243,7 +245,7 @@ func (w *Watch) event(t storage.EventType, value, prev []byte, rev int64, enc *s
 func served(obj []byte, rev int64) ([]byte, error) {
 	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, rev)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, err
 	}
 	return out, nil
 }

@@ -7,11 +7,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -67,7 +66,7 @@ func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, 
 		return storage.ListResult{}, "", false, nil
 	}
 	if err != nil {
-		return storage.ListResult{}, "", false, apierrors.NewInternalError(err)
+		return storage.ListResult{}, "", false, err
 	}
 	if !req.Selector.Empty() {
 		if res, err = s.filterCached(rv, req.Selector, res, opts.Limit); err != nil {

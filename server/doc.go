@@ -1,6 +1,7 @@
 // Package server is specd's HTTP front: the routes (gorilla/mux) of the
 // Kubernetes REST conventions, discovery, the OpenAPI documents kubectl
-// and client generators read (openapi*.go), content negotiation (JSON,
+// and client generators read (built by server/openapi, served by
+// openapi.go), content negotiation (JSON,
 // YAML, meta.k8s.io Table), and the one place that turns an error into a
 // Kubernetes Status.
 //

@@ -1,13 +1,10 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // statusRecorder remembers the status code a handler writes.
@@ -52,7 +49,7 @@ func (s *Server) withLogging(next http.Handler) http.Handler {
 			start = time.Now()
 		}
 		rec := &statusRecorder{ResponseWriter: w}
-		defer s.recoverPanic(ctx, rec, r)
+		defer s.recoverPanic(rec, r)
 		next.ServeHTTP(rec, r)
 		if debug {
 			s.log.LogAttrs(ctx, slog.LevelDebug, "request",
@@ -64,7 +61,10 @@ func (s *Server) withLogging(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) recoverPanic(ctx context.Context, rec *statusRecorder, r *http.Request) {
+// recoverPanic answers a handler panic with a 500 Status, through the
+// one writer that logs and counts it; a handler that had already written
+// its header (a watch) gets its failure logged and counted only.
+func (s *Server) recoverPanic(rec *statusRecorder, r *http.Request) {
 	v := recover()
 	if v == nil {
 		return
@@ -72,9 +72,10 @@ func (s *Server) recoverPanic(ctx context.Context, rec *statusRecorder, r *http.
 	if v == http.ErrAbortHandler {
 		panic(v)
 	}
-	s.log.LogAttrs(ctx, slog.LevelError, "handler panic",
-		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("panic", v))
+	err := fmt.Errorf("panic: %v", v)
 	if rec.code == 0 {
-		writeStatus(rec, apierrors.NewInternalError(fmt.Errorf("panic: %v", v)).ErrStatus)
+		s.writeError(rec, r, err)
+		return
 	}
+	s.reportFailure(r, http.StatusInternalServerError, err)
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/munnerz/goautoneg"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/specd-io/specd/server/openapi"
 )
 
 // The OpenAPI endpoints, answered as kube-apiserver's kube-openapi
@@ -36,16 +38,13 @@ const (
 )
 
 func (s *Server) serveOpenAPIIndex(w http.ResponseWriter, r *http.Request) {
-	index, _ := s.snapshot().openapi.v3()
-	s.serveOpenAPIDoc(w, r, index, true, "")
+	s.serveOpenAPIDoc(w, r, s.snapshot().openapi.Index(), true, "")
 }
 
 // serveOpenAPIGroupVersion answers /openapi/v3/apis/G/V.
 func (s *Server) serveOpenAPIGroupVersion(w http.ResponseWriter, r *http.Request) {
 	v := mux.Vars(r)
-	key := v["group"] + "/" + v["version"]
-	_, docs := s.snapshot().openapi.v3()
-	doc, ok := docs[key]
+	doc, ok := s.snapshot().openapi.GroupVersion(v["group"], v["version"])
 	if !ok {
 		writeStatus(w, notFoundStatus())
 		return
@@ -57,8 +56,8 @@ func (s *Server) serveOpenAPIGroupVersion(w http.ResponseWriter, r *http.Request
 		return
 	}
 	if hash := r.URL.Query().Get("hash"); hash != "" {
-		if hash != doc.hash {
-			http.Redirect(w, r, hashedURL(key, doc.hash), http.StatusMovedPermanently)
+		if hash != doc.Hash() {
+			http.Redirect(w, r, openapi.HashedURL(v["group"], v["version"], doc.Hash()), http.StatusMovedPermanently)
 			return
 		}
 		w.Header().Set("Cache-Control", "public, immutable")
@@ -75,15 +74,15 @@ func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		openapiNotAcceptable(w, protoV2)
 		return
 	}
-	s.serveOpenAPIDoc(w, r, s.snapshot().openapi.swagger(), asJSON, protoV2)
+	s.serveOpenAPIDoc(w, r, s.snapshot().openapi.Swagger(), asJSON, protoV2)
 }
 
 // serveOpenAPIDoc writes doc as JSON or protobuf, with its ETag;
 // http.ServeContent answers If-None-Match (304) and HEAD.
-func (s *Server) serveOpenAPIDoc(w http.ResponseWriter, r *http.Request, doc *openapiDoc, asJSON bool, protoSubtype string) {
-	body, contentType := doc.json, contentTypeJSON
+func (s *Server) serveOpenAPIDoc(w http.ResponseWriter, r *http.Request, doc *openapi.Document, asJSON bool, protoSubtype string) {
+	body, contentType := doc.JSON(), contentTypeJSON
 	if !asJSON {
-		b, err := doc.protobuf()
+		b, err := doc.Protobuf()
 		if err != nil {
 			s.writeError(w, r, fmt.Errorf("encoding OpenAPI as protobuf: %w", err))
 			return
@@ -92,7 +91,7 @@ func (s *Server) serveOpenAPIDoc(w http.ResponseWriter, r *http.Request, doc *op
 	}
 	h := w.Header()
 	h.Set("Content-Type", contentType)
-	h.Set("Etag", `"`+doc.hash+`"`)
+	h.Set("Etag", `"`+doc.Hash()+`"`)
 	if h.Get("Cache-Control") == "" {
 		h.Set("Cache-Control", "no-cache, private")
 	}

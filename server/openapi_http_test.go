@@ -2,11 +2,14 @@ package server
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	kin "github.com/getkin/kin-openapi/openapi3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/openapi3"
@@ -15,14 +18,68 @@ import (
 	kubeproto "k8s.io/kube-openapi/pkg/util/proto"
 
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/server/openapi"
 )
+
+// widgetSchemaFile declares the widget schema with a $ref, as an API author
+// may write it.
+const widgetSchemaFile = `
+openapi: 3.0.0
+info: {title: shop, version: v1}
+paths: {}
+components:
+  schemas:
+    Size: {type: integer, minimum: 1, description: How big the widget is.}
+    Widget:
+      type: object
+      description: A widget for sale.
+      properties:
+        spec:
+          type: object
+          required: [size]
+          properties:
+            size: {$ref: '#/components/schemas/Size'}
+            color: {type: string, enum: [red, green, blue], default: red}
+        status:
+          type: object
+          properties:
+            ready: {type: boolean}
+`
+
+// registryWithSchemas is testRegistry with the widget's declared schema.
+func registryWithSchemas(t *testing.T) *schemas.Registry {
+	t.Helper()
+	doc, err := kin.NewLoader().LoadFromData([]byte(widgetSchemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := testRegistry()
+	reg.Lookup("shop.example.com", "v1", "widgets").OpenAPI = doc.Components.Schemas["Widget"].Value
+	return reg
+}
+
+func openapiTestServer(t *testing.T, reg *schemas.Registry) *Server {
+	t.Helper()
+	return New(Config{
+		Registry: func() *schemas.Registry { return reg },
+		Store:    newFakeStore(),
+		Logger:   slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Now:      func() time.Time { return testNow },
+	})
+}
+
+// openapiIndex is /openapi/v3 as a client reads it.
+type openapiIndex struct {
+	Paths map[string]struct {
+		ServerRelativeURL string `json:"serverRelativeURL"`
+	} `json:"paths"`
+}
 
 func TestOpenAPIHTTP(t *testing.T) {
 	s := openapiTestServer(t, registryWithSchemas(t))
-	_, docs := s.snapshot().openapi.v3()
-	doc := docs["shop.example.com/v1"]
+	doc, _ := s.snapshot().openapi.GroupVersion("shop.example.com", "v1")
 	path := "/openapi/v3/apis/shop.example.com/v1"
-	etag := `"` + doc.hash + `"`
+	etag := `"` + doc.Hash() + `"`
 	tests := map[string]struct {
 		path    string
 		method  string
@@ -33,10 +90,10 @@ func TestOpenAPIHTTP(t *testing.T) {
 	}{
 		"a document": {path: path, code: 200, body: true,
 			want: map[string]string{"Content-Type": "application/json", "Etag": etag, "Cache-Control": "no-cache, private", "Vary": "Accept"}},
-		"with its hash": {path: hashedURL("shop.example.com/v1", doc.hash), code: 200, body: true,
+		"with its hash": {path: openapi.HashedURL("shop.example.com", "v1", doc.Hash()), code: 200, body: true,
 			want: map[string]string{"Cache-Control": "public, immutable", "Expires": "Sun, 21 Nov 2027 10:24:21 GMT", "Etag": etag}},
 		"with an old hash": {path: path + "?hash=0123", code: 301,
-			want: map[string]string{"Location": hashedURL("shop.example.com/v1", doc.hash)}},
+			want: map[string]string{"Location": openapi.HashedURL("shop.example.com", "v1", doc.Hash())}},
 		"not modified": {path: path, headers: map[string]string{"If-None-Match": etag}, code: 304,
 			want: map[string]string{"Etag": etag}},
 		"modified":       {path: path, headers: map[string]string{"If-None-Match": `"0123"`}, code: 200, body: true},
@@ -67,7 +124,7 @@ func TestOpenAPIHTTP(t *testing.T) {
 					t.Errorf("%s: %q, want %q", k, got, v)
 				}
 			}
-			if tc.body && w.Body.String() != string(doc.json) {
+			if tc.body && w.Body.String() != string(doc.JSON()) {
 				t.Errorf("the body is not the document")
 			}
 			if tc.code >= 400 {
@@ -88,9 +145,9 @@ func TestOpenAPIReload(t *testing.T) {
 	s := openapiTestServer(t, nil)
 	s.cfg.Registry = func() *schemas.Registry { return reg }
 	before := serve(t, s, request{path: "/openapi/v3"}).Body.String()
-	_, docs := s.snapshot().openapi.v3()
-	_, again := s.snapshot().openapi.v3()
-	if docs["shop.example.com/v1"] != again["shop.example.com/v1"] {
+	doc, _ := s.snapshot().openapi.GroupVersion("shop.example.com", "v1")
+	again, _ := s.snapshot().openapi.GroupVersion("shop.example.com", "v1")
+	if doc != again {
 		t.Error("the documents of one snapshot are built twice")
 	}
 	v2 := serve(t, s, request{path: "/openapi/v2"}).Body.String()

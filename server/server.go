@@ -27,7 +27,8 @@ type Config struct {
 	// Ready reports whether specd can serve (storage reachable, schemas
 	// loaded); /readyz answers 503 until it is true. Nil means always ready.
 	Ready func() bool
-	// Logger gets one debug line per request and every internal error.
+	// Logger gets one debug line per request, and one error line for every
+	// answer with a 5xx code, with its verb, resource and cause.
 	// slog.Default() when nil.
 	Logger *slog.Logger
 	// Version is served at /version. GitVersion should be a semantic

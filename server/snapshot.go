@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/server/openapi"
 )
 
 // snapshot holds the documents derived from one registry snapshot
@@ -17,7 +18,7 @@ type snapshot struct {
 	groups                   map[string][]byte // /apis/G
 	groupVersions            map[string][]byte // /apis/G/V, keyed "G/V"
 
-	openapi *openapiSet // built when first asked for
+	openapi *openapi.Documents // built when first asked for
 }
 
 // snapshot returns the derived documents of the current registry.
@@ -47,7 +48,7 @@ func newSnapshot(reg *schemas.Registry) *snapshot {
 			c.groupVersions[gv.Group+"/"+gv.Version] = mustJSON(resourceList(gv))
 		}
 	}
-	c.openapi = newOpenAPISet(reg)
+	c.openapi = openapi.New(reg, openapi.Verbs{Resource: resourceVerbs, Status: statusVerbs, Scale: scaleVerbs})
 	return c
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -14,16 +13,35 @@ import (
 
 // writeError is the one place an error becomes a response: an
 // apierrors.APIStatus is written as its Status with its code; anything else
-// is logged and answered with a 500 InternalError Status.
+// is a 500 InternalError Status. Every answer with a 5xx code is logged and
+// counted here, once (reportFailure).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	st := statusOf(err)
+	if code := statusCode(st); code >= http.StatusInternalServerError {
+		s.reportFailure(r, code, err)
+	}
+	writeStatus(w, st)
+}
+
+// statusOf is the Status that answers err.
+func statusOf(err error) metav1.Status {
 	var api apierrors.APIStatus
 	if errors.As(err, &api) {
-		writeStatus(w, api.Status())
-		return
+		return api.Status()
 	}
-	s.log.ErrorContext(r.Context(), "internal error", slog.String("method", r.Method),
-		slog.String("path", r.URL.Path), slog.Any("err", err))
-	writeStatus(w, apierrors.NewInternalError(err).ErrStatus)
+	return apierrors.NewInternalError(err).ErrStatus
+}
+
+// statusCode is the HTTP code of st: its Code, or when unset 200 for a
+// Success and 500 for anything else.
+func statusCode(st metav1.Status) int {
+	switch {
+	case st.Code != 0:
+		return int(st.Code)
+	case st.Status == metav1.StatusSuccess:
+		return http.StatusOK
+	}
+	return http.StatusInternalServerError
 }
 
 // writeStatus writes st as a v1 Status with st.Code (500 when unset).
@@ -32,14 +50,8 @@ func writeStatus(w http.ResponseWriter, st metav1.Status) {
 	if st.Status == "" {
 		st.Status = metav1.StatusFailure
 	}
-	code := int(st.Code)
-	if code == 0 {
-		code = http.StatusInternalServerError
-		if st.Status == metav1.StatusSuccess {
-			code = http.StatusOK
-		}
-		st.Code = int32(code)
-	}
+	code := statusCode(st)
+	st.Code = int32(code)
 	body, err := json.Marshal(&st)
 	if err != nil { // a Status always marshals; keep the answer a Status anyway
 		body = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"InternalError","code":500}`)

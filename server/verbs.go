@@ -1,7 +1,8 @@
 package server
 
-// The verbs specd serves, as discovery publishes them. Grow these lists with
-// the handlers: a verb appears here when its route answers it.
+// The verbs specd serves, as discovery and the OpenAPI documents publish
+// them. Grow these lists with the handlers: a verb appears here when its
+// route answers it.
 var (
 	// resourceVerbs are served on a resource's main endpoint.
 	resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}

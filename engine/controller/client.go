@@ -156,7 +156,9 @@ func (c *Client) Delete(ctx context.Context, r ResourceRef, namespace, name, pro
 	return statusError(err)
 }
 
-// statusError makes sure err is a Status error (the Store's are).
+// statusError makes sure err is a Status error, which plugins read: the
+// Store answers a failure of its own (storage, encoding) as a plain
+// wrapped error, which becomes a 500 InternalError here.
 func statusError(err error) error {
 	if err == nil {
 		return nil

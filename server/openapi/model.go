@@ -1,4 +1,4 @@
-package server
+package openapi
 
 // The operations specd serves, as one model both published documents are
 // written from: the OpenAPI v3 document of each group version and the
@@ -56,11 +56,13 @@ const (
 	extGVK    = "x-kubernetes-group-version-kind"
 	extAction = "x-kubernetes-action"
 
+	mediaJSON  = "application/json"
+	mediaYAML  = "application/yaml"
 	mediaWatch = "application/json;stream=watch"
 )
 
 var (
-	objectMediaTypes = []string{contentTypeJSON, contentTypeYAML}
+	objectMediaTypes = []string{mediaJSON, mediaYAML}
 	patchTypes       = []string{"application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"}
 )
 

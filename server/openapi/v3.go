@@ -1,4 +1,4 @@
-package server
+package openapi
 
 import (
 	"encoding/json"
@@ -83,7 +83,7 @@ type oaMedia struct {
 }
 
 // groupVersionOpenAPI builds the OpenAPI v3 document of a group version.
-func groupVersionOpenAPI(gv *schemas.GroupVersion) *oaDocument {
+func groupVersionOpenAPI(gv *schemas.GroupVersion, verbs Verbs) *oaDocument {
 	served := gv.ServedResources()
 	doc := &oaDocument{
 		OpenAPI:    "3.0.0",
@@ -92,7 +92,7 @@ func groupVersionOpenAPI(gv *schemas.GroupVersion) *oaDocument {
 		Components: oaComponents{Schemas: encodeSchemas(gvSchemas(gv.Group, gv.Version, served), metaEncoded(false, hasScale(served)))},
 	}
 	for _, rv := range served {
-		for _, p := range resourcePaths(rv) {
+		for _, p := range resourcePaths(rv, verbs) {
 			doc.Paths[p.path] = v3PathItem(p)
 		}
 	}

@@ -1,18 +1,15 @@
-package server
+package openapi
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"maps"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -26,11 +23,19 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-// widgetSchemaFile declares the widget schema with a $ref, as an API author
-// may write it.
-const widgetSchemaFile = `
-openapi: 3.0.0
+// servedVerbs are the verbs of the server's routes.
+var servedVerbs = Verbs{
+	Resource: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"},
+	Status:   []string{"get", "patch", "update"},
+	Scale:    []string{"get", "patch", "update"},
+}
+
+// widgetFiles declare a widget whose schema has a $ref, as an API author
+// may write it, with a status subresource, and a cluster-scoped kind.
+var widgetFiles = fstest.MapFS{
+	"v1.yaml": {Data: []byte(`openapi: 3.0.0
 info: {title: shop, version: v1}
+x-specd: {group: shop.example.com}
 paths: {}
 components:
   schemas:
@@ -38,6 +43,7 @@ components:
     Widget:
       type: object
       description: A widget for sale.
+      x-specd-resource: {subresources: {status: {}}}
       properties:
         spec:
           type: object
@@ -49,18 +55,10 @@ components:
           type: object
           properties:
             ready: {type: boolean}
-`
-
-// registryWithSchemas is testRegistry with the widget's declared schema.
-func registryWithSchemas(t *testing.T) *schemas.Registry {
-	t.Helper()
-	doc, err := kin.NewLoader().LoadFromData([]byte(widgetSchemaFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := testRegistry()
-	reg.Lookup("shop.example.com", "v1", "widgets").OpenAPI = doc.Components.Schemas["Widget"].Value
-	return reg
+    Warehouse:
+      type: object
+      x-specd-resource: {scope: Cluster}
+`)},
 }
 
 // kitchenSinkFiles is a group whose schemas use what OpenAPI 3.0 has and
@@ -140,16 +138,6 @@ components:
 `)},
 }
 
-func openapiTestServer(t *testing.T, reg *schemas.Registry) *Server {
-	t.Helper()
-	return New(Config{
-		Registry: func() *schemas.Registry { return reg },
-		Store:    newFakeStore(),
-		Logger:   slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})),
-		Now:      func() time.Time { return testNow },
-	})
-}
-
 func loadFS(t *testing.T, fsys fstest.MapFS) *schemas.Registry {
 	t.Helper()
 	reg, err := schemas.LoadFS(fsys)
@@ -170,16 +158,18 @@ func loadDir(t *testing.T, dir string) *schemas.Registry {
 
 func TestOpenAPIDocumentsAreValid(t *testing.T) {
 	tests := map[string]func(t *testing.T) *schemas.Registry{
-		"test registry":   registryWithSchemas,
-		"kitchen sink":    func(t *testing.T) *schemas.Registry { return loadFS(t, kitchenSinkFiles) },
-		"example schemas": func(t *testing.T) *schemas.Registry { return loadDir(t, filepath.Join("..", "examples", "schemas")) },
+		"widgets":      func(t *testing.T) *schemas.Registry { return loadFS(t, widgetFiles) },
+		"kitchen sink": func(t *testing.T) *schemas.Registry { return loadFS(t, kitchenSinkFiles) },
+		"example schemas": func(t *testing.T) *schemas.Registry {
+			return loadDir(t, filepath.Join("..", "..", "examples", "schemas"))
+		},
 		"conversion example": func(t *testing.T) *schemas.Registry {
-			return loadDir(t, filepath.Join("..", "examples", "conversion"))
+			return loadDir(t, filepath.Join("..", "..", "examples", "conversion"))
 		},
 	}
 	for name, reg := range tests {
 		t.Run(name, func(t *testing.T) {
-			checkPublished(t, openapiTestServer(t, reg(t)))
+			checkPublished(t, reg(t))
 		})
 	}
 }
@@ -197,21 +187,20 @@ func TestOpenAPICRDCorpus(t *testing.T) {
 		t.Run(filepath.Base(filepath.Dir(p)), func(t *testing.T) {
 			dir := t.TempDir()
 			crdcorpus.WriteSpecdFiles(t, dir, crdcorpus.Read(t, p))
-			checkPublished(t, openapiTestServer(t, loadDir(t, dir)))
+			checkPublished(t, loadDir(t, dir))
 		})
 	}
 }
 
-// checkPublished reads every document s publishes and checks it with the
+// checkPublished reads every document of reg and checks it with the
 // validators clients use: kin-openapi's (v3; v2 converted to v3), gnostic's
 // (the protobuf form client-go reads) and kubectl's v2 models. It also
 // checks what every document must hold for each served resource.
-func checkPublished(t *testing.T, s *Server) {
+func checkPublished(t *testing.T, reg *schemas.Registry) {
 	t.Helper()
-	reg := s.cfg.Registry()
-	index := serve(t, s, request{path: "/openapi/v3"})
-	var idx openapiIndex
-	if err := json.Unmarshal(index.Body.Bytes(), &idx); err != nil {
+	docs := New(reg, servedVerbs)
+	var idx index
+	if err := json.Unmarshal(docs.Index().JSON(), &idx); err != nil {
 		t.Fatalf("index: %v", err)
 	}
 	var want []string
@@ -224,36 +213,36 @@ func checkPublished(t *testing.T, s *Server) {
 		t.Fatalf("index paths %v, want %v", got, want)
 	}
 	for key, entry := range idx.Paths {
-		w := serve(t, s, request{path: entry.ServerRelativeURL})
-		if w.Code != http.StatusOK {
-			t.Fatalf("%s: %d %s", entry.ServerRelativeURL, w.Code, w.Body)
+		gv := strings.SplitN(strings.TrimPrefix(key, "apis/"), "/", 2)
+		doc, ok := docs.GroupVersion(gv[0], gv[1])
+		if !ok || entry.ServerRelativeURL != HashedURL(gv[0], gv[1], doc.Hash()) {
+			t.Fatalf("%s: no document at %s", key, entry.ServerRelativeURL)
 		}
-		body := w.Body.Bytes()
+		body := doc.JSON()
 		checkNoSpecdExtensions(t, key, body)
 		loader := kin.NewLoader()
-		doc, err := loader.LoadFromData(body)
+		parsed, err := loader.LoadFromData(body)
 		if err != nil {
 			t.Fatalf("%s: kin-openapi cannot load it: %v", key, err)
 		}
-		if err := doc.Validate(context.Background()); err != nil {
+		if err := parsed.Validate(context.Background()); err != nil {
 			t.Fatalf("%s: invalid under kin-openapi: %v", key, err)
 		}
 		if _, err := openapiv3.ParseDocument(body); err != nil {
 			t.Fatalf("%s: invalid under gnostic: %v", key, err)
 		}
-		gv := strings.SplitN(strings.TrimPrefix(key, "apis/"), "/", 2)
-		checkResourceOperations(t, key, doc, reg.GroupVersion(gv[0], gv[1]).ServedResources())
+		checkResourceOperations(t, key, parsed, reg.GroupVersion(gv[0], gv[1]).ServedResources())
 	}
 
-	w := serve(t, s, request{path: "/openapi/v2"})
-	if w.Code != http.StatusOK {
-		t.Fatalf("/openapi/v2: %d %s", w.Code, w.Body)
+	v2 := docs.Swagger()
+	checkNoSpecdExtensions(t, "/openapi/v2", v2.JSON())
+	checkSwagger(t, v2.JSON())
+	pb, err := v2.Protobuf()
+	if err != nil {
+		t.Fatalf("/openapi/v2 as protobuf: %v", err)
 	}
-	checkNoSpecdExtensions(t, "/openapi/v2", w.Body.Bytes())
-	checkSwagger(t, w.Body.Bytes())
-	pb := serve(t, s, request{path: "/openapi/v2", headers: map[string]string{"Accept": "application/" + protoV2Old}})
 	var gnostic openapiv2.Document
-	if err := proto.Unmarshal(pb.Body.Bytes(), &gnostic); err != nil {
+	if err := proto.Unmarshal(pb, &gnostic); err != nil {
 		t.Fatalf("/openapi/v2 as protobuf: %v", err)
 	}
 	if _, err := kubeproto.NewOpenAPIData(&gnostic); err != nil {

@@ -1,4 +1,4 @@
-package server
+package openapi
 
 import (
 	"encoding/json"
@@ -60,7 +60,7 @@ const v2RefPrefix = "#/definitions/"
 
 // swaggerDocument builds the Swagger 2.0 document of every served group
 // version of reg.
-func swaggerDocument(reg *schemas.Registry) *swDocument {
+func swaggerDocument(reg *schemas.Registry, verbs Verbs) *swDocument {
 	doc := &swDocument{
 		Swagger:     "2.0",
 		Info:        oaInfo{Title: "specd", Description: "Every API group version specd serves.", Version: "v2"},
@@ -80,7 +80,7 @@ func swaggerDocument(reg *schemas.Registry) *swDocument {
 				doc.Definitions[name] = mustJSON(v2Schema(s.(map[string]any)))
 			}
 			for _, rv := range served {
-				for _, p := range resourcePaths(rv) {
+				for _, p := range resourcePaths(rv, verbs) {
 					doc.Paths[p.path] = v2PathItem(p)
 				}
 			}
@@ -128,7 +128,7 @@ func v2Operation(op *apiOp) *swOperation {
 	}
 	add := func(r apiResponse) {
 		if r.watch {
-			o.Produces = []string{contentTypeJSON, contentTypeYAML, mediaWatch}
+			o.Produces = []string{mediaJSON, mediaYAML, mediaWatch}
 		}
 		// Swagger 2.0 has no oneOf: the first schema stands for all.
 		o.Responses[r.code] = swResponse{Description: r.desc, Schema: v2Ref(r.schemas[0])}

@@ -1,4 +1,4 @@
-package server
+package openapi
 
 import (
 	"encoding/json"
@@ -164,7 +164,7 @@ func goSchema(t reflect.Type, defs map[string]any) map[string]any {
 		}
 		return map[string]any{"$ref": v3RefPrefix + name}
 	}
-	panic("server: no schema for Go type " + t.String())
+	panic("openapi: no schema for Go type " + t.String())
 }
 
 // structSchema is the object schema of struct type t.

@@ -1,9 +1,8 @@
-package server
+package openapi
 
 import (
 	"encoding/json"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -12,8 +11,8 @@ import (
 )
 
 func TestOpenAPIOperations(t *testing.T) {
-	s := openapiTestServer(t, loadFS(t, kitchenSinkFiles))
-	doc := loadDoc(t, s, "/openapi/v3/apis/sink.example.com/v1")
+	docs := New(loadFS(t, kitchenSinkFiles), servedVerbs)
+	doc := loadDoc(t, docs, "sink.example.com", "v1")
 	base := "/apis/sink.example.com/v1/namespaces/{namespace}/pools"
 	type want struct {
 		id, action, kind string
@@ -93,19 +92,19 @@ func TestOpenAPIOperations(t *testing.T) {
 	if len(del.OneOf) != 2 {
 		t.Errorf("a delete answers a Status or the object: %v", del)
 	}
-	deprecated := loadDoc(t, s, "/openapi/v3/apis/sink.example.com/v1beta1")
+	deprecated := loadDoc(t, docs, "sink.example.com", "v1beta1")
 	if op := deprecated.Paths.Value(base[:len("/apis/sink.example.com/")] + "v1beta1/namespaces/{namespace}/pools").Get; op == nil || !op.Deprecated {
 		t.Errorf("the operations of a deprecated version are not deprecated")
 	}
 }
 
-func loadDoc(t *testing.T, s *Server, path string) *kin.T {
+func loadDoc(t *testing.T, docs *Documents, group, version string) *kin.T {
 	t.Helper()
-	w := serve(t, s, request{path: path})
-	if w.Code != http.StatusOK {
-		t.Fatalf("%s: %d %s", path, w.Code, w.Body)
+	d, ok := docs.GroupVersion(group, version)
+	if !ok {
+		t.Fatalf("no document of %s/%s", group, version)
 	}
-	doc, err := kin.NewLoader().LoadFromData(w.Body.Bytes())
+	doc, err := kin.NewLoader().LoadFromData(d.JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,14 +112,13 @@ func loadDoc(t *testing.T, s *Server, path string) *kin.T {
 }
 
 func TestOpenAPIPublishesDeclaredSchemas(t *testing.T) {
-	s := openapiTestServer(t, loadFS(t, kitchenSinkFiles))
-	w := serve(t, s, request{path: "/openapi/v3/apis/sink.example.com/v1"})
+	gv, _ := New(loadFS(t, kitchenSinkFiles), servedVerbs).GroupVersion("sink.example.com", "v1")
 	var doc struct {
 		Components struct {
 			Schemas map[string]json.RawMessage
 		}
 	}
-	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal(gv.JSON(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	comps := doc.Components.Schemas

@@ -1,4 +1,4 @@
-package server
+package openapi
 
 import (
 	"slices"
@@ -65,50 +65,16 @@ func (o *apiOp) answers(code, desc string, watch bool, schemas ...string) *apiOp
 var errorResponse = apiResponse{code: "default", desc: "Error: a Status saying what went wrong, with the code and reason.", schemas: []string{nameStatus}}
 
 // resourcePaths are the paths of one resource version, with an operation
-// for each verb the routes serve (verbs.go, scale.go).
-func resourcePaths(rv *schemas.ResourceVersion) []apiPath {
+// for each verb the routes serve.
+func resourcePaths(rv *schemas.ResourceVersion, verbs Verbs) []apiPath {
 	n := newOpNames(rv)
-	kind := rv.Resource.Kind
 	var scope []apiParam
 	if rv.Resource.Namespaced() {
 		scope = []apiParam{paramNamespace}
 	}
-	named := append(slices.Clone(scope), pathParam("name", "name of the "+kind))
-
-	collection := apiPath{path: n.basePath, params: scope}
-	item := apiPath{path: n.basePath + "/{name}", params: named}
-	if slices.Contains(resourceVerbs, "list") {
-		collection.ops = append(collection.ops, n.listOp(""))
-	}
-	if slices.Contains(resourceVerbs, "create") {
-		op := n.op("post", "post", "create", "", "create "+article(kind)+" "+kind)
-		op.params, op.body = writeParams, &apiBody{schema: n.kind, mediaTypes: objectMediaTypes, required: true}
-		collection.ops = append(collection.ops, op.answers("201", "Created", false, n.kind))
-	}
-	if slices.Contains(resourceVerbs, "deletecollection") {
-		op := n.op("delete", "deletecollection", "delete", "", "delete collection of "+kind)
-		op.id = "delete" + n.prefix + "Collection" + n.scope + kind
-		op.params, op.body = deleteCollectionParams, &apiBody{schema: nameDelete, mediaTypes: objectMediaTypes}
-		collection.ops = append(collection.ops, op.answers("200", "OK: the objects deleted, as they were", false, n.list))
-	}
-	if slices.Contains(resourceVerbs, "get") {
-		item.ops = append(item.ops, n.readOp("", "read the specified "+kind, n.kind))
-	}
-	if slices.Contains(resourceVerbs, "update") {
-		item.ops = append(item.ops, n.replaceOp("", "replace the specified "+kind, n.kind))
-	}
-	if slices.Contains(resourceVerbs, "delete") {
-		op := n.op("delete", "delete", "delete", "", "delete "+article(kind)+" "+kind)
-		op.params, op.body = deleteParams, &apiBody{schema: nameDelete, mediaTypes: objectMediaTypes}
-		op.answers("200", "OK: a Success Status when the object is gone, or the object while finalizers hold it", false, nameStatus, n.kind)
-		op.responses[0].union = n.deleted
-		item.ops = append(item.ops, op)
-	}
-	if slices.Contains(resourceVerbs, "patch") {
-		item.ops = append(item.ops, n.patchOp("", "partially update the specified "+kind, n.kind))
-	}
-	paths := []apiPath{collection, item}
-	if rv.Resource.Namespaced() && slices.Contains(resourceVerbs, "list") {
+	named := append(slices.Clone(scope), pathParam("name", "name of the "+rv.Resource.Kind))
+	paths := []apiPath{n.collectionPath(scope, verbs.Resource), n.itemPath(named, verbs.Resource)}
+	if rv.Resource.Namespaced() && slices.Contains(verbs.Resource, "list") {
 		all := n
 		all.scope = ""
 		paths = append(paths, apiPath{
@@ -117,14 +83,65 @@ func resourcePaths(rv *schemas.ResourceVersion) []apiPath {
 		})
 	}
 	if rv.StatusSubresource {
-		paths = append(paths, n.subresourcePath("status", named, statusVerbs, n.kind))
+		paths = append(paths, n.subresourcePath("status", named, verbs.Status, n.kind))
 	}
 	if rv.Scale != nil {
 		// Its operations carry the kind's GVK, as a custom resource's do
 		// in kube-apiserver's documents; they answer a Scale.
-		paths = append(paths, n.subresourcePath("scale", named, scaleVerbs, nameScale))
+		paths = append(paths, n.subresourcePath("scale", named, verbs.Scale, nameScale))
 	}
 	return paths
+}
+
+// collectionPath is the path of the resource's collection: list, create
+// and deletecollection.
+func (n opNames) collectionPath(scope []apiParam, verbs []string) apiPath {
+	kind := n.rv.Resource.Kind
+	p := apiPath{path: n.basePath, params: scope}
+	if slices.Contains(verbs, "list") {
+		p.ops = append(p.ops, n.listOp(""))
+	}
+	if slices.Contains(verbs, "create") {
+		op := n.op("post", "post", "create", "", "create "+article(kind)+" "+kind)
+		op.params, op.body = writeParams, &apiBody{schema: n.kind, mediaTypes: objectMediaTypes, required: true}
+		p.ops = append(p.ops, op.answers("201", "Created", false, n.kind))
+	}
+	if slices.Contains(verbs, "deletecollection") {
+		op := n.op("delete", "deletecollection", "delete", "", "delete collection of "+kind)
+		op.id = "delete" + n.prefix + "Collection" + n.scope + kind
+		op.params, op.body = deleteCollectionParams, &apiBody{schema: nameDelete, mediaTypes: objectMediaTypes}
+		p.ops = append(p.ops, op.answers("200", "OK: the objects deleted, as they were", false, n.list))
+	}
+	return p
+}
+
+// itemPath is the path of one object: get, update, delete and patch.
+func (n opNames) itemPath(named []apiParam, verbs []string) apiPath {
+	kind := n.rv.Resource.Kind
+	p := apiPath{path: n.basePath + "/{name}", params: named}
+	if slices.Contains(verbs, "get") {
+		p.ops = append(p.ops, n.readOp("", "read the specified "+kind, n.kind))
+	}
+	if slices.Contains(verbs, "update") {
+		p.ops = append(p.ops, n.replaceOp("", "replace the specified "+kind, n.kind))
+	}
+	if slices.Contains(verbs, "delete") {
+		p.ops = append(p.ops, n.deleteOp())
+	}
+	if slices.Contains(verbs, "patch") {
+		p.ops = append(p.ops, n.patchOp("", "partially update the specified "+kind, n.kind))
+	}
+	return p
+}
+
+// deleteOp answers the object while finalizers hold it, else a Status.
+func (n opNames) deleteOp() *apiOp {
+	kind := n.rv.Resource.Kind
+	op := n.op("delete", "delete", "delete", "", "delete "+article(kind)+" "+kind)
+	op.params, op.body = deleteParams, &apiBody{schema: nameDelete, mediaTypes: objectMediaTypes}
+	op.answers("200", "OK: a Success Status when the object is gone, or the object while finalizers hold it", false, nameStatus, n.kind)
+	op.responses[0].union = n.deleted
+	return op
 }
 
 func (n opNames) listOp(suffix string) *apiOp {
