@@ -119,3 +119,25 @@ func (s *Set) Convert(obj []byte, toAPIVersion string) ([]byte, error) {
 	}
 	return r.FromHub(obj, toAPIVersion)
 }
+
+// RoundTrip round-trips obj, an object of rv, through the set's rules
+// (check.RoundTrip, what specd check and specd serve's start fuzz): an
+// object of a spoke version goes to the storage version and back; an
+// object of the storage version goes to every spoke version and back. It
+// returns the path of the first difference, "" when there is none.
+func (s *Set) RoundTrip(rv *schemas.ResourceVersion, obj []byte) (string, error) {
+	res := rv.Resource
+	if r := s.Rules(res.Group, res.Kind, rv.Version); r != nil {
+		return r.RoundTrip(obj)
+	}
+	for _, spoke := range res.Versions {
+		r := s.Rules(res.Group, res.Kind, spoke.Version)
+		if r == nil {
+			continue
+		}
+		if path, err := r.RoundTrip(obj); path != "" || err != nil {
+			return path, err
+		}
+	}
+	return "", nil
+}

@@ -20,3 +20,21 @@ func (s *Store) listPrefix(r *schemas.Resource, namespace string) string {
 	}
 	return s.prefix + r.Group + "/" + r.Plural + "/"
 }
+
+// defaultPrefix is Options.Prefix when empty.
+const defaultPrefix = "/specd/"
+
+func prefixOr(prefix string) string {
+	if prefix == "" {
+		return defaultPrefix
+	}
+	return prefix
+}
+
+// CacheKeyOf is Store.CacheKey of a Store with Options.Prefix prefix, for
+// the cache of that Store: it names caches before the Store that is built
+// on it exists.
+func CacheKeyOf(prefix string) func(*schemas.Resource) string {
+	s := &Store{prefix: prefixOr(prefix)}
+	return s.CacheKey
+}

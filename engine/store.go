@@ -67,9 +67,7 @@ type Options struct {
 
 // NewStore returns a Store on storage.
 func NewStore(storage storage.Storage, opts Options) *Store {
-	if opts.Prefix == "" {
-		opts.Prefix = "/specd/"
-	}
+	opts.Prefix = prefixOr(opts.Prefix)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

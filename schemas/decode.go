@@ -10,8 +10,9 @@ import (
 // []any, string, bool, numbers) field by field, reporting each wrong field
 // at its own JSON pointer.
 type decoder struct {
-	file  string
-	probs *problems
+	file   string
+	digest string // of file's content
+	probs  *problems
 }
 
 // object returns v as an object, reporting fields not in known.

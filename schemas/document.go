@@ -23,9 +23,10 @@ type fileDecl struct {
 	resources     []*resourceDecl
 }
 
-// parseFile loads one OpenAPI document and reads its group, version and
-// resources. It returns nil when the file cannot be used at all.
-func parseFile(file string, data []byte, probs *problems) *fileDecl {
+// parseFile loads one OpenAPI document, whose content has digest
+// (fileDigest), and reads its group, version and resources. It returns
+// nil when the file cannot be used at all.
+func parseFile(file, digest string, data []byte, probs *problems) *fileDecl {
 	if len(bytes.TrimSpace(data)) == 0 {
 		probs.add(file, "", "the file is empty")
 		return nil
@@ -49,7 +50,7 @@ func parseFile(file string, data []byte, probs *problems) *fileDecl {
 	}
 	fd := &fileDecl{file: file}
 	validOpenAPI := checkDocument(file, doc, probs)
-	d := decoder{file: file, probs: probs}
+	d := decoder{file: file, digest: digest, probs: probs}
 	fd.group, fd.allowBreaking = decodeGroup(d, doc)
 	fd.version = decodeVersion(d, doc)
 	fd.resources = decodeResources(d, doc, validOpenAPI)

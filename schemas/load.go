@@ -46,7 +46,7 @@ func load(fsys fs.FS, name func(string) string) (*Registry, error) {
 			probs.add(name(p), "", "cannot read file: %v", err)
 			continue
 		}
-		if fd := parseFile(name(p), data, probs); fd != nil {
+		if fd := parseFile(name(p), fileDigest(data), data, probs); fd != nil {
 			files = append(files, fd)
 		}
 	}

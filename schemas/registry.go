@@ -71,7 +71,11 @@ type ResourceVersion struct {
 	Version  string
 	Storage  bool
 	File     string // schema file that declares it
-	Pointer  string // JSON pointer of its schema in File
+	// FileDigest is the SHA-256 (hex) of File's content as it was loaded:
+	// with File it tells whether two registries declare the version from
+	// the same bytes (SameDeclaration). "" when built by hand.
+	FileDigest string
+	Pointer    string // JSON pointer of its schema in File
 	// Hidden is true when the version is not served: served: false in its
 	// x-specd-resource, or specd serve --disable. A hidden version is not
 	// in discovery and not routed; its objects stay in storage. (The zero

@@ -74,13 +74,12 @@ func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
 // parse parses data, or returns what parsing the same bytes gave last
 // time.
 func (l *Loader) parse(name string, data []byte) parsedFile {
-	sum := sha256.Sum256(data)
-	digest := hex.EncodeToString(sum[:])
+	digest := fileDigest(data)
 	if pf, ok := l.parsed[name]; ok && pf.digest == digest {
 		return pf
 	}
 	probs := &problems{}
-	fd := parseFile(name, data, probs)
+	fd := parseFile(name, digest, data, probs)
 	return parsedFile{digest: digest, decl: fd, probs: probs.list}
 }
 
@@ -98,4 +97,10 @@ func (fd *fileDecl) clone() *fileDecl {
 		c.resources[i] = &rc
 	}
 	return &c
+}
+
+// fileDigest is the SHA-256 (hex) of a schema file's content.
+func fileDigest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }

@@ -157,3 +157,35 @@ func TestLoaderReportsProblemsEveryTime(t *testing.T) {
 		t.Fatalf("after the fix: %v", err)
 	}
 }
+
+// TestLoaderStampsDigests: a resource's declaration is the same after a
+// reload that changed another file only, and after one that rewrote its
+// file with the same bytes; Load and a Loader stamp alike.
+func TestLoaderStampsDigests(t *testing.T) {
+	dir := t.TempDir()
+	writeSchema(t, dir, "gadgets.yaml", gadgetsV1)
+	writeSchema(t, dir, "tools.yaml", toolsV1)
+	l := schemas.NewLoader(dir)
+	before, _, err := l.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSchema(t, dir, "gadgets.yaml", gadgetsV1)
+	writeSchema(t, dir, "tools.yaml", strings.Replace(toolsV1, "spec: {type: object}", "spec: {type: object, description: edited}", 1))
+	after, _, err := l.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := schemas.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gadgets := func(reg *schemas.Registry) *schemas.Resource { return reg.Resource("gadgets.gadgets.example.com") }
+	hammers := func(reg *schemas.Registry) *schemas.Resource { return reg.Resource("hammers.tools.example.com") }
+	if !schemas.SameDeclaration(gadgets(before), gadgets(after)) || !schemas.SameDeclaration(gadgets(after), gadgets(fresh)) {
+		t.Error("gadgets, whose file did not change, is declared differently")
+	}
+	if schemas.SameDeclaration(hammers(before), hammers(after)) || !schemas.SameDeclaration(hammers(after), hammers(fresh)) {
+		t.Error("hammers, whose file changed, is declared the same")
+	}
+}

@@ -15,27 +15,5 @@ func roundTrips(reg *schemas.Registry, dir string, report *check.Report) check.R
 		report.AddLoadError(err, dir)
 		return nil
 	}
-	return roundTripOf(set)
-}
-
-// roundTripOf is the round trip through set: an object of a spoke version
-// goes to the storage version and back; an object of the storage version
-// goes to every spoke version and back.
-func roundTripOf(set *converters.Set) check.RoundTrip {
-	return func(rv *schemas.ResourceVersion, obj []byte) (string, error) {
-		res := rv.Resource
-		if r := set.Rules(res.Group, res.Kind, rv.Version); r != nil {
-			return r.RoundTrip(obj)
-		}
-		for _, spoke := range res.Versions {
-			r := set.Rules(res.Group, res.Kind, spoke.Version)
-			if r == nil {
-				continue
-			}
-			if path, err := r.RoundTrip(obj); path != "" || err != nil {
-				return path, err
-			}
-		}
-		return "", nil
-	}
+	return set.RoundTrip
 }

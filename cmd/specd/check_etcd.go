@@ -22,7 +22,7 @@ const storedReadTimeout = 30 * time.Second
 
 // storedObjects tells check in which versions the objects of a resource
 // are stored, read from storage by engine.Store.StoredVersions: one
-// answer for the safe-evolution gate of a reload (reload_gate.go) and
+// answer for the compatibility gate of a reload (schemas/serving) and
 // `specd check --etcd-servers` (etcdObjects). Every read is bounded by
 // timeout.
 type storedObjects struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/serving"
 )
 
 // Retry delays of a storage migration that stopped on a storage error
@@ -21,6 +22,39 @@ const (
 // forgetTimeout bounds the read of the migration states that starting a
 // migration, and a reload that moves a storage version, wait for.
 const forgetTimeout = 10 * time.Second
+
+// migrations runs the storage migration of the served schemas, and
+// starts it again when a reload moves a storage version (a
+// serving.Follower).
+type migrations struct {
+	ctx   context.Context
+	store *engine.Store
+	log   *slog.Logger
+
+	mu   sync.Mutex
+	stop func()
+}
+
+var _ serving.Follower = (*migrations)(nil)
+
+func (m *migrations) restart(reg *schemas.Registry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stop != nil {
+		m.stop()
+	}
+	m.stop = startMigration(m.ctx, m.store, reg, m.log)
+}
+
+// Stop stops the migration under way; its progress is kept.
+func (m *migrations) Stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stop != nil {
+		m.stop()
+		m.stop = nil
+	}
+}
 
 // startMigration moves, in the background, every stored object that is not
 // in its resource's storage version to it (engine.Store.MigrateStorage),
@@ -78,15 +112,14 @@ func forgetStale(ctx context.Context, store *engine.Store, reg *schemas.Registry
 	return err
 }
 
-// beforeSwap prepares a reload from old to next that moves the storage
+// BeforeSwap prepares a reload from old to next that moves the storage
 // version of a resource, or serves one old did not: the migration under
 // way stops (a migration to old's storage version must record nothing
 // more once clients write in next's), and the recorded migrations to
 // other versions than next's are forgotten before any client writes with
 // next. If they cannot be, the reload fails and the migration of old
-// runs again. The follower starts the migration of next after the swap
-// (ensureRunning makes sure of it).
-func (m *migrations) beforeSwap(ctx context.Context, old, next *schemas.Registry) error {
+// runs again. AfterSwap starts the migration of next.
+func (m *migrations) BeforeSwap(ctx context.Context, old, next *schemas.Registry) error {
 	if !storageMoves(old, next) {
 		return nil
 	}
@@ -96,6 +129,15 @@ func (m *migrations) beforeSwap(ctx context.Context, old, next *schemas.Registry
 		return fmt.Errorf("a storage version moves, and the recorded storage migrations cannot be read: %w", err)
 	}
 	return nil
+}
+
+// AfterSwap starts the migration of next again when a storage version
+// moved, and makes sure one runs: BeforeSwap may have stopped it.
+func (m *migrations) AfterSwap(_ context.Context, old, next *schemas.Registry) {
+	if storageMoves(old, next) {
+		m.restart(next)
+	}
+	m.ensureRunning(next)
 }
 
 // ensureRunning starts the migration of reg unless one runs.
@@ -110,12 +152,12 @@ func (m *migrations) ensureRunning(reg *schemas.Registry) {
 // storageMoves reports whether next serves a resource in another storage
 // version than old does, or one that old does not serve.
 func storageMoves(old, next *schemas.Registry) bool {
-	for _, res := range resourcesOf(next) {
-		if !served(res) {
+	for _, res := range next.Resources() {
+		if !res.Served() {
 			continue
 		}
-		ores := servedResource(old, res.GroupResource())
-		if !served(ores) || ores.StorageVersion != res.StorageVersion {
+		ores := old.Resource(res.GroupResource())
+		if !ores.Served() || ores.StorageVersion != res.StorageVersion {
 			return true
 		}
 	}

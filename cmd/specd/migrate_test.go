@@ -13,14 +13,15 @@ import (
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/serving"
 )
 
 // twoStorageVersions returns the registries of a resource whose storage
 // version is v1, then v2, and a reloader that knows both worlds (for
 // their conversion).
-func twoStorageVersions(t *testing.T) (r *reloader, v1, v2 *schemas.Registry) {
+func twoStorageVersions(t *testing.T) (r *serving.Set, v1, v2 *schemas.Registry) {
 	t.Helper()
-	r, dir := reloaderOn(t, serveConfig{}, map[string]string{
+	r, dir := reloaderOn(t, serving.Config{}, map[string]string{
 		"v1.yaml": withStorage("v1", "{storage: true}"),
 		"v2.yaml": withStorage("v2", "{}"),
 	})
@@ -29,7 +30,9 @@ func twoStorageVersions(t *testing.T) (r *reloader, v1, v2 *schemas.Registry) {
 		"v1.yaml": withStorage("v1", "{}"),
 		"v2.yaml": withStorage("v2", "{storage: true}"),
 	})
-	if err := r.reload(context.Background(), "test"); err != nil {
+	reloads := r.Serve(t.Context(), nil)
+	defer reloads.Stop()
+	if err := reloads.Reload(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}
 	return r, v1, r.Registry()
@@ -45,7 +48,7 @@ func TestMigrationBeforeSwap(t *testing.T) {
 	ctx := t.Context()
 	r, v1, v2 := twoStorageVersions(t)
 	st := etcdstorage.New(etcdtest.Start(t))
-	store := engine.NewStore(st, engine.Options{Converters: r.converterFor, Logger: quietLogger()})
+	store := engine.NewStore(st, engine.Options{Converters: r.ConverterFor, Logger: quietLogger()})
 	rv := v1.Group("gadgets.example.com").Resource("gadgets").Version("v1")
 	for _, name := range []string{"a", "b"} {
 		body := `{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"name":"` + name + `"},"spec":{"size":1}}`
@@ -60,10 +63,10 @@ func TestMigrationBeforeSwap(t *testing.T) {
 	m.restart(v2)
 	waitState(t, st, stateKey, `"storageVersion":"v2"`)
 
-	if err := m.beforeSwap(ctx, v2, v2); err != nil || m.stop == nil {
+	if err := m.BeforeSwap(ctx, v2, v2); err != nil || m.stop == nil {
 		t.Fatalf("no move: %v, migration running %v", err, m.stop != nil)
 	}
-	if err := m.beforeSwap(ctx, v2, v1); err != nil {
+	if err := m.BeforeSwap(ctx, v2, v1); err != nil {
 		t.Fatal(err)
 	}
 	if m.stop != nil {
@@ -75,10 +78,10 @@ func TestMigrationBeforeSwap(t *testing.T) {
 	m.ensureRunning(v1)
 	waitState(t, st, stateKey, `"storageVersion":"v1"`)
 
-	failing := &migrations{ctx: ctx, store: engine.NewStore(noStates{st}, engine.Options{Converters: r.converterFor, Logger: quietLogger()}), log: quietLogger()}
+	failing := &migrations{ctx: ctx, store: engine.NewStore(noStates{st}, engine.Options{Converters: r.ConverterFor, Logger: quietLogger()}), log: quietLogger()}
 	defer failing.Stop()
 	failing.restart(v1)
-	if err := failing.beforeSwap(ctx, v1, v2); err == nil || !strings.Contains(err.Error(), "recorded storage migrations cannot be read") {
+	if err := failing.BeforeSwap(ctx, v1, v2); err == nil || !strings.Contains(err.Error(), "recorded storage migrations cannot be read") {
 		t.Errorf("states not readable: %v", err)
 	}
 	if failing.stop == nil {
@@ -114,7 +117,7 @@ func (s noStates) List(ctx context.Context, prefix string, opts storage.ListOpti
 
 func TestStorageMoves(t *testing.T) {
 	_, v1, v2 := twoStorageVersions(t)
-	other, _ := reloaderOn(t, serveConfig{}, map[string]string{"t.yaml": strings.Replace(gadgetsFile("v1", "", sizeProp), "gadgets.example.com", "things.example.com", 1)})
+	other, _ := reloaderOn(t, serving.Config{}, map[string]string{"t.yaml": strings.Replace(gadgetsFile("v1", "", sizeProp), "gadgets.example.com", "things.example.com", 1)})
 	both := schemas.NewRegistry(append(v1.Groups(), other.Registry().Groups()...))
 	tests := map[string]struct {
 		old, next *schemas.Registry

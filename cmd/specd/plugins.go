@@ -89,7 +89,7 @@ func activeBindings(reg *schemas.Registry) []binding {
 	var out []binding
 	for _, g := range reg.Groups() {
 		for _, res := range g.Resources {
-			if !served(res) {
+			if !res.Served() {
 				continue
 			}
 			for _, rv := range res.Versions {

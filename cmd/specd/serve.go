@@ -20,11 +20,10 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/version"
 
-	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/watchcache"
-	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/serving"
 	"github.com/specd-io/specd/server"
 )
 
@@ -40,10 +39,10 @@ type serveConfig struct {
 	// serve.
 	Disable []string
 	// NoWatch (--watch=false): reload the schemas on SIGHUP only, not
-	// when their files change (reload.go).
+	// when their files change (schemas/serving).
 	NoWatch bool
 	// AllowBreaking lets a reload break clients or stored objects of beta
-	// and stable versions (reload_gate.go).
+	// and stable versions (schemas/serving).
 	AllowBreaking bool
 	// ReconcileWorkers is how many objects of one resource its reconcile
 	// plugin works on at once; 0 for the default (plugins.go).
@@ -132,13 +131,6 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 // serve runs until ctx ends. Schemas are loaded before anything starts, so a
 // broken schema directory stops specd with every problem listed.
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
-	// Schemas and their conversion rules are loaded (and checked) before
-	// anything starts; reloads swap them while specd serves (reload.go).
-	schemaSet := newReloader(cfg, log)
-	// A SIGHUP or a change of a schema file is a reload request from here
-	// on, kept until reloads are served (reload.go): a SIGHUP while specd
-	// starts must not end it.
-	defer schemaSet.listen()()
 	// Every hook binding must name a plugin of --plugins (plugins.go);
 	// plugins start on first use.
 	plugs, err := openPlugins(cfg, log)
@@ -146,10 +138,17 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer plugs.Close()
-	schemaSet.checkBindings = plugs.checkBindings
-	if err := schemaSet.start(ctx); err != nil {
+	// Schemas and their conversion rules are loaded (and checked) before
+	// anything starts; reloads swap them while specd serves
+	// (schemas/serving). A SIGHUP or a change of a schema file is a reload
+	// request from here on, kept until reloads are served: a SIGHUP while
+	// specd starts must not end it.
+	schemaSet, err := serving.New(ctx, serving.Config{Dir: cfg.Schemas, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking,
+		Watch: !cfg.NoWatch, Logger: log, CheckBindings: plugs.checkBindings})
+	if err != nil {
 		return err
 	}
+	defer schemaSet.Close()
 	registry := schemaSet.Registry()
 	log.Info("schemas loaded", "dir", cfg.Schemas, "groups", len(registry.Groups()))
 
@@ -168,8 +167,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// The garbage collector runs a pass at once, after deletes and
 	// periodically; it stops before the storage closes.
 	trigger := &gcTrigger{}
-	reloadCaches := newServedCaches(caches)
-	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: reloadCaches, OnDelete: trigger.Trigger, Converters: schemaSet.converterFor,
+	// A reload ends the caches of the resources it changes.
+	reloadCaches := watchcache.NewServed(caches, engine.CacheKeyOf(""))
+	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: reloadCaches, OnDelete: trigger.Trigger, Converters: schemaSet.ConverterFor,
 		Admission: plugs.admission()})
 	defer startCollector(ctx, store, schemaSet.Registry, trigger, log)()
 	// Objects stored before a storage version change are rewritten in the
@@ -179,7 +179,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	defer migration.Stop()
 	handler := server.New(server.Config{
 		Registry:   schemaSet.Registry,
-		Checks:     []server.Check{schemaSet.readyCheck()},
+		Checks:     []server.Check{{Name: "schemas", Check: schemaSet.ReadyCheck, Informational: true}},
 		MoreChecks: plugs.readyChecks,
 		Store:      store,
 		Ready:      ready.Load,
@@ -202,7 +202,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	go func() { served <- httpServer.Serve(listener) }()
 	ready.Store(true)
 	log.Info("serving", "address", "http://"+listener.Addr().String())
-	defer schemaSet.serveReloads(ctx, store, reloadCaches, migration)()
+	// The watch caches, then the storage migration, follow each reload.
+	stored := storedObjects{store: store, timeout: storedReadTimeout}
+	defer schemaSet.Serve(ctx, stored, reloadCaches, migration).Stop()
 	defer plugs.startControllers(ctx, cfg, etcdClient, store, schemaSet.Registry, log)()
 
 	select {
@@ -265,28 +267,4 @@ func tightenGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-}
-
-// loadRounds is how many random objects of each version specd round-trips
-// through its conversion rules before it serves them: enough to catch a
-// rule that loses a field, bounded so start-up stays fast. specd check
-// runs more (--rounds).
-const loadRounds = 16
-
-// proveRoundTrips refuses to start when a version's conversion rules lose
-// or change data, naming the version's file and the path, as a broken
-// schema file does.
-func proveRoundTrips(ctx context.Context, reg *schemas.Registry, roundTrip check.RoundTrip) error {
-	report := &check.Report{}
-	check.Fuzz{Seed: 1, Rounds: loadRounds, RoundTrip: roundTrip}.Run(ctx, reg, report)
-	var problems []schemas.Problem
-	for _, f := range report.Findings {
-		if f.Severity == check.Error {
-			problems = append(problems, schemas.Problem{File: f.File, Pointer: f.Pointer, Message: f.Message})
-		}
-	}
-	if len(problems) > 0 {
-		return &schemas.LoadError{Problems: problems}
-	}
-	return ctx.Err()
 }

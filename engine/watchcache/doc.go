@@ -31,4 +31,9 @@
 // engine.ErrWatchClosed) and the client watches again from the last
 // revision it saw, so a slow client can neither stall the others nor make
 // the cache grow.
+//
+// Served follows schema reloads (a serving.Follower): a resource whose
+// declaration changed gets a new cache generation, and the watches of the
+// one before end, cleanly or, for a resource or version no longer served,
+// with a 410 Gone.
 package watchcache

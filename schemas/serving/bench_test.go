@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"context"
@@ -35,16 +35,23 @@ func manyTypes(b *testing.B) (dir string, files []string) {
 
 func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
+// benchSet is a started Set of dir, as specd serve starts one; the
+// caller closes it.
+func benchSet(b *testing.B, dir string) *Set {
+	b.Helper()
+	s, err := New(context.Background(), Config{Dir: dir, Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
 // BenchmarkManyTypesLoad is specd serve's start: load, compile the
 // conversion rules and prove their round trips.
 func BenchmarkManyTypesLoad(b *testing.B) {
 	dir, _ := manyTypes(b)
-	ctx := context.Background()
 	for b.Loop() {
-		r := newReloader(serveConfig{Schemas: dir}, quietLogger())
-		if err := r.start(ctx); err != nil {
-			b.Fatal(err)
-		}
+		benchSet(b, dir).Close()
 	}
 }
 
@@ -56,10 +63,10 @@ func BenchmarkManyTypesReloadOneFile(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			dir, files := manyTypes(b)
 			ctx := context.Background()
-			r := newReloader(serveConfig{Schemas: dir}, quietLogger())
-			if err := r.start(ctx); err != nil {
-				b.Fatal(err)
-			}
+			r := benchSet(b, dir)
+			defer r.Close()
+			reloads := r.Serve(ctx, nil)
+			defer reloads.Stop()
 			i := 0
 			for b.Loop() {
 				i++
@@ -70,7 +77,7 @@ func BenchmarkManyTypesReloadOneFile(b *testing.B) {
 				if mode == "uncached" {
 					r.loader = schemas.NewLoader(dir)
 				}
-				if err := r.reload(ctx, "bench"); err != nil {
+				if err := reloads.Reload(ctx, "bench"); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -83,14 +90,10 @@ func BenchmarkManyTypesReloadOneFile(b *testing.B) {
 // and the discovery and OpenAPI documents derived from them.
 func BenchmarkManyTypesMemory(b *testing.B) {
 	dir, _ := manyTypes(b)
-	ctx := context.Background()
 	n := schemagen.Standard.Groups * schemagen.Standard.KindsPerGroup
 	for b.Loop() {
 		before := heapInUse()
-		r := newReloader(serveConfig{Schemas: dir}, quietLogger())
-		if err := r.start(ctx); err != nil {
-			b.Fatal(err)
-		}
+		r := benchSet(b, dir)
 		loaded := heapInUse()
 		srv := server.New(server.Config{Registry: r.Registry, Logger: quietLogger()})
 		get(b, srv, "/apis", aggregatedDiscovery)
@@ -98,8 +101,8 @@ func BenchmarkManyTypesMemory(b *testing.B) {
 		derived := heapInUse()
 		b.ReportMetric(float64(loaded-before)/float64(n), "registry-B/type")
 		b.ReportMetric(float64(derived-loaded)/float64(n), "documents-B/type")
-		runtime.KeepAlive(r)
 		runtime.KeepAlive(srv)
+		r.Close()
 	}
 }
 
@@ -131,10 +134,8 @@ func get(b *testing.B, h http.Handler, path, accept string) int {
 // which builds them.
 func BenchmarkManyTypesDiscovery(b *testing.B) {
 	dir, _ := manyTypes(b)
-	r := newReloader(serveConfig{Schemas: dir}, quietLogger())
-	if err := r.start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	r := benchSet(b, dir)
+	defer r.Close()
 	b.Run("served", func(b *testing.B) {
 		srv := server.New(server.Config{Registry: r.Registry, Logger: quietLogger()})
 		size := get(b, srv, "/apis", aggregatedDiscovery)
@@ -160,10 +161,8 @@ func BenchmarkManyTypesDiscovery(b *testing.B) {
 // heap-B/cache are what 1,000 running, quiet caches cost.
 func BenchmarkManyTypesWatchCaches(b *testing.B) {
 	dir, _ := manyTypes(b)
-	r := newReloader(serveConfig{Schemas: dir}, quietLogger())
-	if err := r.start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	r := benchSet(b, dir)
+	defer r.Close()
 	storage := etcdstorage.New(etcdtest.Start(b))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -174,7 +173,7 @@ func BenchmarkManyTypesWatchCaches(b *testing.B) {
 		store := engine.NewStore(storage, engine.Options{Logger: quietLogger(), Cache: caches})
 		idle := heapInUse()
 		n = 0
-		for _, res := range resourcesOf(r.Registry()) {
+		for _, res := range r.Registry().Resources() {
 			if _, err := caches.List(ctx, store.CacheKey(res), engine.CacheListOptions{}); err != nil {
 				b.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"path/filepath"
@@ -25,7 +25,7 @@ func TestProveRoundTrips(t *testing.T) {
 		roundTrip func(*schemas.ResourceVersion, []byte) (string, error)
 		want      string // a part of the error; "" for none
 	}{
-		"the declared rules are lossless": {roundTrip: roundTripOf(set)},
+		"the declared rules are lossless": {roundTrip: set.RoundTrip},
 		"rules that drop a field are refused": {
 			roundTrip: func(rv *schemas.ResourceVersion, obj []byte) (string, error) {
 				if rv.Version == "v1" && gjson.GetBytes(obj, "spec.height").Exists() {

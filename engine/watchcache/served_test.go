@@ -1,13 +1,14 @@
-package main
+package watchcache_test
 
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/specd-io/specd/engine/storage"
 
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,8 +16,10 @@ import (
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/serving"
 )
 
 const toolsFile = `openapi: 3.0.3
@@ -34,33 +37,76 @@ components:
             weight: {type: integer}
 `
 
+// gadgetsFile is a group version of one resource.
+func gadgetsFile(version string) string {
+	return `openapi: 3.0.3
+info: {title: Gadgets, version: ` + version + `}
+x-specd: {group: gadgets.example.com}
+components:
+  schemas:
+    Gadget:
+      type: object
+      x-specd-resource: {}
+      properties:
+        spec:
+          type: object
+          properties:
+            size: {type: integer}
+`
+}
+
 // gadgetsVersion is gadgetsFile with the version stored or not.
 func gadgetsVersion(version string, storage bool) string {
-	return strings.Replace(gadgetsFile(version, "", sizeProp), "x-specd-resource: {}",
+	return strings.Replace(gadgetsFile(version), "x-specd-resource: {}",
 		map[bool]string{true: "x-specd-resource: {storage: true}", false: "x-specd-resource: {storage: false}"}[storage], 1)
 }
 
-// followed is a reloader whose world a store with watch caches follows,
-// on a real etcd.
+// followed is a served schema set whose reloads a store with watch
+// caches follows, on a real etcd.
 type followed struct {
-	r     *reloader
-	dir   string
-	store *engine.Store
+	r       *serving.Set
+	reloads *serving.Reloads
+	dir     string
+	store   *engine.Store
 }
 
-func followedReloader(t *testing.T, cfg serveConfig, files map[string]string) *followed {
+func followedReloader(t *testing.T, cfg serving.Config, files map[string]string) *followed {
 	t.Helper()
-	r, dir := reloaderOn(t, cfg, files)
+	dir := t.TempDir()
+	writeFiles(t, dir, files)
+	cfg.Dir, cfg.Logger = dir, quietLogger()
+	r, err := serving.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
 	storage := etcdstorage.New(etcdtest.Start(t))
 	caches := watchcache.New(storage, watchcache.Config{Logger: quietLogger()})
 	t.Cleanup(caches.Close)
-	served := newServedCaches(caches)
-	store := engine.NewStore(storage, engine.Options{Logger: quietLogger(), Cache: served, Converters: r.converterFor})
-	migr := &migrations{ctx: t.Context(), store: store, log: quietLogger()}
-	t.Cleanup(migr.Stop)
-	f := &follower{store: store, caches: served, migrations: migr, log: quietLogger()}
-	r.onSwap = f.follow
-	return &followed{r: r, dir: dir, store: store}
+	served := watchcache.NewServed(caches, engine.CacheKeyOf(""))
+	store := engine.NewStore(storage, engine.Options{Logger: quietLogger(), Cache: served, Converters: r.ConverterFor})
+	reloads := r.Serve(t.Context(), nil, served)
+	t.Cleanup(reloads.Stop)
+	return &followed{r: r, reloads: reloads, dir: dir, store: store}
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// writeFiles writes files in dir; "" removes one.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if content == "" {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // rv is group/version/plural as the served registry serves it.
@@ -110,7 +156,7 @@ func next(t *testing.T, w *engine.Watch) (engine.WatchEvent, error) {
 // resourceVersion gets the writes made since; a watch of another
 // resource goes on.
 func TestFollowRemovedVersion(t *testing.T) {
-	f := followedReloader(t, serveConfig{AllowBreaking: true}, map[string]string{
+	f := followedReloader(t, serving.Config{AllowBreaking: true}, map[string]string{
 		"tools.yaml":           toolsFile,
 		"gadgets-v1.yaml":      gadgetsVersion("v1", true),
 		"gadgets-v1beta1.yaml": gadgetsVersion("v1beta1", false),
@@ -124,7 +170,7 @@ func TestFollowRemovedVersion(t *testing.T) {
 	hammersWatch := f.watch(t, hammers, from)
 
 	writeFiles(t, f.dir, map[string]string{"gadgets-v1beta1.yaml": ""})
-	if err := f.r.reload(context.Background(), "test"); err != nil {
+	if err := f.reloads.Reload(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -155,41 +201,5 @@ func TestFollowRemovedVersion(t *testing.T) {
 	f.create(t, f.rv(t, "tools.example.com", "v1", "hammers"), `{"apiVersion":"tools.example.com/v1","kind":"Hammer","metadata":{"name":"h1"},"spec":{"weight":3}}`)
 	if ev, err := next(t, hammersWatch); err != nil || ev.Type != storage.EventAdded || gjson.GetBytes(ev.Object, "metadata.name").Str != "h1" {
 		t.Errorf("the hammers watch: %s %s, %v; want ADDED h1", ev.Type, ev.Object, err)
-	}
-}
-
-func TestVersionsGone(t *testing.T) {
-	res := func(versions ...string) *schemas.Resource {
-		r := &schemas.Resource{Group: "gadgets.example.com", Plural: "gadgets"}
-		for _, v := range versions {
-			name, hidden := strings.CutSuffix(v, "-")
-			r.Versions = append(r.Versions, &schemas.ResourceVersion{Resource: r, Version: name, Hidden: hidden})
-		}
-		return r
-	}
-	tests := map[string]struct {
-		old, next *schemas.Resource
-		want      []string
-	}{
-		"one removed":          {old: res("v1", "v1beta1"), next: res("v1"), want: []string{"v1beta1"}},
-		"one no longer served": {old: res("v1", "v1beta1"), next: res("v1", "v1beta1-"), want: []string{"v1beta1"}},
-		"one added":            {old: res("v1"), next: res("v1", "v2")},
-		"hidden before":        {old: res("v1", "v1beta1-"), next: res("v1")},
-		"served again":         {old: res("v1", "v1beta1-"), next: res("v1", "v1beta1")},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			gone := versionsGone(tc.old, tc.next)
-			var got []string
-			for v, err := range gone {
-				got = append(got, v)
-				if !apierrors.IsGone(err) || !strings.Contains(err.Error(), "gadgets.example.com/"+v+" gadgets is no longer served") {
-					t.Errorf("%s: %v", v, err)
-				}
-			}
-			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
-				t.Errorf("gone %v, want %v", got, tc.want)
-			}
-		})
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"context"
@@ -14,26 +14,26 @@ import (
 // (check.CompareStored): a removed field, version or resource, a changed type,
 // a new required field, and so on. Alpha versions change freely (those
 // findings are warnings). An operator lets a breaking change through with
-// --allow-breaking, or for one group version with x-specd.allowBreaking:
-// true in its file (in the new file, or for a removed file in the file as
-// it was last served). A version may go only once no object is stored in
-// it, as read from storage (r.stored, the check of `specd check
+// --allow-breaking (Config.AllowBreaking), or for one group version with
+// x-specd.allowBreaking: true in its file (in the new file, or for a
+// removed file in the file as it was last served). A version may go only once no object is stored in
+// it, as read from storage (stored, the check of `specd check
 // --etcd-servers`): the storage version, and an older one whose objects
-// the storage migration has not rewritten yet. Without r.stored, or when
+// the storage migration has not rewritten yet. Without stored, or when
 // storage does not answer, removing the storage version is refused. The
 // whole resource may go with its stored objects: they stay in storage
 // and are served again when it returns.
-func (r *reloader) gate(ctx context.Context, served, next *world) error {
+func (s *Set) gate(ctx context.Context, served, next *world, stored check.StoredObjects) error {
 	var refused []schemas.Problem
-	for _, f := range check.CompareStored(ctx, served.reg, next.reg, r.stored) {
+	for _, f := range check.CompareStored(ctx, served.reg, next.reg, stored) {
 		if f.Severity != check.Error {
 			if f.Severity == check.Warning {
-				r.log.Warn("schema change", "file", f.File, "pointer", f.Pointer, "rule", f.Rule, "msg", f.Message)
+				s.log.Warn("schema change", "file", f.File, "pointer", f.Pointer, "rule", f.Rule, "msg", f.Message)
 			}
 			continue
 		}
-		if ok, why := r.allowed(served, next, f); ok {
-			r.log.Warn("breaking schema change allowed", "by", why, "file", f.File, "pointer", f.Pointer, "rule", f.Rule, "msg", f.Message)
+		if ok, why := s.allowed(served, next, f); ok {
+			s.log.Warn("breaking schema change allowed", "by", why, "file", f.File, "pointer", f.Pointer, "rule", f.Rule, "msg", f.Message)
 			continue
 		}
 		refused = append(refused, schemas.Problem{File: f.File, Pointer: f.Pointer,
@@ -46,8 +46,8 @@ func (r *reloader) gate(ctx context.Context, served, next *world) error {
 }
 
 // allowed reports whether a breaking finding may be applied, and why.
-func (r *reloader) allowed(served, next *world, f check.Finding) (bool, string) {
-	if r.cfg.AllowBreaking {
+func (s *Set) allowed(served, next *world, f check.Finding) (bool, string) {
+	if s.cfg.AllowBreaking {
 		return true, "--allow-breaking"
 	}
 	_, group, _ := strings.Cut(f.Resource, ".")
@@ -57,7 +57,7 @@ func (r *reloader) allowed(served, next *world, f check.Finding) (bool, string) 
 	if gv := served.reg.GroupVersion(group, f.Version); gv != nil && gv.AllowBreaking && next.reg.GroupVersion(group, f.Version) == nil {
 		return true, gv.File + " x-specd.allowBreaking (as last served)"
 	}
-	if f.Rule == "storage-version-removed" && servedResource(next.reg, f.Resource) == nil {
+	if f.Rule == "storage-version-removed" && next.reg.Resource(f.Resource) == nil {
 		// Nothing reads the stored objects while the resource is gone,
 		// and they are served again when it returns: removing the
 		// resource is judged by the resource-removed rule.
@@ -66,25 +66,15 @@ func (r *reloader) allowed(served, next *world, f check.Finding) (bool, string) 
 	return false, ""
 }
 
-// servedResource finds a resource by plural.group.
-func servedResource(reg *schemas.Registry, groupResource string) *schemas.Resource {
-	plural, group, _ := strings.Cut(groupResource, ".")
-	g := reg.Group(group)
-	if g == nil {
-		return nil
-	}
-	return g.Resource(plural)
-}
-
 // refusedError lists the breaking changes a reload was refused for.
 type refusedError struct{ problems []schemas.Problem }
 
 func (e *refusedError) Error() string {
-	lines := []string{fmt.Sprintf("%v: %d breaking change(s); allow them with x-specd.allowBreaking: true in the file, or --allow-breaking", errRefused, len(e.problems))}
+	lines := []string{fmt.Sprintf("%v: %d breaking change(s); allow them with x-specd.allowBreaking: true in the file, or --allow-breaking", ErrRefused, len(e.problems))}
 	for _, p := range e.problems {
 		lines = append(lines, "  "+p.String())
 	}
 	return strings.Join(lines, "\n")
 }
 
-func (e *refusedError) Unwrap() error { return errRefused }
+func (e *refusedError) Unwrap() error { return ErrRefused }

@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"errors"
@@ -38,6 +38,12 @@ func observeReload(result string, took time.Duration) {
 	reloadsTotal.WithLabelValues(result).Inc()
 	reloadDuration.Observe(took.Seconds())
 }
+
+// ReadyCheck is /readyz's schemas line: nil when the last reload
+// succeeded. It is informational: a failed reload leaves the previous
+// schemas serving, so it does not make specd unready; /readyz?verbose
+// shows the error.
+func (s *Set) ReadyCheck() error { return s.status.check() }
 
 // reloadStatus is the outcome of the last reload, for /readyz?verbose.
 type reloadStatus struct {

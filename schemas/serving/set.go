@@ -1,0 +1,201 @@
+package serving
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/specd-io/specd/converters"
+	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/dirwatch"
+)
+
+// Config is what a Set serves and how it judges reloads.
+type Config struct {
+	// Dir is the schema directory.
+	Dir string
+	// Disable names the groups ("G") and group versions ("G/V") not to
+	// serve.
+	Disable []string
+	// AllowBreaking lets a reload break clients or stored objects of beta
+	// and stable versions (gate.go).
+	AllowBreaking bool
+	// Watch reloads when files under Dir change; SIGHUP always reloads.
+	Watch bool
+	// Logger gets the reloads' outcome; slog.Default() when nil.
+	Logger *slog.Logger
+	// CheckBindings, when set, refuses a world whose hook bindings name
+	// plugins that cannot run.
+	CheckBindings func(*schemas.Registry) error
+}
+
+// world is everything specd serves that the schema directory decides,
+// swapped as one: a request takes the registry once and everything it
+// derives (routes, discovery, OpenAPI, hook bindings, and through
+// ConverterFor the conversion rules) comes from that one world.
+type world struct {
+	reg  *schemas.Registry
+	conv *converters.Set
+	// digests are the schema files' content hashes, by file name.
+	digests map[string]string
+	// resources are the world's own resources, to find the world of a
+	// resource a request holds.
+	resources map[*schemas.Resource]bool
+}
+
+func newWorld(reg *schemas.Registry, conv *converters.Set, digests map[string]string) *world {
+	w := &world{reg: reg, conv: conv, digests: digests, resources: map[*schemas.Resource]bool{}}
+	for _, res := range reg.Resources() {
+		w.resources[res] = true
+	}
+	return w
+}
+
+// retainedWorlds is how many replaced worlds keep answering ConverterFor
+// for the requests that took one before a swap and convert after it.
+const retainedWorlds = 4
+
+// Set is the served world, and the reloads that replace it (Serve).
+type Set struct {
+	cfg    Config
+	log    *slog.Logger
+	loader *schemas.Loader
+
+	// signals are the SIGHUPs caught since New; watcher watches the
+	// schema directory since New (nil without Config.Watch, or when it
+	// could not: watchErr).
+	signals  <-chan os.Signal
+	watcher  *dirwatch.Watcher
+	watchErr error
+	unlisten func()
+
+	current atomic.Pointer[world]
+	// retired are the last replaced worlds, newest first.
+	retired atomic.Pointer[[]*world]
+
+	mu     sync.Mutex // one reload at a time
+	status reloadStatus
+}
+
+// New starts listening for reload requests (listen), then loads the first
+// world; it fails, listening no more, when the directory does not load.
+// Close stops listening.
+func New(ctx context.Context, cfg Config) (*Set, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Set{cfg: cfg, log: cfg.Logger, loader: schemas.NewLoader(cfg.Dir)}
+	s.signals, s.watcher, s.watchErr, s.unlisten = listen(cfg)
+	if err := s.start(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close restores SIGHUP's default and stops watching the directory.
+func (s *Set) Close() { s.unlisten() }
+
+// Registry is the served registry.
+func (s *Set) Registry() *schemas.Registry { return s.current.Load().reg }
+
+// ConverterFor returns the conversion rules of the world res belongs to:
+// engine.Options.Converters. A resource of an older world than those
+// retained is one whose schema did not change since (the watches of a
+// changed one are ended), so the served world's rules are its rules.
+func (s *Set) ConverterFor(res *schemas.Resource) converters.Converter {
+	cur := s.current.Load()
+	if cur.resources[res] {
+		return cur.conv
+	}
+	if old := s.retired.Load(); old != nil {
+		for _, w := range *old {
+			if w.resources[res] {
+				return w.conv
+			}
+		}
+	}
+	return cur.conv
+}
+
+// start loads the first world; specd does not start without one.
+func (s *Set) start(ctx context.Context) error {
+	w, err := s.build(ctx, nil)
+	if err != nil {
+		return err
+	}
+	s.current.Store(w)
+	s.status.succeeded(time.Now(), "initial")
+	return nil
+}
+
+// build loads the schema directory into a world that may be served:
+// every schema, conversion rule and hook binding loads, and every
+// version's conversion rules round-trip (proven again only for the groups
+// that changed since served). It returns served itself when no file
+// changed.
+func (s *Set) build(ctx context.Context, served *world) (*world, error) {
+	reg, digests, err := s.loader.Load()
+	if err != nil {
+		return nil, err
+	}
+	if served != nil && maps.Equal(served.digests, digests) {
+		return served, nil
+	}
+	if reg, err = reg.Disable(s.disabled(reg, served)...); err != nil {
+		return nil, fmt.Errorf("--disable: %w", err)
+	}
+	conv, err := converters.NewSet(reg, converters.DeclaredRules)
+	if err != nil {
+		return nil, err
+	}
+	w := newWorld(reg, conv, digests)
+	if err := proveRoundTrips(ctx, changedGroups(served, w), conv.RoundTrip); err != nil {
+		return nil, err
+	}
+	if s.cfg.CheckBindings != nil {
+		if err := s.cfg.CheckBindings(reg); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// disabled are the names of Config.Disable to disable in reg. A disabled
+// group whose file was removed is no typo: only the start (nothing
+// served) refuses names that nothing declares.
+func (s *Set) disabled(reg *schemas.Registry, served *world) []string {
+	if served == nil {
+		return s.cfg.Disable
+	}
+	return slices.DeleteFunc(slices.Clone(s.cfg.Disable), func(name string) bool {
+		_, err := reg.Disable(name)
+		return errors.Is(err, schemas.ErrNotDeclared)
+	})
+}
+
+// changedGroups is the part of next whose conversion must be proven: the
+// groups with a resource that is new or changed since served (all of
+// next when nothing is served).
+func changedGroups(served, next *world) *schemas.Registry {
+	if served == nil {
+		return next.reg
+	}
+	var groups []*schemas.Group
+	for _, g := range next.reg.Groups() {
+		for _, res := range g.Resources {
+			if !schemas.SameDeclaration(served.reg.Resource(res.GroupResource()), res) {
+				groups = append(groups, g)
+				break
+			}
+		}
+	}
+	return schemas.NewRegistry(groups)
+}
