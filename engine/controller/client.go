@@ -12,20 +12,6 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-// ClientStore is what a Client reads and writes. *engine.Store satisfies
-// it.
-type ClientStore interface {
-	Create(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-	Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
-	List(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.ListRequest) ([]byte, error)
-	Update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-	UpdateStatus(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-	Delete(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, opts engine.DeleteOptions) (engine.Result, error)
-	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
-}
-
-var _ ClientStore = (*engine.Store)(nil)
-
 // ResourceRef names a resource as a REST client does.
 type ResourceRef struct{ Group, Version, Resource string }
 
@@ -36,7 +22,7 @@ type ResourceRef struct{ Group, Version, Resource string }
 // *apierrors.StatusError, so a plugin gets the code and reason a REST
 // client would.
 type Client struct {
-	store    ClientStore
+	store    engine.Objects
 	registry func() *schemas.Registry
 }
 
@@ -45,7 +31,7 @@ const ClientFieldManager = "specd-reconciler"
 
 // NewClient returns a Client of store, for the resources of the current
 // registry snapshot.
-func NewClient(store ClientStore, registry func() *schemas.Registry) *Client {
+func NewClient(store engine.Objects, registry func() *schemas.Registry) *Client {
 	return &Client{store: store, registry: registry}
 }
 
