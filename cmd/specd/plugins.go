@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -24,18 +22,18 @@ import (
 const leaderKey = "/specd-leader/controllers"
 
 // pluginSet is specd serve's plugins: the host that runs them, and the
-// client reconcilers call back through, set once the store exists.
+// callbacks it serves reconcilers, bound once the store exists.
 type pluginSet struct {
-	host   *plugins.Host
-	dir    string
-	log    *slog.Logger
-	client atomic.Pointer[controller.Client]
+	host      *plugins.Host
+	dir       string
+	log       *slog.Logger
+	callbacks *plugins.LateCallbacks
 }
 
 // openPlugins finds the plugins of --plugins; it starts none.
 func openPlugins(cfg serveConfig, log *slog.Logger) (*pluginSet, error) {
-	p := &pluginSet{dir: cfg.Plugins, log: log}
-	host, err := plugins.NewHost(plugins.HostConfig{Dir: cfg.Plugins, Logger: log.With("component", "plugins"), Callbacks: callbacks{p}})
+	p := &pluginSet{dir: cfg.Plugins, log: log, callbacks: &plugins.LateCallbacks{}}
+	host, err := plugins.NewHost(plugins.HostConfig{Dir: cfg.Plugins, Logger: log.With("component", "plugins"), Callbacks: p.callbacks})
 	if err != nil {
 		return nil, fmt.Errorf("--plugins: %w", err)
 	}
@@ -107,9 +105,6 @@ func activeBindings(reg *schemas.Registry) []binding {
 	return out
 }
 
-// admission is the engine's Admission on the host.
-func (p *pluginSet) admission() engine.Admission { return admission{p.host} }
-
 // readyChecks are one informational /readyz line per plugin known now
 // (the directory is read again at each schema reload): a plugin that is
 // down does not make specd unready (kube-apiserver stays ready while an
@@ -146,8 +141,7 @@ func healthError(h plugins.PluginHealth) error {
 // controllers follow schema reloads.
 func (p *pluginSet) startControllers(ctx context.Context, cfg serveConfig, client *clientv3.Client, store *engine.Store,
 	registry func() *schemas.Registry, log *slog.Logger) (stop func()) {
-	p.client.Store(controller.NewClient(store, registry))
-	m := controller.NewManager(controller.ManagerConfig{Store: store, Reconciler: reconciler{p.host}, Workers: cfg.ReconcileWorkers,
+	m := controller.NewManager(controller.ManagerConfig{Store: store, Reconciler: p.host, Workers: cfg.ReconcileWorkers,
 		Logger: log.With("component", "controllers")})
 	host, _ := os.Hostname()
 	id := host + "/" + cfg.Listen + "/" + strconv.Itoa(os.Getpid())
@@ -164,116 +158,4 @@ func (p *pluginSet) startControllers(ctx context.Context, cfg serveConfig, clien
 		cancel()
 		wg.Wait()
 	}
-}
-
-// admission adapts the plugin host to engine.Admission.
-type admission struct{ host *plugins.Host }
-
-func admissionRequest(r engine.AdmissionRequest) plugins.AdmissionRequest {
-	return plugins.AdmissionRequest{
-		Group: r.Group, Version: r.Version, Kind: r.Kind, Resource: r.Resource,
-		Namespace: r.Namespace, Name: r.Name, Operation: r.Operation, Subresource: r.Subresource,
-		Object: r.Object, OldObject: r.OldObject, DryRun: r.DryRun,
-	}
-}
-
-func (a admission) Default(ctx context.Context, plugin string, req engine.AdmissionRequest) ([]byte, error) {
-	return a.host.Default(ctx, plugin, admissionRequest(req))
-}
-
-func (a admission) Validate(ctx context.Context, plugin string, req engine.AdmissionRequest) ([]engine.FieldError, error) {
-	fes, err := a.host.Validate(ctx, plugin, admissionRequest(req))
-	out := make([]engine.FieldError, len(fes))
-	for i, fe := range fes {
-		out[i] = engine.FieldError(fe)
-	}
-	return out, err
-}
-
-// reconciler adapts the plugin host to controller.Reconciler.
-type reconciler struct{ host *plugins.Host }
-
-func (r reconciler) Reconcile(ctx context.Context, plugin string, req controller.Request) (controller.Result, error) {
-	res, err := r.host.Reconcile(ctx, plugin, plugins.ReconcileRequest(req))
-	return controller.Result(res), err
-}
-
-func (r reconciler) Kinds(ctx context.Context, plugin string) ([]controller.KindHooks, error) {
-	kinds, err := r.host.Kinds(ctx, plugin)
-	out := make([]controller.KindHooks, len(kinds))
-	for i, k := range kinds {
-		out[i] = controller.KindHooks(k)
-	}
-	return out, err
-}
-
-// callbacks is plugins.Callbacks on the pluginSet's client.
-type callbacks struct{ p *pluginSet }
-
-var _ plugins.Callbacks = callbacks{}
-
-// errNotServing answers a reconciler's call before the store exists.
-var errNotServing = errors.New("specd is not serving yet")
-
-func (c callbacks) client() (*controller.Client, error) {
-	if cl := c.p.client.Load(); cl != nil {
-		return cl, nil
-	}
-	return nil, errNotServing
-}
-
-func (c callbacks) Get(ctx context.Context, r plugins.ResourceRef, namespace, name string) ([]byte, error) {
-	cl, err := c.client()
-	if err != nil {
-		return nil, err
-	}
-	return cl.Get(ctx, controller.ResourceRef(r), namespace, name)
-}
-
-func (c callbacks) List(ctx context.Context, r plugins.ResourceRef, namespace, labelSelector string) ([]byte, error) {
-	cl, err := c.client()
-	if err != nil {
-		return nil, err
-	}
-	return cl.List(ctx, controller.ResourceRef(r), namespace, labelSelector)
-}
-
-func (c callbacks) Create(ctx context.Context, r plugins.ResourceRef, namespace string, obj []byte) ([]byte, error) {
-	cl, err := c.client()
-	if err != nil {
-		return nil, err
-	}
-	return cl.Create(ctx, controller.ResourceRef(r), namespace, obj)
-}
-
-func (c callbacks) Update(ctx context.Context, r plugins.ResourceRef, namespace, name string, obj []byte) ([]byte, error) {
-	cl, err := c.client()
-	if err != nil {
-		return nil, err
-	}
-	return cl.Update(ctx, controller.ResourceRef(r), namespace, name, obj)
-}
-
-func (c callbacks) UpdateStatus(ctx context.Context, r plugins.ResourceRef, namespace, name string, obj []byte) ([]byte, error) {
-	cl, err := c.client()
-	if err != nil {
-		return nil, err
-	}
-	return cl.UpdateStatus(ctx, controller.ResourceRef(r), namespace, name, obj)
-}
-
-func (c callbacks) Patch(ctx context.Context, r plugins.ResourceRef, namespace, name, patchType string, patch []byte, subresource string) ([]byte, error) {
-	cl, err := c.client()
-	if err != nil {
-		return nil, err
-	}
-	return cl.Patch(ctx, controller.ResourceRef(r), namespace, name, patchType, patch, subresource)
-}
-
-func (c callbacks) Delete(ctx context.Context, r plugins.ResourceRef, namespace, name, propagationPolicy string) error {
-	cl, err := c.client()
-	if err != nil {
-		return err
-	}
-	return cl.Delete(ctx, controller.ResourceRef(r), namespace, name, propagationPolicy)
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/schemas"
@@ -170,7 +171,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	trigger := &gcTrigger{}
 	reloadCaches := newServedCaches(caches)
 	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: reloadCaches, OnDelete: trigger.Trigger, Converters: schemaSet.converterFor,
-		Admission: plugs.admission()})
+		Admission: plugs.host})
+	// Plugins call back to the store from here on: the one late binding
+	// (plugins.LateCallbacks says why).
+	plugs.callbacks.Bind(controller.NewClient(store, schemaSet.Registry))
 	defer startCollector(ctx, store, schemaSet.Registry, trigger, log)()
 	// Objects stored before a storage version change are rewritten in the
 	// background; stopped (progress kept) before the storage closes.
