@@ -25,6 +25,7 @@ import (
 	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/watchcache"
+	"github.com/specd-io/specd/plugins"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/server"
 )
@@ -47,7 +48,7 @@ type serveConfig struct {
 	// and stable versions (reload_gate.go).
 	AllowBreaking bool
 	// ReconcileWorkers is how many objects of one resource its reconcile
-	// plugin works on at once; 0 for the default (plugins.go).
+	// plugin works on at once; 0 for the default (controller.ElectedConfig).
 	ReconcileWorkers int
 }
 
@@ -140,14 +141,15 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// on, kept until reloads are served (reload.go): a SIGHUP while specd
 	// starts must not end it.
 	defer schemaSet.listen()()
-	// Every hook binding must name a plugin of --plugins (plugins.go);
+	// Every hook binding must name a plugin of --plugins (Host.CheckBindings);
 	// plugins start on first use.
-	plugs, err := openPlugins(cfg, log)
+	callbacks := &plugins.LateCallbacks{}
+	host, err := openPlugins(cfg, callbacks, log)
 	if err != nil {
 		return err
 	}
-	defer plugs.Close()
-	schemaSet.checkBindings = plugs.checkBindings
+	defer host.Close()
+	schemaSet.checkBindings = host.CheckBindings
 	if err := schemaSet.start(ctx); err != nil {
 		return err
 	}
@@ -171,10 +173,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	trigger := &gcTrigger{}
 	reloadCaches := newServedCaches(caches)
 	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: reloadCaches, OnDelete: trigger.Trigger, Converters: schemaSet.converterFor,
-		Admission: plugs.host})
+		Admission: host})
 	// Plugins call back to the store from here on: the one late binding
 	// (plugins.LateCallbacks says why).
-	plugs.callbacks.Bind(controller.NewClient(store, schemaSet.Registry))
+	callbacks.Bind(controller.NewClient(store, schemaSet.Registry))
 	defer startCollector(ctx, store, schemaSet.Registry, trigger, log)()
 	// Objects stored before a storage version change are rewritten in the
 	// background; stopped (progress kept) before the storage closes.
@@ -184,7 +186,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	handler := server.New(server.Config{
 		Registry:   schemaSet.Registry,
 		Checks:     []server.Check{schemaSet.readyCheck()},
-		MoreChecks: plugs.readyChecks,
+		MoreChecks: pluginChecks(host),
 		Store:      store,
 		Ready:      ready.Load,
 		Logger:     log,
@@ -207,7 +209,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	ready.Store(true)
 	log.Info("serving", "address", "http://"+listener.Addr().String())
 	defer schemaSet.serveReloads(ctx, store, reloadCaches, migration)()
-	defer plugs.startControllers(ctx, cfg, etcdClient, store, schemaSet.Registry, log)()
+	defer startControllers(ctx, controller.ElectedConfig{Client: etcdClient, Address: cfg.Listen, Store: store,
+		Reconciler: host, Registry: schemaSet.Registry, Workers: cfg.ReconcileWorkers, Logger: log})()
 
 	select {
 	case err := <-served:

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/workqueue"
 
@@ -41,6 +42,7 @@ type env struct {
 	store  *engine.Store
 	client *controller.Client
 	fleets *schemas.ResourceVersion
+	etcd   *clientv3.Client
 }
 
 // allowAll admits every write as it is: the example ships bind
@@ -61,11 +63,12 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	storage := etcdstorage.New(etcdtest.Start(t))
+	etcd := etcdtest.Start(t)
+	storage := etcdstorage.New(etcd)
 	caches := watchcache.New(storage, watchcache.Config{Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(caches.Close)
 	store := engine.NewStore(storage, engine.Options{Cache: caches, Admission: allowAll{}, Logger: slog.New(slog.DiscardHandler)})
-	e := &env{reg: reg, store: store, fleets: reg.Lookup("fleet.example.com", "v1", "fleets")}
+	e := &env{reg: reg, store: store, fleets: reg.Lookup("fleet.example.com", "v1", "fleets"), etcd: etcd}
 	e.client = controller.NewClient(store, func() *schemas.Registry { return reg })
 	return e
 }
