@@ -6,59 +6,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/specd-io/specd/engine/storage"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
-
-// Admission calls the plugins that a schema's x-specd-hooks binds for
-// defaulting and validation. cmd/specd adapts the plugin host to it.
-//
-// An error means the plugin could not answer (it is missing, did not
-// start, crashed, timed out, or its own function failed): the binding's
-// failurePolicy decides what the write does then. A validation plugin's
-// verdict on the object is its field errors, not an error.
-type Admission interface {
-	// Default returns the object as the plugin defaulted it.
-	Default(ctx context.Context, plugin string, req AdmissionRequest) ([]byte, error)
-	// Validate returns the object's field errors; none allows the write.
-	Validate(ctx context.Context, plugin string, req AdmissionRequest) ([]FieldError, error)
-}
-
-// The operations an AdmissionRequest names, as Kubernetes admission names
-// them.
-const (
-	OperationCreate = "CREATE"
-	OperationUpdate = "UPDATE"
-)
-
-// AdmissionRequest is what a defaulting or validation plugin is told about
-// one write.
-type AdmissionRequest struct {
-	Group, Version, Kind, Resource string
-	Namespace, Name                string
-	Operation                      string // OperationCreate or OperationUpdate
-	// Subresource is "status" or "scale" for a write to that subresource,
-	// as Kubernetes admission reports it; "" otherwise.
-	Subresource string
-	// Object is the object as it will be written: in the request's version
-	// for Default, in the storage version for Validate. OldObject is the
-	// stored object, in the same version, on UPDATE; nil on CREATE.
-	Object    []byte
-	OldObject []byte
-	DryRun    bool
-}
-
-// FieldError is one problem a validation plugin found. Type is a
-// k8s.io/apimachinery/pkg/util/validation/field ErrorType
-// ("FieldValueInvalid", "FieldValueRequired", ...), Field a path such as
-// "spec.replicas", Value the JSON of the bad value ("" for none).
-type FieldError struct {
-	Type, Field, Message, Value string
-}
 
 // admissionWrite is what every plugin call of one write shares.
 type admissionWrite struct {
@@ -70,16 +24,16 @@ type admissionWrite struct {
 // updateWrite is the admissionWrite of an update: of the object, its
 // status (status), or its scale (opts.subresource).
 func updateWrite(status bool, opts WriteOptions) admissionWrite {
-	w := admissionWrite{op: OperationUpdate, subresource: opts.subresource, dryRun: opts.DryRun}
+	w := admissionWrite{op: hook.OperationUpdate, subresource: opts.subresource, dryRun: opts.DryRun}
 	if status {
 		w.subresource = "status"
 	}
 	return w
 }
 
-// request is the AdmissionRequest of obj (and old), in version of r.
-func (w admissionWrite) request(r *schemas.Resource, version, namespace, name string, obj, old []byte) AdmissionRequest {
-	return AdmissionRequest{
+// request is the hook.AdmissionRequest of obj (and old), in version of r.
+func (w admissionWrite) request(r *schemas.Resource, version, namespace, name string, obj, old []byte) hook.AdmissionRequest {
+	return hook.AdmissionRequest{
 		Group: r.Group, Version: version, Kind: r.Kind, Resource: r.Plural,
 		Namespace: namespace, Name: name,
 		Operation: w.op, Subresource: w.subresource,
@@ -96,7 +50,7 @@ func (s *Store) defaultCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 	if err := req.setNamespace(rv.Resource, namespace); err != nil {
 		return nil, err
 	}
-	w := admissionWrite{op: OperationCreate, dryRun: opts.DryRun}
+	w := admissionWrite{op: hook.OperationCreate, dryRun: opts.DryRun}
 	nreq, err := s.pluginDefault(ctx, rv, w, req, nil)
 	if err != nil || nreq == req {
 		return nreq, err
@@ -199,7 +153,7 @@ func (s *Store) validateCreate(ctx context.Context, rv *schemas.ResourceVersion,
 	if err != nil {
 		return err
 	}
-	w := admissionWrite{op: OperationCreate, dryRun: opts.DryRun}
+	w := admissionWrite{op: hook.OperationCreate, dryRun: opts.DryRun}
 	return s.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, nil))
 }
 
@@ -237,7 +191,7 @@ func storageHooks(r *schemas.Resource) (*schemas.Hooks, string) {
 
 // pluginValidate calls the validation plugin of h; its field errors are a
 // 422 Invalid, as the schema's are.
-func (s *Store) pluginValidate(ctx context.Context, r *schemas.Resource, h *schemas.Hooks, ar AdmissionRequest) error {
+func (s *Store) pluginValidate(ctx context.Context, r *schemas.Resource, h *schemas.Hooks, ar hook.AdmissionRequest) error {
 	fes, err := s.callValidate(ctx, h, ar)
 	if err != nil {
 		return s.pluginFailed(h, "validate", h.Validate, r, err)
@@ -249,7 +203,7 @@ func (s *Store) pluginValidate(ctx context.Context, r *schemas.Resource, h *sche
 }
 
 // callDefault calls the defaulting plugin within the binding's timeout.
-func (s *Store) callDefault(ctx context.Context, h *schemas.Hooks, ar AdmissionRequest) ([]byte, error) {
+func (s *Store) callDefault(ctx context.Context, h *schemas.Hooks, ar hook.AdmissionRequest) ([]byte, error) {
 	if s.admission == nil {
 		return nil, errNoPlugins
 	}
@@ -263,7 +217,7 @@ func (s *Store) callDefault(ctx context.Context, h *schemas.Hooks, ar AdmissionR
 }
 
 // callValidate calls the validation plugin within the binding's timeout.
-func (s *Store) callValidate(ctx context.Context, h *schemas.Hooks, ar AdmissionRequest) ([]FieldError, error) {
+func (s *Store) callValidate(ctx context.Context, h *schemas.Hooks, ar hook.AdmissionRequest) ([]hook.FieldError, error) {
 	if s.admission == nil {
 		return nil, errNoPlugins
 	}
@@ -296,7 +250,7 @@ func pluginBroken(plugin, hook string, err error) error {
 }
 
 // fieldErrors turns a plugin's field errors into the causes of a 422.
-func fieldErrors(fes []FieldError) field.ErrorList {
+func fieldErrors(fes []hook.FieldError) field.ErrorList {
 	errs := make(field.ErrorList, 0, len(fes))
 	for _, fe := range fes {
 		t := field.ErrorType(fe.Type)

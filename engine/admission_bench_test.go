@@ -16,27 +16,6 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-// hostAdmission is engine.Admission on a plugin host, as cmd/specd wires it.
-type hostAdmission struct{ h *plugins.Host }
-
-func hostRequest(r engine.AdmissionRequest) plugins.AdmissionRequest {
-	return plugins.AdmissionRequest{Group: r.Group, Version: r.Version, Kind: r.Kind, Resource: r.Resource,
-		Namespace: r.Namespace, Name: r.Name, Operation: r.Operation, Object: r.Object, OldObject: r.OldObject, DryRun: r.DryRun}
-}
-
-func (a hostAdmission) Default(ctx context.Context, plugin string, req engine.AdmissionRequest) ([]byte, error) {
-	return a.h.Default(ctx, plugin, hostRequest(req))
-}
-
-func (a hostAdmission) Validate(ctx context.Context, plugin string, req engine.AdmissionRequest) ([]engine.FieldError, error) {
-	fes, err := a.h.Validate(ctx, plugin, hostRequest(req))
-	out := make([]engine.FieldError, len(fes))
-	for i, fe := range fes {
-		out[i] = engine.FieldError(fe)
-	}
-	return out, err
-}
-
 // shipPolicyHost builds examples/plugins/ship-policy and returns a host of
 // it, closed when b ends.
 func shipPolicyHost(b *testing.B) *plugins.Host {
@@ -92,7 +71,7 @@ func BenchmarkCreateHookLatency(b *testing.B) {
 	ctx := context.Background()
 	for _, hk := range benchHooks {
 		b.Run(hk.name, func(b *testing.B) {
-			s := newAdmittingStore(b, hostAdmission{host})
+			s := newAdmittingStore(b, host)
 			rv := benchShips(b, hk.def, hk.validate)
 			mustCreate(b, s, rv, "default", string(ship("warm", `{"registry":"Oslo"}`))) // starts the plugin
 			took := make([]time.Duration, 0, b.N)
@@ -119,7 +98,7 @@ func BenchmarkCreateHookThroughput(b *testing.B) {
 	ctx := context.Background()
 	for _, hk := range []struct{ name, def, validate string }{benchHooks[0], benchHooks[3]} {
 		b.Run(hk.name, func(b *testing.B) {
-			s := newAdmittingStore(b, hostAdmission{host})
+			s := newAdmittingStore(b, host)
 			rv := benchShips(b, hk.def, hk.validate)
 			mustCreate(b, s, rv, "default", string(ship("warm", `{"registry":"Oslo"}`)))
 			var n atomic.Int64

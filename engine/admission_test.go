@@ -16,14 +16,15 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
-// fakePlugins is an engine.Admission whose plugins are functions; it
+// fakePlugins is an hook.Admission whose plugins are functions; it
 // records every call.
 type fakePlugins struct {
-	defaultFn  func(ctx context.Context, req engine.AdmissionRequest) ([]byte, error)
-	validateFn func(ctx context.Context, req engine.AdmissionRequest) ([]engine.FieldError, error)
+	defaultFn  func(ctx context.Context, req hook.AdmissionRequest) ([]byte, error)
+	validateFn func(ctx context.Context, req hook.AdmissionRequest) ([]hook.FieldError, error)
 
 	mu    sync.Mutex
 	calls []pluginCall
@@ -31,10 +32,10 @@ type fakePlugins struct {
 
 type pluginCall struct {
 	hook, plugin string
-	req          engine.AdmissionRequest
+	req          hook.AdmissionRequest
 }
 
-func (f *fakePlugins) Default(ctx context.Context, plugin string, req engine.AdmissionRequest) ([]byte, error) {
+func (f *fakePlugins) Default(ctx context.Context, plugin string, req hook.AdmissionRequest) ([]byte, error) {
 	f.record("default", plugin, req)
 	if f.defaultFn == nil {
 		return req.Object, nil
@@ -42,7 +43,7 @@ func (f *fakePlugins) Default(ctx context.Context, plugin string, req engine.Adm
 	return f.defaultFn(ctx, req)
 }
 
-func (f *fakePlugins) Validate(ctx context.Context, plugin string, req engine.AdmissionRequest) ([]engine.FieldError, error) {
+func (f *fakePlugins) Validate(ctx context.Context, plugin string, req hook.AdmissionRequest) ([]hook.FieldError, error) {
 	f.record("validate", plugin, req)
 	if f.validateFn == nil {
 		return nil, nil
@@ -50,10 +51,10 @@ func (f *fakePlugins) Validate(ctx context.Context, plugin string, req engine.Ad
 	return f.validateFn(ctx, req)
 }
 
-func (f *fakePlugins) record(hook, plugin string, req engine.AdmissionRequest) {
+func (f *fakePlugins) record(hookName, plugin string, req hook.AdmissionRequest) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls = append(f.calls, pluginCall{hook, plugin, req})
+	f.calls = append(f.calls, pluginCall{hookName, plugin, req})
 }
 
 // took returns the calls so far and forgets them.
@@ -69,19 +70,19 @@ func (f *fakePlugins) took() []pluginCall {
 // changing, as examples/plugins/ship-policy does.
 func shipPolicy() *fakePlugins {
 	return &fakePlugins{
-		defaultFn: func(_ context.Context, req engine.AdmissionRequest) ([]byte, error) {
+		defaultFn: func(_ context.Context, req hook.AdmissionRequest) ([]byte, error) {
 			if gjson.GetBytes(req.Object, "spec.class").Exists() {
 				return req.Object, nil
 			}
 			return sjson.SetBytes(req.Object, "spec.class", "cargo")
 		},
-		validateFn: func(_ context.Context, req engine.AdmissionRequest) ([]engine.FieldError, error) {
+		validateFn: func(_ context.Context, req hook.AdmissionRequest) ([]hook.FieldError, error) {
 			if req.OldObject == nil {
 				return nil, nil
 			}
 			old, cur := gjson.GetBytes(req.OldObject, "spec.registry"), gjson.GetBytes(req.Object, "spec.registry")
 			if old.Exists() && old.Str != cur.Str {
-				return []engine.FieldError{{Type: "FieldValueInvalid", Field: "spec.registry", Message: "field is immutable", Value: cur.Raw}}, nil
+				return []hook.FieldError{{Type: "FieldValueInvalid", Field: "spec.registry", Message: "field is immutable", Value: cur.Raw}}, nil
 			}
 			return nil, nil
 		},
@@ -114,7 +115,7 @@ func ships(tb testing.TB, policy schemas.FailurePolicy, timeout time.Duration) *
 	return rv
 }
 
-func newAdmittingStore(tb testing.TB, a engine.Admission) *engine.Store {
+func newAdmittingStore(tb testing.TB, a hook.Admission) *engine.Store {
 	tb.Helper()
 	prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
 	opts := engine.Options{Prefix: prefix, Now: func() time.Time { return testNow }}
@@ -217,7 +218,7 @@ func TestAdmissionStatusWrites(t *testing.T) {
 	}
 	// A defaulting plugin that changes spec on a status write: only
 	// status may change there.
-	plugins.defaultFn = func(_ context.Context, req engine.AdmissionRequest) ([]byte, error) {
+	plugins.defaultFn = func(_ context.Context, req hook.AdmissionRequest) ([]byte, error) {
 		return sjson.SetBytes(req.Object, "spec.class", "passenger")
 	}
 	plugins.took()
@@ -322,7 +323,7 @@ func TestAdmissionDefaulterOutput(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			plugins := &fakePlugins{defaultFn: func(_ context.Context, req engine.AdmissionRequest) ([]byte, error) { return tt.out(req.Object) }}
+			plugins := &fakePlugins{defaultFn: func(_ context.Context, req hook.AdmissionRequest) ([]byte, error) { return tt.out(req.Object) }}
 			store := newAdmittingStore(t, plugins)
 			rv := ships(t, schemas.FailurePolicyFail, time.Second)
 			res, err := store.Create(ctx, rv, "sea", ship("a", tt.body), engine.WriteOptions{})
@@ -343,7 +344,7 @@ func TestAdmissionDefaulterOutput(t *testing.T) {
 		})
 	}
 	// The plugin's mistake is named as its.
-	plugins := &fakePlugins{defaultFn: func(_ context.Context, req engine.AdmissionRequest) ([]byte, error) {
+	plugins := &fakePlugins{defaultFn: func(_ context.Context, req hook.AdmissionRequest) ([]byte, error) {
 		return sjson.SetBytes(req.Object, "spec.class", "submarine")
 	}}
 	_, err := newAdmittingStore(t, plugins).Create(ctx, ships(t, schemas.FailurePolicyFail, time.Second), "sea", ship("a", `{}`), engine.WriteOptions{})
@@ -404,19 +405,19 @@ func TestAdmissionFailurePolicy(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			plugins := shipPolicy()
 			def, val := plugins.defaultFn, plugins.validateFn
-			plugins.defaultFn = func(ctx context.Context, req engine.AdmissionRequest) ([]byte, error) {
+			plugins.defaultFn = func(ctx context.Context, req hook.AdmissionRequest) ([]byte, error) {
 				if tt.defaultErr != nil {
 					return nil, tt.defaultErr(ctx)
 				}
 				return def(ctx, req)
 			}
-			plugins.validateFn = func(ctx context.Context, req engine.AdmissionRequest) ([]engine.FieldError, error) {
+			plugins.validateFn = func(ctx context.Context, req hook.AdmissionRequest) ([]hook.FieldError, error) {
 				if tt.validErr != nil {
 					return nil, tt.validErr(ctx)
 				}
 				return val(ctx, req)
 			}
-			var a engine.Admission = plugins
+			var a hook.Admission = plugins
 			if tt.noPlugins {
 				a = nil
 			}
@@ -450,13 +451,13 @@ func TestAdmissionFailurePolicy(t *testing.T) {
 // as the cause kube-apiserver would write for it.
 func TestAdmissionCauses(t *testing.T) {
 	ctx := context.Background()
-	fes := []engine.FieldError{
+	fes := []hook.FieldError{
 		{Type: "FieldValueRequired", Field: "spec.captain", Message: "a ship needs a captain"},
 		{Type: "FieldValueForbidden", Field: "spec.class", Message: "tankers may not sail here"},
 		{Type: "FieldValueInvalid", Field: "spec.crew", Message: "too few", Value: "2"},
 		{Type: "Bogus", Field: "spec", Message: "no value"},
 	}
-	plugins := &fakePlugins{validateFn: func(context.Context, engine.AdmissionRequest) ([]engine.FieldError, error) { return fes, nil }}
+	plugins := &fakePlugins{validateFn: func(context.Context, hook.AdmissionRequest) ([]hook.FieldError, error) { return fes, nil }}
 	_, err := newAdmittingStore(t, plugins).Create(ctx, ships(t, schemas.FailurePolicyFail, time.Second), "sea", ship("a", `{}`), engine.WriteOptions{})
 	var st struct {
 		Details struct {
@@ -535,7 +536,7 @@ func TestAdmissionSubresource(t *testing.T) {
 				t.Fatalf("%d plugin calls, want default and validate: %+v", len(calls), calls)
 			}
 			for _, c := range calls {
-				if c.req.Subresource != tc.want || c.req.Operation != engine.OperationUpdate {
+				if c.req.Subresource != tc.want || c.req.Operation != hook.OperationUpdate {
 					t.Errorf("%s told subresource %q, operation %q; want %q, UPDATE", c.hook, c.req.Subresource, c.req.Operation, tc.want)
 				}
 			}

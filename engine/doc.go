@@ -22,7 +22,7 @@
 // Schemas may bind plugins to a resource (x-specd-hooks): a write calls the
 // defaulting plugin of its version after the schema's defaults, and the
 // validation plugin on the object converted to the storage version, through
-// the Admission the Store is given (admission.go). Reconcilers run apart,
+// the hook.Admission the Store is given (admission.go). Reconcilers run apart,
 // in engine/controller.
 //
 // One file per verb: create.go, get.go, list.go, update.go, delete.go,

@@ -4,11 +4,11 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/converters"
+	"github.com/specd-io/specd/engine/storage"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -29,7 +29,7 @@ type Store struct {
 	// fields holds the field manager of each resource version (managedfields.go).
 	fields fieldManagers
 	// admission calls the plugins schemas bind (admission.go); may be nil.
-	admission Admission
+	admission hook.Admission
 	// converterFor, when set, is the converter of a resource's registry
 	// snapshot (Options.Converters).
 	converterFor func(*schemas.Resource) converters.Converter
@@ -62,7 +62,7 @@ type Options struct {
 	// Admission calls the defaulting and validation plugins that schemas
 	// bind with x-specd-hooks. Without it a write to a resource with such
 	// a binding fails as the binding's failurePolicy says.
-	Admission Admission
+	Admission hook.Admission
 }
 
 // NewStore returns a Store on storage.

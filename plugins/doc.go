@@ -6,10 +6,15 @@
 // A Host owns the processes. It starts each plugin on first use, restarts
 // one that dies (with exponential backoff), kills one that does not answer
 // before its caller's deadline, logs each plugin's stderr under its name,
-// and serves plugins the Callbacks through go-plugin's broker. Whatever a
-// plugin does, a call returns an answer or a *CallError, promptly; the
-// engine decides what a CallError means for the request (the binding's
-// failure policy).
+// and serves plugins the hook.Callbacks through go-plugin's broker. It is
+// the engine's hook.Admission and the controllers' hook.Reconciler (the
+// contract is plugins/hook). Whatever a plugin does, a call returns an
+// answer or a *CallError, promptly; the engine decides what a CallError
+// means for the request (the binding's failure policy).
+//
+// The Host also answers what serving asks of the plugins directory: which
+// hook bindings of a registry name a plugin it lacks (CheckBindings), and
+// one readiness line per plugin (ReadyChecks).
 //
 // Plugin authors use plugins/sdk, which does not import this package.
 package plugins

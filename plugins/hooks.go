@@ -9,11 +9,12 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/specd-io/specd/plugins/hook"
 	pluginv1 "github.com/specd-io/specd/plugins/proto/specd/plugin/v1"
 )
 
 // Default is req.Object with the plugin's defaults applied.
-func (h *Host) Default(ctx context.Context, plugin string, req AdmissionRequest) ([]byte, error) {
+func (h *Host) Default(ctx context.Context, plugin string, req hook.AdmissionRequest) ([]byte, error) {
 	var out []byte
 	err := h.call(ctx, plugin, "default", func(ctx context.Context, inst *instance) (string, error) {
 		resp, err := inst.rpc.Default(ctx, admissionProto(req))
@@ -31,15 +32,15 @@ func (h *Host) Default(ctx context.Context, plugin string, req AdmissionRequest)
 
 // Validate is the field errors the plugin finds in req.Object; none means
 // allowed.
-func (h *Host) Validate(ctx context.Context, plugin string, req AdmissionRequest) ([]FieldError, error) {
-	var out []FieldError
+func (h *Host) Validate(ctx context.Context, plugin string, req hook.AdmissionRequest) ([]hook.FieldError, error) {
+	var out []hook.FieldError
 	err := h.call(ctx, plugin, "validate", func(ctx context.Context, inst *instance) (string, error) {
 		resp, err := inst.rpc.Validate(ctx, admissionProto(req))
 		if err != nil {
 			return "", err
 		}
 		for _, fe := range resp.GetErrors() {
-			out = append(out, FieldError{Type: fe.GetType(), Field: fe.GetField(), Message: fe.GetMessage(), Value: string(fe.GetValue())})
+			out = append(out, hook.FieldError{Type: fe.GetType(), Field: fe.GetField(), Message: fe.GetMessage(), Value: string(fe.GetValue())})
 		}
 		if len(out) > 0 {
 			return resultRejected, nil
@@ -50,8 +51,8 @@ func (h *Host) Validate(ctx context.Context, plugin string, req AdmissionRequest
 }
 
 // Reconcile asks the plugin to reconcile req.Object.
-func (h *Host) Reconcile(ctx context.Context, plugin string, req ReconcileRequest) (ReconcileResult, error) {
-	var out ReconcileResult
+func (h *Host) Reconcile(ctx context.Context, plugin string, req hook.ReconcileRequest) (hook.ReconcileResult, error) {
+	var out hook.ReconcileResult
 	err := h.call(ctx, plugin, "reconcile", func(ctx context.Context, inst *instance) (string, error) {
 		resp, err := inst.rpc.Reconcile(ctx, &pluginv1.ReconcileRequest{
 			Group: req.Group, Version: req.Version, Kind: req.Kind, Resource: req.Resource,
@@ -60,7 +61,7 @@ func (h *Host) Reconcile(ctx context.Context, plugin string, req ReconcileReques
 		if err != nil {
 			return "", err
 		}
-		out = ReconcileResult{
+		out = hook.ReconcileResult{
 			RequeueAfter:  time.Duration(resp.GetRequeueAfterMs()) * time.Millisecond,
 			Requeue:       resp.GetRequeue(),
 			Status:        resp.GetStatus(),
@@ -71,7 +72,7 @@ func (h *Host) Reconcile(ctx context.Context, plugin string, req ReconcileReques
 	return out, err
 }
 
-func admissionProto(req AdmissionRequest) *pluginv1.AdmissionRequest {
+func admissionProto(req hook.AdmissionRequest) *pluginv1.AdmissionRequest {
 	return &pluginv1.AdmissionRequest{
 		Group: req.Group, Version: req.Version, Kind: req.Kind, Resource: req.Resource,
 		Namespace: req.Namespace, Name: req.Name, Operation: req.Operation, Subresource: req.Subresource,

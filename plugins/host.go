@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/specd-io/specd/plugins/hook"
 )
 
 // HostConfig configures a Host.
@@ -23,7 +25,7 @@ type HostConfig struct {
 	Logger *slog.Logger
 	// Callbacks is served to plugins through go-plugin's broker. Nil:
 	// reconcilers' calls to specd answer 503 ServiceUnavailable.
-	Callbacks Callbacks
+	Callbacks hook.Callbacks
 }
 
 // Host starts, supervises and calls the plugins of one directory. It is
@@ -106,7 +108,7 @@ func (h *Host) Names() []string {
 }
 
 // Kinds is what the plugin says it handles, starting it if need be.
-func (h *Host) Kinds(ctx context.Context, plugin string) ([]KindHooks, error) {
+func (h *Host) Kinds(ctx context.Context, plugin string) ([]hook.KindHooks, error) {
 	p, err := h.proc(plugin)
 	if err != nil {
 		return nil, err
@@ -115,7 +117,7 @@ func (h *Host) Kinds(ctx context.Context, plugin string) ([]KindHooks, error) {
 	if err != nil {
 		return nil, &CallError{Plugin: plugin, Err: err}
 	}
-	return append([]KindHooks(nil), inst.kinds...), nil
+	return append([]hook.KindHooks(nil), inst.kinds...), nil
 }
 
 // Health is the state of every plugin, sorted by name.
@@ -172,3 +174,10 @@ func (h *Host) proc(name string) (*proc, error) {
 	}
 	return p, nil
 }
+
+// The engine's writes call the Host for admission, the controllers for
+// reconciles.
+var (
+	_ hook.Admission  = (*Host)(nil)
+	_ hook.Reconciler = (*Host)(nil)
+)

@@ -15,14 +15,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/specd-io/specd/plugins/hook"
 )
 
 func widget(spec string) []byte {
 	return []byte(`{"apiVersion":"test.specd.io/v1","kind":"Widget","metadata":{"name":"w1","namespace":"ns","uid":"u-1","generation":2},"spec":` + spec + `}`)
 }
 
-func admission(op, spec, oldSpec string) AdmissionRequest {
-	req := AdmissionRequest{Group: "test.specd.io", Version: "v1", Kind: "Widget", Resource: "widgets",
+func admission(op, spec, oldSpec string) hook.AdmissionRequest {
+	req := hook.AdmissionRequest{Group: "test.specd.io", Version: "v1", Kind: "Widget", Resource: "widgets",
 		Namespace: "ns", Name: "w1", Operation: op, Object: widget(spec)}
 	if oldSpec != "" {
 		req.OldObject = widget(oldSpec)
@@ -109,15 +111,15 @@ func TestDefaultAndValidate(t *testing.T) {
 
 	tests := map[string]struct {
 		op, spec, old string
-		want          []FieldError
+		want          []hook.FieldError
 	}{
 		"valid create": {op: "CREATE", spec: `{"color":"red","serial":"a"}`},
-		"bad color and size": {op: "CREATE", spec: `{"color":"green","size":-2}`, want: []FieldError{
+		"bad color and size": {op: "CREATE", spec: `{"color":"green","size":-2}`, want: []hook.FieldError{
 			{Type: "FieldValueNotSupported", Field: "spec.color", Message: `supported values: "blue", "red"`, Value: `"green"`},
 			{Type: "FieldValueInvalid", Field: "spec.size", Message: "must be at least 0", Value: "-2"},
 		}},
 		"serial kept": {op: "UPDATE", spec: `{"serial":"a"}`, old: `{"serial":"a"}`},
-		"serial changed": {op: "UPDATE", spec: `{"serial":"b"}`, old: `{"serial":"a"}`, want: []FieldError{
+		"serial changed": {op: "UPDATE", spec: `{"serial":"b"}`, old: `{"serial":"a"}`, want: []hook.FieldError{
 			{Type: "FieldValueInvalid", Field: "spec.serial", Message: "field is immutable", Value: `"b"`},
 		}},
 	}
@@ -137,7 +139,7 @@ func TestDefaultAndValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []KindHooks{{Group: "test.specd.io", Kind: "Widget", Default: true, Validate: true, Reconcile: true, Finalizer: "test.specd.io/cleanup"}}
+	want := []hook.KindHooks{{Group: "test.specd.io", Kind: "Widget", Default: true, Validate: true, Reconcile: true, Finalizer: "test.specd.io/cleanup"}}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("Kinds (-want +got):\n%s", diff)
 	}
@@ -330,7 +332,7 @@ func TestPlainGRPCPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []FieldError{{Type: "FieldValueInvalid", Field: "spec.size", Message: "must be at least 0", Value: "-1"}}
+	want := []hook.FieldError{{Type: "FieldValueInvalid", Field: "spec.size", Message: "must be at least 0", Value: "-1"}}
 	if diff := cmp.Diff(want, errs); diff != "" {
 		t.Errorf("field errors (-want +got):\n%s", diff)
 	}

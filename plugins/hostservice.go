@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/specd-io/specd/plugins/hook"
 	pluginv1 "github.com/specd-io/specd/plugins/proto/specd/plugin/v1"
 )
 
@@ -17,11 +18,11 @@ import (
 // Kubernetes Status, so the plugin sees code and reason.
 type hostService struct {
 	pluginv1.UnimplementedHostServer
-	cb Callbacks
+	cb hook.Callbacks
 }
 
-func ref(r *pluginv1.ResourceRef) ResourceRef {
-	return ResourceRef{Group: r.GetGroup(), Version: r.GetVersion(), Resource: r.GetResource()}
+func ref(r *pluginv1.ResourceRef) hook.ResourceRef {
+	return hook.ResourceRef{Group: r.GetGroup(), Version: r.GetVersion(), Resource: r.GetResource()}
 }
 
 func (s *hostService) Get(ctx context.Context, req *pluginv1.GetRequest) (*pluginv1.ObjectResponse, error) {

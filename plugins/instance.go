@@ -13,6 +13,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/specd-io/specd/plugins/hook"
 	pluginv1 "github.com/specd-io/specd/plugins/proto/specd/plugin/v1"
 )
 
@@ -29,7 +30,7 @@ type instance struct {
 	client *plugin.Client
 	cmd    *exec.Cmd
 	rpc    pluginv1.PluginClient
-	kinds  []KindHooks
+	kinds  []hook.KindHooks
 	exit   *exitNote
 
 	stop     chan struct{} // closed by kill
@@ -58,7 +59,7 @@ type dispensed struct {
 // on.
 type hostPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	cb Callbacks
+	cb hook.Callbacks
 }
 
 func (p *hostPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
@@ -124,7 +125,7 @@ func (i *instance) connect(name string) error {
 	}
 	i.rpc = d.rpc
 	for _, k := range resp.GetKinds() {
-		i.kinds = append(i.kinds, KindHooks{
+		i.kinds = append(i.kinds, hook.KindHooks{
 			Group: k.GetGroup(), Kind: k.GetKind(),
 			Default: k.GetDefault(), Validate: k.GetValidate(), Reconcile: k.GetReconcile(),
 			Finalizer: k.GetFinalizer(),

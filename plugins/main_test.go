@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/specd-io/specd/plugins/hook"
 )
 
 // binDir holds the test plugins, built once for every test: testplugin
@@ -102,7 +104,7 @@ func (b *logBuffer) waitFor(subs ...string) bool {
 
 // newHost is a Host over dir whose log the test can read; it is closed
 // when the test ends.
-func newHost(t testing.TB, dir string, cb Callbacks) (*Host, *logBuffer) {
+func newHost(t testing.TB, dir string, cb hook.Callbacks) (*Host, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
 	h, err := NewHost(HostConfig{

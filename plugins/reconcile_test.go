@@ -14,6 +14,8 @@ import (
 	"github.com/tidwall/sjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/specd-io/specd/plugins/hook"
 )
 
 // fakeCallbacks keeps objects of one resource in memory, with
@@ -31,11 +33,11 @@ func (f *fakeCallbacks) record(format string, args ...any) {
 	f.calls = append(f.calls, fmt.Sprintf(format, args...))
 }
 
-func gr(r ResourceRef) schema.GroupResource {
+func gr(r hook.ResourceRef) schema.GroupResource {
 	return schema.GroupResource{Group: r.Group, Resource: r.Resource}
 }
 
-func (f *fakeCallbacks) Get(_ context.Context, r ResourceRef, ns, name string) ([]byte, error) {
+func (f *fakeCallbacks) Get(_ context.Context, r hook.ResourceRef, ns, name string) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.record("get %s %s/%s", r.Resource, ns, name)
@@ -46,7 +48,7 @@ func (f *fakeCallbacks) Get(_ context.Context, r ResourceRef, ns, name string) (
 	return obj, nil
 }
 
-func (f *fakeCallbacks) List(_ context.Context, r ResourceRef, ns, selector string) ([]byte, error) {
+func (f *fakeCallbacks) List(_ context.Context, r hook.ResourceRef, ns, selector string) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.record("list %s %s %s", r.Resource, ns, selector)
@@ -57,14 +59,14 @@ func (f *fakeCallbacks) List(_ context.Context, r ResourceRef, ns, selector stri
 	return list, nil
 }
 
-func (f *fakeCallbacks) store(r ResourceRef, ns string, obj []byte) []byte {
+func (f *fakeCallbacks) store(r hook.ResourceRef, ns string, obj []byte) []byte {
 	f.rv++
 	obj, _ = sjson.SetBytes(obj, "metadata.resourceVersion", fmt.Sprint(f.rv))
 	f.objs[ns+"/"+gjson.GetBytes(obj, "metadata.name").Str] = obj
 	return obj
 }
 
-func (f *fakeCallbacks) Create(_ context.Context, r ResourceRef, ns string, obj []byte) ([]byte, error) {
+func (f *fakeCallbacks) Create(_ context.Context, r hook.ResourceRef, ns string, obj []byte) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	name := gjson.GetBytes(obj, "metadata.name").Str
@@ -76,7 +78,7 @@ func (f *fakeCallbacks) Create(_ context.Context, r ResourceRef, ns string, obj 
 	return f.store(r, ns, obj), nil
 }
 
-func (f *fakeCallbacks) update(verb string, r ResourceRef, ns, name string, obj []byte) ([]byte, error) {
+func (f *fakeCallbacks) update(verb string, r hook.ResourceRef, ns, name string, obj []byte) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.record("%s %s %s/%s", verb, r.Resource, ns, name)
@@ -90,15 +92,15 @@ func (f *fakeCallbacks) update(verb string, r ResourceRef, ns, name string, obj 
 	return f.store(r, ns, obj), nil
 }
 
-func (f *fakeCallbacks) Update(_ context.Context, r ResourceRef, ns, name string, obj []byte) ([]byte, error) {
+func (f *fakeCallbacks) Update(_ context.Context, r hook.ResourceRef, ns, name string, obj []byte) ([]byte, error) {
 	return f.update("update", r, ns, name, obj)
 }
 
-func (f *fakeCallbacks) UpdateStatus(_ context.Context, r ResourceRef, ns, name string, obj []byte) ([]byte, error) {
+func (f *fakeCallbacks) UpdateStatus(_ context.Context, r hook.ResourceRef, ns, name string, obj []byte) ([]byte, error) {
 	return f.update("update-status", r, ns, name, obj)
 }
 
-func (f *fakeCallbacks) Patch(_ context.Context, r ResourceRef, ns, name, pt string, patch []byte, sub string) ([]byte, error) {
+func (f *fakeCallbacks) Patch(_ context.Context, r hook.ResourceRef, ns, name, pt string, patch []byte, sub string) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.record("patch %s %s/%s %s %s %s", r.Resource, ns, name, pt, patch, sub)
@@ -109,7 +111,7 @@ func (f *fakeCallbacks) Patch(_ context.Context, r ResourceRef, ns, name, pt str
 	return obj, nil
 }
 
-func (f *fakeCallbacks) Delete(_ context.Context, r ResourceRef, ns, name, propagation string) error {
+func (f *fakeCallbacks) Delete(_ context.Context, r hook.ResourceRef, ns, name, propagation string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.record("delete %s %s/%s %s", r.Resource, ns, name, propagation)
@@ -117,8 +119,8 @@ func (f *fakeCallbacks) Delete(_ context.Context, r ResourceRef, ns, name, propa
 	return nil
 }
 
-func reconcileReq(obj []byte) ReconcileRequest {
-	return ReconcileRequest{Group: "test.specd.io", Version: "v1", Kind: "Widget", Resource: "widgets",
+func reconcileReq(obj []byte) hook.ReconcileRequest {
+	return hook.ReconcileRequest{Group: "test.specd.io", Version: "v1", Kind: "Widget", Resource: "widgets",
 		Namespace: "ns", Name: "w1", Object: obj}
 }
 

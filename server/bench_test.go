@@ -18,7 +18,7 @@ import (
 // constStore answers every read with fixed bytes, so benchmarks measure
 // the server alone.
 type constStore struct {
-	ObjectStore
+	engine.Objects
 	object, list []byte
 }
 

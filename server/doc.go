@@ -6,6 +6,6 @@
 // Kubernetes Status.
 //
 // It holds no objects and no schema state of its own: every request reads
-// one registry snapshot and hands raw JSON bytes to an ObjectStore (the
-// engine), whose answers it writes back as they are.
+// one registry snapshot and hands raw JSON bytes to the engine (its
+// engine.Objects), whose answers it writes back as they are.
 package server

@@ -83,7 +83,7 @@ type call struct {
 	list      engine.ListRequest
 }
 
-// fakeStore is an in-memory ObjectStore good enough for handler tests: it
+// fakeStore is an in-memory engine.Objects good enough for handler tests: it
 // keeps objects by resource, namespace and name, and records every call.
 type fakeStore struct {
 	mu       sync.Mutex
@@ -227,7 +227,7 @@ func (f *fakeStore) Delete(_ context.Context, rv *schemas.ResourceVersion, ns, n
 
 // newTestServer returns a server on testRegistry and store, with a fixed
 // clock and logs in the test output.
-func newTestServer(t testing.TB, store ObjectStore) *Server {
+func newTestServer(t testing.TB, store engine.Objects) *Server {
 	t.Helper()
 	reg := testRegistry()
 	return New(Config{

@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/internal/metrics"
 	"github.com/specd-io/specd/schemas"
 )
@@ -23,7 +24,7 @@ type Config struct {
 	// once and uses that one snapshot throughout. Required.
 	Registry func() *schemas.Registry
 	// Store serves the objects. Required.
-	Store ObjectStore
+	Store engine.Objects
 	// Ready reports whether specd can serve (storage reachable, schemas
 	// loaded); /readyz answers 503 until it is true. Nil means always ready.
 	Ready func() bool

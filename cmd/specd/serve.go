@@ -21,8 +21,10 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/watchcache"
+	"github.com/specd-io/specd/plugins"
 	"github.com/specd-io/specd/schemas/serving"
 	"github.com/specd-io/specd/server"
 )
@@ -45,7 +47,7 @@ type serveConfig struct {
 	// and stable versions (schemas/serving).
 	AllowBreaking bool
 	// ReconcileWorkers is how many objects of one resource its reconcile
-	// plugin works on at once; 0 for the default (plugins.go).
+	// plugin works on at once; 0 for the default (controller.ElectedConfig).
 	ReconcileWorkers int
 }
 
@@ -131,20 +133,21 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 // serve runs until ctx ends. Schemas are loaded before anything starts, so a
 // broken schema directory stops specd with every problem listed.
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
-	// Every hook binding must name a plugin of --plugins (plugins.go);
+	// Every hook binding must name a plugin of --plugins (Host.CheckBindings);
 	// plugins start on first use.
-	plugs, err := openPlugins(cfg, log)
+	callbacks := &plugins.LateCallbacks{}
+	host, err := openPlugins(cfg, callbacks, log)
 	if err != nil {
 		return err
 	}
-	defer plugs.Close()
+	defer host.Close()
 	// Schemas and their conversion rules are loaded (and checked) before
 	// anything starts; reloads swap them while specd serves
 	// (schemas/serving). A SIGHUP or a change of a schema file is a reload
 	// request from here on, kept until reloads are served: a SIGHUP while
 	// specd starts must not end it.
 	schemaSet, err := serving.New(ctx, serving.Config{Dir: cfg.Schemas, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking,
-		Watch: !cfg.NoWatch, Logger: log, CheckBindings: plugs.checkBindings})
+		Watch: !cfg.NoWatch, Logger: log, CheckBindings: host.CheckBindings})
 	if err != nil {
 		return err
 	}
@@ -170,7 +173,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// A reload ends the caches of the resources it changes.
 	reloadCaches := watchcache.NewServed(caches, engine.CacheKeyOf(""))
 	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: reloadCaches, OnDelete: trigger.Trigger, Converters: schemaSet.ConverterFor,
-		Admission: plugs.admission()})
+		Admission: host})
+	// Plugins call back to the store from here on: the one late binding
+	// (plugins.LateCallbacks says why).
+	callbacks.Bind(controller.NewClient(store, schemaSet.Registry))
 	defer startCollector(ctx, store, schemaSet.Registry, trigger, log)()
 	// Objects stored before a storage version change are rewritten in the
 	// background; stopped (progress kept) before the storage closes.
@@ -180,7 +186,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	handler := server.New(server.Config{
 		Registry:   schemaSet.Registry,
 		Checks:     []server.Check{{Name: "schemas", Check: schemaSet.ReadyCheck, Informational: true}},
-		MoreChecks: plugs.readyChecks,
+		MoreChecks: pluginChecks(host),
 		Store:      store,
 		Ready:      ready.Load,
 		Logger:     log,
@@ -205,7 +211,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// The watch caches, then the storage migration, follow each reload.
 	stored := storedObjects{store: store, timeout: storedReadTimeout}
 	defer schemaSet.Serve(ctx, stored, reloadCaches, migration).Stop()
-	defer plugs.startControllers(ctx, cfg, etcdClient, store, schemaSet.Registry, log)()
+	defer startControllers(ctx, controller.ElectedConfig{Client: etcdClient, Address: cfg.Listen, Store: store,
+		Reconciler: host, Registry: schemaSet.Registry, Workers: cfg.ReconcileWorkers, Logger: log})()
 
 	select {
 	case err := <-served:

@@ -9,25 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
-
-// ClientStore is what a Client reads and writes. *engine.Store satisfies
-// it.
-type ClientStore interface {
-	Create(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-	Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
-	List(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.ListRequest) ([]byte, error)
-	Update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-	UpdateStatus(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-	Delete(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, opts engine.DeleteOptions) (engine.Result, error)
-	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
-}
-
-var _ ClientStore = (*engine.Store)(nil)
-
-// ResourceRef names a resource as a REST client does.
-type ResourceRef struct{ Group, Version, Resource string }
 
 // Client is what reconcilers read and write through: the Store, with
 // resources named as in a URL and looked up in the current registry. Its
@@ -36,7 +20,7 @@ type ResourceRef struct{ Group, Version, Resource string }
 // *apierrors.StatusError, so a plugin gets the code and reason a REST
 // client would.
 type Client struct {
-	store    ClientStore
+	store    engine.Objects
 	registry func() *schemas.Registry
 }
 
@@ -45,12 +29,12 @@ const ClientFieldManager = "specd-reconciler"
 
 // NewClient returns a Client of store, for the resources of the current
 // registry snapshot.
-func NewClient(store ClientStore, registry func() *schemas.Registry) *Client {
+func NewClient(store engine.Objects, registry func() *schemas.Registry) *Client {
 	return &Client{store: store, registry: registry}
 }
 
 // lookup finds the served resource r names, as the server routes a URL.
-func (c *Client) lookup(r ResourceRef) (*schemas.ResourceVersion, error) {
+func (c *Client) lookup(r hook.ResourceRef) (*schemas.ResourceVersion, error) {
 	if rv := c.registry().Lookup(r.Group, r.Version, r.Resource); rv != nil {
 		return rv, nil
 	}
@@ -61,7 +45,7 @@ func (c *Client) lookup(r ResourceRef) (*schemas.ResourceVersion, error) {
 func writeOpts() engine.WriteOptions { return engine.WriteOptions{FieldManager: ClientFieldManager} }
 
 // Get returns one object.
-func (c *Client) Get(ctx context.Context, r ResourceRef, namespace, name string) ([]byte, error) {
+func (c *Client) Get(ctx context.Context, r hook.ResourceRef, namespace, name string) ([]byte, error) {
 	rv, err := c.lookup(r)
 	if err != nil {
 		return nil, err
@@ -72,7 +56,7 @@ func (c *Client) Get(ctx context.Context, r ResourceRef, namespace, name string)
 
 // List returns a <Kind>List of the objects in namespace ("" for all) that
 // match labelSelector.
-func (c *Client) List(ctx context.Context, r ResourceRef, namespace, labelSelector string) ([]byte, error) {
+func (c *Client) List(ctx context.Context, r hook.ResourceRef, namespace, labelSelector string) ([]byte, error) {
 	rv, err := c.lookup(r)
 	if err != nil {
 		return nil, err
@@ -86,7 +70,7 @@ func (c *Client) List(ctx context.Context, r ResourceRef, namespace, labelSelect
 }
 
 // Create stores a new object.
-func (c *Client) Create(ctx context.Context, r ResourceRef, namespace string, obj []byte) ([]byte, error) {
+func (c *Client) Create(ctx context.Context, r hook.ResourceRef, namespace string, obj []byte) ([]byte, error) {
 	rv, err := c.lookup(r)
 	if err != nil {
 		return nil, err
@@ -96,7 +80,7 @@ func (c *Client) Create(ctx context.Context, r ResourceRef, namespace string, ob
 }
 
 // Update replaces an object; obj carries its resourceVersion.
-func (c *Client) Update(ctx context.Context, r ResourceRef, namespace, name string, obj []byte) ([]byte, error) {
+func (c *Client) Update(ctx context.Context, r hook.ResourceRef, namespace, name string, obj []byte) ([]byte, error) {
 	rv, err := c.lookup(r)
 	if err != nil {
 		return nil, err
@@ -106,7 +90,7 @@ func (c *Client) Update(ctx context.Context, r ResourceRef, namespace, name stri
 }
 
 // UpdateStatus replaces an object's status.
-func (c *Client) UpdateStatus(ctx context.Context, r ResourceRef, namespace, name string, obj []byte) ([]byte, error) {
+func (c *Client) UpdateStatus(ctx context.Context, r hook.ResourceRef, namespace, name string, obj []byte) ([]byte, error) {
 	rv, err := c.lookup(r)
 	if err != nil {
 		return nil, err
@@ -119,7 +103,7 @@ func (c *Client) UpdateStatus(ctx context.Context, r ResourceRef, namespace, nam
 // patch media type (application/merge-patch+json, ...) or its short name
 // as kubectl --type takes it (merge, json, apply). An apply takes the
 // fields it sets from other managers (force).
-func (c *Client) Patch(ctx context.Context, r ResourceRef, namespace, name, patchType string, patch []byte, subresource string) ([]byte, error) {
+func (c *Client) Patch(ctx context.Context, r hook.ResourceRef, namespace, name, patchType string, patch []byte, subresource string) ([]byte, error) {
 	rv, err := c.lookup(r)
 	if err != nil {
 		return nil, err
@@ -140,7 +124,7 @@ func (c *Client) Patch(ctx context.Context, r ResourceRef, namespace, name, patc
 
 // Delete deletes an object; propagationPolicy is Background (when
 // empty), Foreground or Orphan.
-func (c *Client) Delete(ctx context.Context, r ResourceRef, namespace, name, propagationPolicy string) error {
+func (c *Client) Delete(ctx context.Context, r hook.ResourceRef, namespace, name, propagationPolicy string) error {
 	rv, err := c.lookup(r)
 	if err != nil {
 		return err
@@ -169,3 +153,6 @@ func statusError(err error) error {
 	}
 	return apierrors.NewInternalError(err)
 }
+
+// Reconcile plugins call back through the plugin host to a Client.
+var _ hook.Callbacks = (*Client)(nil)

@@ -8,13 +8,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -50,7 +50,7 @@ type Config struct {
 	// Hooks name the plugin.
 	Resource   *schemas.ResourceVersion
 	Store      Store
-	Reconciler Reconciler
+	Reconciler hook.Reconciler
 	// Workers reconcile different objects at once; DefaultWorkers when 0.
 	Workers int
 	Logger  *slog.Logger
@@ -215,58 +215,58 @@ func (c *Controller) processNext(ctx context.Context) bool {
 
 // reconcile brings one object to what its plugin wants: finalizer, plugin
 // call, status, finalizer removal.
-func (c *Controller) reconcile(ctx context.Context, key Key) (Result, error) {
+func (c *Controller) reconcile(ctx context.Context, key Key) (hook.ReconcileResult, error) {
 	obj, err := c.cfg.Store.Get(ctx, c.rv, key.Namespace, key.Name)
 	if apierrors.IsNotFound(err) {
-		return Result{}, nil // deleted since it was queued
+		return hook.ReconcileResult{}, nil // deleted since it was queued
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("get: %w", err)
+		return hook.ReconcileResult{}, fmt.Errorf("get: %w", err)
 	}
 	finalizer, err := c.wantedFinalizer(ctx)
 	if err != nil {
-		return Result{}, err
+		return hook.ReconcileResult{}, err
 	}
 	deleting := gjson.GetBytes(obj, "metadata.deletionTimestamp").Exists()
 	if finalizer != "" {
 		has := hasFinalizer(obj, finalizer)
 		switch {
 		case deleting && !has:
-			return Result{}, nil // cleaned up already; someone else holds it
+			return hook.ReconcileResult{}, nil // cleaned up already; someone else holds it
 		case !deleting && !has:
 			if obj, err = c.addFinalizer(ctx, key, obj, finalizer); err != nil {
-				return Result{}, err
+				return hook.ReconcileResult{}, err
 			}
 		}
 	}
 	res, err := c.callPlugin(ctx, key, obj)
 	if err != nil {
-		return Result{}, err
+		return hook.ReconcileResult{}, err
 	}
 	if res.Status != nil {
 		if obj, err = c.writeStatus(ctx, key, obj, res.Status); err != nil {
-			return Result{}, err
+			return hook.ReconcileResult{}, err
 		}
 	}
 	if deleting && finalizer != "" && res.FinalizerDone {
 		if err := c.removeFinalizer(ctx, key, obj, finalizer); err != nil {
-			return Result{}, err
+			return hook.ReconcileResult{}, err
 		}
 	}
 	return res, nil
 }
 
 // callPlugin calls the reconcile plugin within the binding's timeout.
-func (c *Controller) callPlugin(ctx context.Context, key Key, obj []byte) (Result, error) {
+func (c *Controller) callPlugin(ctx context.Context, key Key, obj []byte) (hook.ReconcileResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	r := c.rv.Resource
-	res, err := c.cfg.Reconciler.Reconcile(ctx, c.plugin, Request{
+	res, err := c.cfg.Reconciler.Reconcile(ctx, c.plugin, hook.ReconcileRequest{
 		Group: r.Group, Version: c.rv.Version, Kind: r.Kind, Resource: r.Plural,
 		Namespace: key.Namespace, Name: key.Name, Object: obj,
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("plugin %q: %w", c.plugin, err)
+		return hook.ReconcileResult{}, fmt.Errorf("plugin %q: %w", c.plugin, err)
 	}
 	return res, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/workqueue"
 
@@ -23,12 +24,13 @@ import (
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/engine/watchcache"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
 var (
-	fleetsRef = controller.ResourceRef{Group: "fleet.example.com", Version: "v1", Resource: "fleets"}
-	shipsRef  = controller.ResourceRef{Group: "fleet.example.com", Version: "v1", Resource: "ships"}
+	fleetsRef = hook.ResourceRef{Group: "fleet.example.com", Version: "v1", Resource: "fleets"}
+	shipsRef  = hook.ResourceRef{Group: "fleet.example.com", Version: "v1", Resource: "ships"}
 )
 
 const shipsFinalizer = "fleet.example.com/ships"
@@ -40,17 +42,18 @@ type env struct {
 	store  *engine.Store
 	client *controller.Client
 	fleets *schemas.ResourceVersion
+	etcd   *clientv3.Client
 }
 
 // allowAll admits every write as it is: the example ships bind
 // ship-policy, which these tests do not run.
 type allowAll struct{}
 
-func (allowAll) Default(_ context.Context, _ string, req engine.AdmissionRequest) ([]byte, error) {
+func (allowAll) Default(_ context.Context, _ string, req hook.AdmissionRequest) ([]byte, error) {
 	return req.Object, nil
 }
 
-func (allowAll) Validate(context.Context, string, engine.AdmissionRequest) ([]engine.FieldError, error) {
+func (allowAll) Validate(context.Context, string, hook.AdmissionRequest) ([]hook.FieldError, error) {
 	return nil, nil
 }
 
@@ -60,17 +63,18 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	storage := etcdstorage.New(etcdtest.Start(t))
+	etcd := etcdtest.Start(t)
+	storage := etcdstorage.New(etcd)
 	caches := watchcache.New(storage, watchcache.Config{Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(caches.Close)
 	store := engine.NewStore(storage, engine.Options{Cache: caches, Admission: allowAll{}, Logger: slog.New(slog.DiscardHandler)})
-	e := &env{reg: reg, store: store, fleets: reg.Lookup("fleet.example.com", "v1", "fleets")}
+	e := &env{reg: reg, store: store, fleets: reg.Lookup("fleet.example.com", "v1", "fleets"), etcd: etcd}
 	e.client = controller.NewClient(store, func() *schemas.Registry { return reg })
 	return e
 }
 
 // run starts a controller of fleets with rec until the test ends.
-func (e *env) run(t *testing.T, rec controller.Reconciler, limiter workqueue.TypedRateLimiter[controller.Key]) *controller.Controller {
+func (e *env) run(t *testing.T, rec hook.Reconciler, limiter workqueue.TypedRateLimiter[controller.Key]) *controller.Controller {
 	t.Helper()
 	c, err := controller.New(controller.Config{Resource: e.fleets, Store: e.store, Reconciler: rec, RateLimiter: limiter,
 		Logger: slog.New(slog.DiscardHandler)})
@@ -93,7 +97,7 @@ func (e *env) run(t *testing.T, rec controller.Reconciler, limiter workqueue.Typ
 
 // runManager runs a Manager of the example registry with rec until the
 // test ends.
-func (e *env) runManager(t *testing.T, rec controller.Reconciler) {
+func (e *env) runManager(t *testing.T, rec hook.Reconciler) {
 	t.Helper()
 	m := controller.NewManager(controller.ManagerConfig{Store: e.store, Reconciler: rec, Logger: slog.New(slog.DiscardHandler)})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -122,14 +126,14 @@ type fleetController struct {
 	client *controller.Client
 }
 
-func (f *fleetController) Kinds(context.Context, string) ([]controller.KindHooks, error) {
-	return []controller.KindHooks{{Group: "fleet.example.com", Kind: "Fleet", Reconcile: true, Finalizer: shipsFinalizer}}, nil
+func (f *fleetController) Kinds(context.Context, string) ([]hook.KindHooks, error) {
+	return []hook.KindHooks{{Group: "fleet.example.com", Kind: "Fleet", Reconcile: true, Finalizer: shipsFinalizer}}, nil
 }
 
-func (f *fleetController) Reconcile(ctx context.Context, _ string, req controller.Request) (controller.Result, error) {
+func (f *fleetController) Reconcile(ctx context.Context, _ string, req hook.ReconcileRequest) (hook.ReconcileResult, error) {
 	list, err := f.client.List(ctx, shipsRef, req.Namespace, "fleet.example.com/fleet="+req.Name)
 	if err != nil {
-		return controller.Result{}, err
+		return hook.ReconcileResult{}, err
 	}
 	have := map[string]bool{}
 	for _, s := range gjson.GetBytes(list, "items.#.metadata.name").Array() {
@@ -148,7 +152,7 @@ func (f *fleetController) Reconcile(ctx context.Context, _ string, req controlle
 			`"ownerReferences":[{"apiVersion":"fleet.example.com/v1","kind":"Fleet","name":%q,"uid":%q,"controller":true,"blockOwnerDeletion":true}]},"spec":{"class":"cargo"}}`,
 			name, req.Name, req.Name, gjson.GetBytes(req.Object, "metadata.uid").Str)
 		if _, err := f.client.Create(ctx, shipsRef, req.Namespace, []byte(ship)); err != nil && !apierrors.IsAlreadyExists(err) {
-			return controller.Result{}, err
+			return hook.ReconcileResult{}, err
 		}
 		have[name] = true
 	}
@@ -158,19 +162,19 @@ func (f *fleetController) Reconcile(ctx context.Context, _ string, req controlle
 			continue
 		}
 		if err := f.client.Delete(ctx, shipsRef, req.Namespace, name, ""); err != nil && !apierrors.IsNotFound(err) {
-			return controller.Result{}, err
+			return hook.ReconcileResult{}, err
 		}
 		delete(have, name)
 	}
 	if gjson.GetBytes(req.Object, "metadata.deletionTimestamp").Exists() {
-		return controller.Result{FinalizerDone: true}, nil
+		return hook.ReconcileResult{FinalizerDone: true}, nil
 	}
 	ready, reason := "False", "Scaling"
 	if len(have) == want {
 		ready, reason = "True", "Converged"
 	}
 	status := fmt.Sprintf(`{"readyReplicas":%d,"conditions":[{"type":"Ready","status":%q,"reason":%q}]}`, len(have), ready, reason)
-	return controller.Result{Status: []byte(status)}, nil
+	return hook.ReconcileResult{Status: []byte(status)}, nil
 }
 
 // eventually fails the test unless cond holds within 10s.
@@ -282,8 +286,8 @@ type scripted struct {
 	running   map[string]int
 	maxAtOnce int
 	seen      map[string][]int64 // generations seen, per object
-	reconcile func(req controller.Request, n int) (controller.Result, error)
-	kinds     func() ([]controller.KindHooks, error)
+	reconcile func(req hook.ReconcileRequest, n int) (hook.ReconcileResult, error)
+	kinds     func() ([]hook.KindHooks, error)
 	delay     time.Duration
 }
 
@@ -291,14 +295,14 @@ func newScripted() *scripted {
 	return &scripted{calls: map[string]int{}, running: map[string]int{}, seen: map[string][]int64{}}
 }
 
-func (s *scripted) Kinds(context.Context, string) ([]controller.KindHooks, error) {
+func (s *scripted) Kinds(context.Context, string) ([]hook.KindHooks, error) {
 	if s.kinds != nil {
 		return s.kinds()
 	}
-	return []controller.KindHooks{{Group: "fleet.example.com", Kind: "Fleet", Reconcile: true}}, nil
+	return []hook.KindHooks{{Group: "fleet.example.com", Kind: "Fleet", Reconcile: true}}, nil
 }
 
-func (s *scripted) Reconcile(_ context.Context, _ string, req controller.Request) (controller.Result, error) {
+func (s *scripted) Reconcile(_ context.Context, _ string, req hook.ReconcileRequest) (hook.ReconcileResult, error) {
 	key := req.Namespace + "/" + req.Name
 	s.mu.Lock()
 	s.calls[key]++
@@ -312,7 +316,7 @@ func (s *scripted) Reconcile(_ context.Context, _ string, req controller.Request
 	s.running[key]--
 	s.mu.Unlock()
 	if s.reconcile == nil {
-		return controller.Result{}, nil
+		return hook.ReconcileResult{}, nil
 	}
 	return s.reconcile(req, n)
 }
@@ -330,11 +334,11 @@ func fastRetries() workqueue.TypedRateLimiter[controller.Key] {
 func TestControllerRetriesWithBackoff(t *testing.T) {
 	e := newEnv(t)
 	rec := newScripted()
-	rec.reconcile = func(_ controller.Request, n int) (controller.Result, error) {
+	rec.reconcile = func(_ hook.ReconcileRequest, n int) (hook.ReconcileResult, error) {
 		if n <= 3 {
-			return controller.Result{}, errors.New("not yet")
+			return hook.ReconcileResult{}, errors.New("not yet")
 		}
-		return controller.Result{}, nil
+		return hook.ReconcileResult{}, nil
 	}
 	e.run(t, rec, fastRetries())
 	if _, err := e.client.Create(context.Background(), fleetsRef, "sea", fleet("a", 1)); err != nil {
@@ -348,7 +352,7 @@ func TestControllerRetriesWithBackoff(t *testing.T) {
 }
 
 func TestControllerRequeue(t *testing.T) {
-	tests := map[string]controller.Result{
+	tests := map[string]hook.ReconcileResult{
 		"requeueAfter": {RequeueAfter: 30 * time.Millisecond},
 		"requeue":      {Requeue: true},
 	}
@@ -356,7 +360,7 @@ func TestControllerRequeue(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
 			rec := newScripted()
-			rec.reconcile = func(controller.Request, int) (controller.Result, error) { return res, nil }
+			rec.reconcile = func(hook.ReconcileRequest, int) (hook.ReconcileResult, error) { return res, nil }
 			e.run(t, rec, fastRetries())
 			if _, err := e.client.Create(context.Background(), fleetsRef, "sea", fleet("a", 1)); err != nil {
 				t.Fatal(err)
@@ -415,14 +419,14 @@ func TestControllerKindsFailure(t *testing.T) {
 	rec := newScripted()
 	var mu sync.Mutex
 	failures := 2
-	rec.kinds = func() ([]controller.KindHooks, error) {
+	rec.kinds = func() ([]hook.KindHooks, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if failures > 0 {
 			failures--
 			return nil, errors.New("plugin not started")
 		}
-		return []controller.KindHooks{{Group: "fleet.example.com", Kind: "Fleet", Reconcile: true, Finalizer: "x.example.com/f"}}, nil
+		return []hook.KindHooks{{Group: "fleet.example.com", Kind: "Fleet", Reconcile: true, Finalizer: "x.example.com/f"}}, nil
 	}
 	e.run(t, rec, fastRetries())
 	if _, err := e.client.Create(context.Background(), fleetsRef, "sea", fleet("a", 0)); err != nil {
@@ -452,10 +456,10 @@ func TestStatusWrites(t *testing.T) {
 	rec := newScripted()
 	var mu sync.Mutex
 	status := `{"readyReplicas":0,"conditions":[{"type":"Ready","status":"False","reason":"Scaling","lastTransitionTime":"2020-01-01T00:00:00Z"}]}`
-	rec.reconcile = func(controller.Request, int) (controller.Result, error) {
+	rec.reconcile = func(hook.ReconcileRequest, int) (hook.ReconcileResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		return controller.Result{Status: []byte(status)}, nil
+		return hook.ReconcileResult{Status: []byte(status)}, nil
 	}
 	e.run(t, rec, nil)
 	if _, err := e.client.Create(ctx, fleetsRef, "sea", fleet("a", 2)); err != nil {
@@ -501,7 +505,7 @@ func TestStatusWrites(t *testing.T) {
 func TestClient(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	_, err := e.client.Get(ctx, controller.ResourceRef{Group: "fleet.example.com", Version: "v9", Resource: "fleets"}, "sea", "a")
+	_, err := e.client.Get(ctx, hook.ResourceRef{Group: "fleet.example.com", Version: "v9", Resource: "fleets"}, "sea", "a")
 	if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), "the server could not find the requested resource") {
 		t.Errorf("unknown resource: %v", err)
 	}

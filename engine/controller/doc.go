@@ -18,7 +18,10 @@
 // starts them again when a reload swaps the registry; RunElected runs it
 // only while this process holds an etcd election, so that of several specd
 // replicas on one etcd exactly one reconciles (AwaitWork delays the
-// campaign until there is something to reconcile).
-// Client is what a reconciler reads and writes through: the engine's Store
+// campaign until there is something to reconcile). RunElectedControllers
+// puts the three together, as specd serve runs them.
+//
+// Client is what a reconciler reads and writes through (the plugin host
+// serves it to plugins as their hook.Callbacks): the engine's Objects
 // behind the same names a REST client uses.
 package controller

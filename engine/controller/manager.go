@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -29,7 +30,7 @@ func Bound(reg *schemas.Registry) []*schemas.ResourceVersion {
 // ManagerConfig configures a Manager.
 type ManagerConfig struct {
 	Store      Store
-	Reconciler Reconciler
+	Reconciler hook.Reconciler
 	// Workers per controller; DefaultWorkers when 0.
 	Workers int
 	Logger  *slog.Logger

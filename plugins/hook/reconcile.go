@@ -1,21 +1,21 @@
-package controller
+package hook
 
 import (
 	"context"
 	"time"
 )
 
-// Reconciler calls the reconcile plugins. cmd/specd adapts the plugin host
-// to it. An error means the plugin could not answer, or its reconcile
-// function failed: the key is retried with backoff.
+// Reconciler calls the reconcile plugins. An error means the plugin could
+// not answer, or its reconcile function failed: the controller retries the
+// object with backoff.
 type Reconciler interface {
-	Reconcile(ctx context.Context, plugin string, req Request) (Result, error)
+	Reconcile(ctx context.Context, plugin string, req ReconcileRequest) (ReconcileResult, error)
 	// Kinds says what the plugin handles, and which finalizer it wants.
 	Kinds(ctx context.Context, plugin string) ([]KindHooks, error)
 }
 
-// Request is one object to reconcile.
-type Request struct {
+// ReconcileRequest is one object to reconcile.
+type ReconcileRequest struct {
 	Group, Version, Kind, Resource string
 	Namespace, Name                string
 	// Object is the current object in the storage version, with its
@@ -24,11 +24,12 @@ type Request struct {
 	Object []byte
 }
 
-// Result is what a reconcile answers.
-type Result struct {
+// ReconcileResult is what a reconcile answers.
+type ReconcileResult struct {
 	// RequeueAfter > 0 reconciles the object again after this long.
 	RequeueAfter time.Duration
-	// Requeue reconciles it again with backoff, as after an error.
+	// Requeue reconciles it again with backoff, as after an error, without
+	// logging one.
 	Requeue bool
 	// Status, when set, is the object's new status (a JSON object),
 	// written through the status subresource.

@@ -1,0 +1,90 @@
+package plugins
+
+import (
+	"fmt"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// CheckBindings refuses a registry whose x-specd-hooks name a plugin that
+// is not in the plugins directory, naming the file and pointer of each
+// binding, as a broken schema is refused. Only what can run is checked:
+// the defaulting bindings of served versions, and the validate and
+// reconcile bindings of the storage version of a resource that is served.
+// It reads the directory again first: a plugin dropped into it with the
+// schema that binds it serves without a restart.
+func (h *Host) CheckBindings(reg *schemas.Registry) error {
+	added, err := h.Rescan()
+	if err != nil {
+		return fmt.Errorf("--plugins: %w", err)
+	}
+	if len(added) > 0 {
+		h.logger.Info("new plugins in the plugins directory", "dir", h.cfg.Dir, "plugins", added)
+	}
+	var problems []schemas.Problem
+	for _, b := range activeBindings(reg) {
+		if !h.Has(b.Plugin) {
+			problems = append(problems, schemas.Problem{File: b.file, Pointer: b.Pointer,
+				Message: fmt.Sprintf("%s plugin %q: %s", b.Hook, b.Plugin, h.missing())})
+		}
+	}
+	if len(problems) > 0 {
+		return &schemas.LoadError{Problems: problems}
+	}
+	return nil
+}
+
+// missing says why a plugin the Host lacks is not there.
+func (h *Host) missing() string {
+	if h.cfg.Dir == "" {
+		return "no --plugins directory was given"
+	}
+	return "the plugins directory " + h.cfg.Dir + " has no executable of that name"
+}
+
+// binding is a hook binding and the schema file that declares it.
+type binding struct {
+	schemas.HookBinding
+	file string
+}
+
+// activeBindings are the bindings of reg that serving may call.
+func activeBindings(reg *schemas.Registry) []binding {
+	var out []binding
+	for _, g := range reg.Groups() {
+		for _, res := range g.Resources {
+			if !served(res) {
+				continue
+			}
+			for _, rv := range res.Versions {
+				out = append(out, versionBindings(rv)...)
+			}
+		}
+	}
+	return out
+}
+
+// versionBindings are the bindings of rv that serving may call: its
+// defaulting plugin when it is served, its others when it is stored.
+func versionBindings(rv *schemas.ResourceVersion) []binding {
+	if rv.Hooks == nil {
+		return nil
+	}
+	var out []binding
+	for _, b := range rv.Hooks.Plugins() {
+		if (b.Hook == "default" && rv.Served()) || (b.Hook != "default" && rv.Storage) {
+			out = append(out, binding{b, rv.Hooks.File})
+		}
+	}
+	return out
+}
+
+// served reports whether any version of res is served.
+func served(res *schemas.Resource) bool {
+	for _, rv := range res.Versions {
+		if rv.Served() {
+			return true
+		}
+	}
+	return false
+}
