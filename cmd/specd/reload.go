@@ -18,6 +18,7 @@ import (
 	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/converters"
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/schemas/dirwatch"
 	"github.com/specd-io/specd/server"
@@ -304,16 +305,14 @@ func (r *reloader) listen() (stop func()) {
 // schema directory changes (unless --watch=false) and on SIGHUP (listen),
 // until ctx ends or the returned function is called; that function waits
 // for a reload under way.
-func (r *reloader) serveReloads(ctx context.Context, store *engine.Store, caches *servedCaches, migr *migrations) (stop func()) {
-	f := &follower{store: store, caches: caches, migrations: migr, log: r.log}
+func (r *reloader) serveReloads(ctx context.Context, store *engine.Store, caches *servedCaches, migr *migrate.Runner) (stop func()) {
+	f := &follower{store: store, caches: caches, log: r.log}
 	r.onSwap = func(ctx context.Context, old, next *world) {
 		f.follow(ctx, old, next)
-		// beforeSwap may have stopped the migration for the follower to
-		// start it again; it runs whatever the follower decided.
-		migr.ensureRunning(next.reg)
+		migr.AfterSwap(ctx, old.reg, next.reg)
 	}
 	r.beforeSwap = func(ctx context.Context, old, next *world) error {
-		return migr.beforeSwap(ctx, old.reg, next.reg)
+		return migr.BeforeSwap(ctx, old.reg, next.reg)
 	}
 	r.stored = storedObjects{store: store, timeout: storedReadTimeout}
 	ctx, cancel := context.WithCancel(ctx)

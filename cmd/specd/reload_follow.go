@@ -18,19 +18,18 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-// follower makes the parts of specd that keep state per resource follow
-// a swapped world: the watch caches and the storage migration. Discovery,
-// OpenAPI, routes, hook bindings and conversion need nothing: they are
-// derived from the registry a request holds.
+// follower makes the watch caches, which keep state per resource, follow
+// a swapped world (the storage migration follows it by itself:
+// migrate.Runner). Discovery, OpenAPI, routes, hook bindings and
+// conversion need nothing: they are derived from the registry a request
+// holds.
 type follower struct {
-	store      *engine.Store
-	caches     *servedCaches
-	migrations *migrations
-	log        *slog.Logger
+	store  *engine.Store
+	caches *servedCaches
+	log    *slog.Logger
 }
 
 func (f *follower) follow(_ context.Context, old, next *world) {
-	storageMoved := false
 	for _, res := range resourcesOf(old.reg) {
 		key := f.store.CacheKey(res)
 		nres := servedResource(next.reg, res.GroupResource())
@@ -46,7 +45,6 @@ func (f *follower) follow(_ context.Context, old, next *world) {
 			// the revision they watch from, so they miss nothing. Those
 			// of a version no longer served get an ERROR event instead.
 			f.caches.end(key, nil, versionsGone(res, nres))
-			storageMoved = storageMoved || nres.StorageVersion != res.StorageVersion
 		}
 	}
 	for _, res := range resourcesOf(next.reg) {
@@ -56,10 +54,6 @@ func (f *follower) follow(_ context.Context, old, next *world) {
 		// New, or back: its objects (kept in storage) are served again;
 		// its cache starts on first use.
 		f.caches.revive(f.store.CacheKey(res))
-		storageMoved = true
-	}
-	if storageMoved {
-		f.migrations.restart(next.reg)
 	}
 }
 
@@ -283,33 +277,3 @@ func (endedWatch) Initial() ([]storage.KeyValue, int64)          { return nil, 0
 func (w endedWatch) Next(context.Context) (storage.Event, error) { return storage.Event{}, w.err }
 func (endedWatch) Pending() bool                                 { return true }
 func (endedWatch) Stop()                                         {}
-
-// migrations runs the storage migration (migrate.go) of the served
-// world, and starts it again when a reload moves a storage version.
-type migrations struct {
-	ctx   context.Context
-	store *engine.Store
-	log   *slog.Logger
-
-	mu   sync.Mutex
-	stop func()
-}
-
-func (m *migrations) restart(reg *schemas.Registry) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.stop != nil {
-		m.stop()
-	}
-	m.stop = startMigration(m.ctx, m.store, reg, m.log)
-}
-
-// Stop stops the migration under way; its progress is kept.
-func (m *migrations) Stop() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.stop != nil {
-		m.stop()
-		m.stop = nil
-	}
-}

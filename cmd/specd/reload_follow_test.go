@@ -56,9 +56,7 @@ func followedReloader(t *testing.T, cfg serveConfig, files map[string]string) *f
 	t.Cleanup(caches.Close)
 	served := newServedCaches(caches)
 	store := engine.NewStore(storage, engine.Options{Logger: quietLogger(), Cache: served, Converters: r.converterFor})
-	migr := &migrations{ctx: t.Context(), store: store, log: quietLogger()}
-	t.Cleanup(migr.Stop)
-	f := &follower{store: store, caches: served, migrations: migr, log: quietLogger()}
+	f := &follower{store: store, caches: served, log: quietLogger()}
 	r.onSwap = f.follow
 	return &followed{r: r, dir: dir, store: store}
 }
