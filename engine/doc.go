@@ -15,7 +15,7 @@
 // snapshot revision, so every page of a list reads the same snapshot.
 // An object written before the storage version changed stays in the
 // version it was written in, which reads convert from, until the storage
-// migration (migrate.go) rewrites it. The conversion bookkeeping
+// migration (engine/migrate) rewrites it. The conversion bookkeeping
 // annotation is hidden from clients and kept across their writes
 // (bookkeeping.go).
 //

@@ -52,7 +52,7 @@ func (s *Store) toVersion(rv *schemas.ResourceVersion, obj []byte) ([]byte, erro
 // convertStored converts stored bytes to rv's version. They are usually in
 // the storage version, but an object written before the storage version
 // changed is in the one it was written in until the migration
-// (migrate.go) rewrites it: the object's own apiVersion says which.
+// (engine/migrate) rewrites it: the object's own apiVersion says which.
 func (s *Store) convertStored(rv *schemas.ResourceVersion, obj []byte) ([]byte, error) {
 	sv := rv.Resource.StorageVersion
 	if sv == "" || (sv == rv.Version && storedIn(obj, rv.APIVersion())) {

@@ -130,7 +130,7 @@ func TestPanicsAreLoggedAndCounted(t *testing.T) {
 	}
 }
 
-func failureServer(log *bytes.Buffer, store ObjectStore) *Server {
+func failureServer(log *bytes.Buffer, store engine.Objects) *Server {
 	reg := testRegistry()
 	return New(Config{Registry: func() *schemas.Registry { return reg }, Store: store,
 		Logger: slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))})

@@ -9,6 +9,7 @@ import (
 	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -21,7 +22,7 @@ const storeKeyPrefix = "/specd/"
 const storedReadTimeout = 30 * time.Second
 
 // storedObjects tells check in which versions the objects of a resource
-// are stored, read from storage by engine.Store.StoredVersions: one
+// are stored, read from storage by migrate.StoredVersions: one
 // answer for the compatibility gate of a reload (schemas/serving) and
 // `specd check --etcd-servers` (etcdObjects). Every read is bounded by
 // timeout.
@@ -35,7 +36,7 @@ var _ check.StoredObjects = storedObjects{}
 func (s storedObjects) StoredVersions(ctx context.Context, res *schemas.Resource) (map[string]check.Stored, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	versions, err := s.store.StoredVersions(ctx, res)
+	versions, err := migrate.StoredVersions(ctx, s.store, res)
 	if err != nil {
 		return nil, err
 	}

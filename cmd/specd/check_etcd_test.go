@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
+	"github.com/specd-io/specd/engine/migrate"
 )
 
 // storageChange: v1beta1 (deprecated), the storage version, is removed and
@@ -65,7 +65,7 @@ func TestCheckEtcdServers(t *testing.T) {
 		{"one stored", func() { put("default/b", "v1beta1") }, 1,
 			"v1beta1 is removed but 1 object(s) of things.test.example.com are stored in it (default/b): they can no longer be read; keep it until they are migrated to v1 [storage-version-removed]"},
 		{"more than a page stored", func() {
-			for i := range engine.DefaultMigrationPage + 3 {
+			for i := range migrate.DefaultPageSize + 3 {
 				put("ns/o"+itoa(i), "v1beta1")
 			}
 		}, 1, "v1beta1 is removed but 504 object(s) of things.test.example.com are stored in it (default/b and 503 more)"},

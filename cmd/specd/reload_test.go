@@ -13,6 +13,7 @@ import (
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
+	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/schemas/serving"
 )
 
@@ -113,7 +114,7 @@ func TestReloadGateReadsStorage(t *testing.T) {
 	if !errors.Is(err, serving.ErrRefused) || !strings.Contains(err.Error(), "v1beta1 is removed but 2 object(s) of gadgets.gadgets.example.com are stored in it (default/a and 1 more)") {
 		t.Fatalf("removing v1beta1 before the migration: %v, want a refusal naming the 2 objects", err)
 	}
-	if _, err := store.MigrateStorage(ctx, r.Registry(), engine.MigrateOptions{}); err != nil {
+	if _, err := migrate.New(store, quietLogger()).MigrateRegistry(ctx, r.Registry(), migrate.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := reloads.Reload(ctx, "test"); err != nil {

@@ -21,8 +21,11 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/gc"
+	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/plugins"
 	"github.com/specd-io/specd/schemas/serving"
@@ -168,21 +171,22 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 
 	var ready atomic.Bool
 	// The garbage collector runs a pass at once, after deletes and
-	// periodically; it stops before the storage closes.
-	trigger := &gcTrigger{}
+	// periodically.
+	trigger := gc.NewTrigger()
 	// A reload ends the caches of the resources it changes.
 	reloadCaches := watchcache.NewServed(caches, engine.CacheKeyOf(""))
-	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: reloadCaches, OnDelete: trigger.Trigger, Converters: schemaSet.ConverterFor,
+	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: reloadCaches, OnDelete: trigger.Pull, Converters: schemaSet.ConverterFor,
 		Admission: host})
 	// Plugins call back to the store from here on: the one late binding
 	// (plugins.LateCallbacks says why).
 	callbacks.Bind(controller.NewClient(store, schemaSet.Registry))
-	defer startCollector(ctx, store, schemaSet.Registry, trigger, log)()
+	collector := gc.New(store, schemaSet.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger})
 	// Objects stored before a storage version change are rewritten in the
-	// background; stopped (progress kept) before the storage closes.
-	migration := &migrations{ctx: ctx, store: store, log: log}
-	migration.restart(registry)
-	defer migration.Stop()
+	// background.
+	migration := migrate.NewRunner(ctx, store, registry, log)
+	// Every replica runs the background work; it stops (migration
+	// progress kept) before the storage closes.
+	defer background.New(collector, migration).Start(ctx)()
 	handler := server.New(server.Config{
 		Registry:   schemaSet.Registry,
 		Checks:     []server.Check{{Name: "schemas", Check: schemaSet.ReadyCheck, Informational: true}},

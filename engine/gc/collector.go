@@ -39,6 +39,9 @@ type Options struct {
 	// one per write; DefaultMinGap when 0.
 	MinGap time.Duration
 	Logger *slog.Logger
+	// Trigger is the Trigger a pass waits on besides Interval; New makes
+	// one when nil.
+	Trigger *Trigger
 }
 
 const (
@@ -53,7 +56,7 @@ type Collector struct {
 	registry func() *schemas.Registry
 	opts     Options
 	log      *slog.Logger
-	trigger  chan struct{}
+	trigger  *Trigger
 }
 
 // New returns a Collector of the objects of store, for the resources of the
@@ -71,17 +74,14 @@ func New(store Store, registry func() *schemas.Registry, opts Options) *Collecto
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Collector{store: store, registry: registry, opts: opts, log: opts.Logger, trigger: make(chan struct{}, 1)}
+	if opts.Trigger == nil {
+		opts.Trigger = NewTrigger()
+	}
+	return &Collector{store: store, registry: registry, opts: opts, log: opts.Logger, trigger: opts.Trigger}
 }
 
-// Trigger asks for a pass soon. It never blocks: triggers while a pass is
-// pending are one.
-func (c *Collector) Trigger() {
-	select {
-	case c.trigger <- struct{}{}:
-	default:
-	}
-}
+// Trigger asks for a pass soon: Options.Trigger's Pull.
+func (c *Collector) Trigger() { c.trigger.Pull() }
 
 // Run collects until ctx ends: at once, on Trigger and every Interval.
 func (c *Collector) Run(ctx context.Context) {
@@ -94,7 +94,7 @@ func (c *Collector) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-c.trigger:
+		case <-c.trigger.c:
 		case <-ticker.C:
 		}
 		select {

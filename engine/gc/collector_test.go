@@ -38,8 +38,14 @@ func resource(group, kind, plural string, scope schemas.Scope) (*schemas.Resourc
 
 func newWorld(t testing.TB) *world {
 	t.Helper()
+	return newWorldWith(t, engine.Options{Logger: slog.New(slog.DiscardHandler)})
+}
+
+// newWorldWith is newWorld with a Store made with opts.
+func newWorldWith(t testing.TB, opts engine.Options) *world {
+	t.Helper()
 	cli := etcdtest.Start(t)
-	w := &world{store: engine.NewStore(etcdstorage.New(cli), engine.Options{Logger: slog.New(slog.DiscardHandler)})}
+	w := &world{store: engine.NewStore(etcdstorage.New(cli), opts)}
 	wr, wrv := resource("shop.example.com", "Widget", "widgets", schemas.Namespaced)
 	hr, hrv := resource("shop.example.com", "Warehouse", "warehouses", schemas.Cluster)
 	br, brv := resource("library.example.com", "Book", "books", schemas.Namespaced)

@@ -1,4 +1,4 @@
-package engine
+package migrate
 
 import (
 	"context"
@@ -8,53 +8,49 @@ import (
 	"strings"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/tidwall/gjson"
 
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 
-// Storage version migration. An object is stored in the storage version
-// its resource had when it was last written; after the storage version
-// changes (a schema file moves storage: true), the objects written before
-// stay in the old one. Reads convert from whatever version an object is
-// in (convertStored), so nothing breaks, but the old version can only be
-// removed once no object is stored in it. The migration rewrites them:
-// per resource, it pages through the keys, converts each object that is
-// not in the storage version and writes it back if its revision is still
-// the one read. A concurrent write wins: the migration reads the object
-// again and rewrites it only if it is still in an old version. Nothing but
-// the conversion changes (metadata, generation and managed fields stay;
-// the resourceVersion moves, as with any write).
-//
-// Two specd replicas may migrate one resource at once: every write is
-// conditional on the revision read, so each object is rewritten once, by
-// whichever replica gets there first, and the other finds it done.
-//
-// Progress is kept in storage (migrate_state.go), so a migration that
-// is stopped continues after the last key it finished, and one that
-// completed is not run again for the same storage version.
+// Store is what a migration reads and writes. *engine.Store satisfies it
+// (engine/migratesupport.go).
+type Store interface {
+	// RawStorage is the storage the objects are rewritten in, without
+	// the engine's finalizing layer.
+	RawStorage() storage.Storage
+	// KeyPrefix is the prefix of every key; the migration states are
+	// kept under it.
+	KeyPrefix() string
+	// ResourcePrefix is the key prefix of every stored object of r.
+	ResourcePrefix(r *schemas.Resource) string
+	// ToStorageVersion converts stored bytes of r to r's storage version.
+	ToStorageVersion(r *schemas.Resource, obj []byte) ([]byte, error)
+}
 
-// DefaultMigrationPage is how many objects a migration reads at once.
-const DefaultMigrationPage = 500
+var _ Store = (*engine.Store)(nil)
+
+// DefaultPageSize is how many objects a migration reads at once.
+const DefaultPageSize = 500
 
 // migrateAttempts bounds the rewrites of one object that keeps changing
 // under the migration; it is left for the next run after that.
 const migrateAttempts = 8
 
-// MigrateOptions configure a storage version migration.
-type MigrateOptions struct {
+// Options configure a storage version migration.
+type Options struct {
 	// PageSize is how many objects are read at once, and how often
-	// progress is saved; DefaultMigrationPage when 0.
+	// progress is saved; DefaultPageSize when 0.
 	PageSize int64
 	// LogEvery is the least time between two progress logs of a
 	// resource; 10s when 0.
 	LogEvery time.Duration
 }
 
-// MigrationResult is what a migration did to one resource in one run.
-type MigrationResult struct {
+// Result is what a migration did to one resource in one run.
+type Result struct {
 	Resource       string // plural.group
 	StorageVersion string
 	// AlreadyDone: a migration to this storage version had completed; no
@@ -70,16 +66,31 @@ type MigrationResult struct {
 }
 
 // Examined is how many objects the run looked at.
-func (m MigrationResult) Examined() int64 { return m.Migrated + m.Current + m.Gone + m.Failed }
+func (r Result) Examined() int64 { return r.Migrated + r.Current + r.Gone + r.Failed }
 
-// MigrateStorage migrates every resource of reg, one after the other (see
-// MigrateResource). It stops at the first error, ctx's included; the
+// Migrator migrates the stored objects of one Store.
+type Migrator struct {
+	store Store
+	log   *slog.Logger
+}
+
+// New returns a Migrator of store's objects; log is slog.Default() when
+// nil.
+func New(store Store, log *slog.Logger) *Migrator {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Migrator{store: store, log: log}
+}
+
+// MigrateRegistry migrates every resource of reg, one after the other
+// (see MigrateResource). It stops at the first error, ctx's included; the
 // results of the resources done so far are returned with it.
-func (s *Store) MigrateStorage(ctx context.Context, reg *schemas.Registry, opts MigrateOptions) ([]MigrationResult, error) {
-	var out []MigrationResult
+func (mg *Migrator) MigrateRegistry(ctx context.Context, reg *schemas.Registry, opts Options) ([]Result, error) {
+	var out []Result
 	for _, g := range reg.Groups() {
 		for _, r := range g.Resources {
-			res, err := s.MigrateResource(ctx, r, opts)
+			res, err := mg.MigrateResource(ctx, r, opts)
 			if err != nil {
 				return out, err
 			}
@@ -94,21 +105,20 @@ func (s *Store) MigrateStorage(ctx context.Context, reg *schemas.Registry, opts 
 // and left; the migration is then not recorded as complete and the next
 // run reads every object again. A storage error or the end of ctx stops
 // the run; the next continues after the last page it finished.
-func (s *Store) MigrateResource(ctx context.Context, r *schemas.Resource, opts MigrateOptions) (MigrationResult, error) {
-	m := s.newMigration(r, opts)
-	res := &m.res
+func (mg *Migrator) MigrateResource(ctx context.Context, r *schemas.Resource, opts Options) (Result, error) {
+	m := mg.newMigration(r, opts)
 	if r.StorageVersion == "" { // a registry built by hand: nothing to move to
-		return *res, nil
+		return m.res, nil
 	}
-	state, err := s.loadMigrationState(ctx, r)
+	state, err := mg.loadState(ctx, r)
 	if err != nil {
-		return *res, err
+		return m.res, err
 	}
 	if state.StorageVersion == r.StorageVersion && state.Done {
-		res.AlreadyDone = true
+		m.res.AlreadyDone = true
 		m.metrics.finished()
-		s.log.Debug("storage migration already done", m.attrs()...)
-		return *res, nil
+		mg.log.Debug("storage migration already done", m.attrs()...)
+		return m.res, nil
 	}
 	// A state for this storage version is a migration stopped before it
 	// was done; one for another, the storage version changed since.
@@ -116,20 +126,25 @@ func (s *Store) MigrateResource(ctx context.Context, r *schemas.Resource, opts M
 	if !resuming {
 		state = migrationState{StorageVersion: r.StorageVersion}
 	}
-	res.ResumedAfter = state.LastKey
+	m.res.ResumedAfter = state.LastKey
 	if resuming {
 		m.announce("")
 	} else if previous != "" {
 		m.announce(previous)
 	}
+	return m.res, m.finish(ctx, &state)
+}
+
+// finish runs m from state and records how it ended.
+func (m *migration) finish(ctx context.Context, state *migrationState) error {
 	start := time.Now()
-	if err := m.run(ctx, &state); err != nil {
+	if err := m.run(ctx, state); err != nil {
 		stopped := slog.LevelWarn
 		if ctx.Err() != nil { // shutting down: the next start continues
 			stopped = slog.LevelInfo
 		}
-		s.log.Log(ctx, stopped, "storage migration stopped", append(m.counts(), slog.String("lastKey", state.LastKey), slog.Any("err", err))...)
-		return *res, err
+		m.log.Log(ctx, stopped, "storage migration stopped", append(m.counts(), slog.String("lastKey", state.LastKey), slog.Any("err", err))...)
+		return err
 	}
 	if !m.active {
 		// Every object was in the storage version already. Nothing is
@@ -137,29 +152,30 @@ func (s *Store) MigrateResource(ctx context.Context, r *schemas.Resource, opts M
 		// (and a new resource has no object yet); the next start checks
 		// again.
 		m.metrics.finished()
-		s.log.Debug("storage migration: every object in the storage version", m.counts()...)
-		return *res, nil
+		m.log.Debug("storage migration: every object in the storage version", m.counts()...)
+		return nil
 	}
 	// Failures of the runs this one continues count too.
 	state.Done = state.Failed == 0
 	if !state.Done {
 		state.LastKey, state.Failed = "", 0 // read everything again next time
 	}
-	if err := s.saveMigrationState(ctx, r, state); err != nil {
-		return *res, err
+	if err := m.mg.saveState(ctx, m.r, *state); err != nil {
+		return err
 	}
 	if !state.Done {
-		s.log.Warn("storage migration incomplete: objects left in an old version", m.counts()...)
-		return *res, nil
+		m.log.Warn("storage migration incomplete: objects left in an old version", m.counts()...)
+		return nil
 	}
 	m.metrics.finished()
-	s.log.Info("storage migration done", append(m.counts(), slog.Duration("took", time.Since(start).Round(time.Millisecond)))...)
-	return *res, nil
+	m.log.Info("storage migration done", append(m.counts(), slog.Duration("took", time.Since(start).Round(time.Millisecond)))...)
+	return nil
 }
 
 // migration is one run over one resource.
 type migration struct {
-	s        *Store
+	mg       *Migrator
+	log      *slog.Logger
 	storage  storage.Storage
 	r        *schemas.Resource
 	target   string // the storage version's apiVersion
@@ -167,7 +183,7 @@ type migration struct {
 	logEvery time.Duration
 	lastLog  time.Time
 	metrics  migrationMetrics
-	res      MigrationResult
+	res      Result
 	state    *migrationState // saved after every page
 	// active: an object had to move (or a migration was under way), so
 	// the state is kept; previous is the version objects move from.
@@ -182,7 +198,7 @@ func (m *migration) announce(from string) {
 		return
 	}
 	m.active, m.previous = true, from
-	m.s.log.Info("storage migration started", append(m.attrs(), slog.String("resumeAfter", m.res.ResumedAfter))...)
+	m.log.Info("storage migration started", append(m.attrs(), slog.String("resumeAfter", m.res.ResumedAfter))...)
 }
 
 // versionOf is the version part of obj's apiVersion.
@@ -191,18 +207,23 @@ func versionOf(obj []byte) string {
 	return av[strings.LastIndexByte(av, '/')+1:]
 }
 
-func (s *Store) newMigration(r *schemas.Resource, opts MigrateOptions) *migration {
+// storedIn reports whether obj's apiVersion is apiVersion.
+func storedIn(obj []byte, apiVersion string) bool {
+	return gjson.GetBytes(obj, "apiVersion").Str == apiVersion
+}
+
+func (mg *Migrator) newMigration(r *schemas.Resource, opts Options) *migration {
 	page := opts.PageSize
 	if page <= 0 {
-		page = DefaultMigrationPage
+		page = DefaultPageSize
 	}
 	every := opts.LogEvery
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	return &migration{s: s, storage: s.rawStorage(), r: r, target: r.Group + "/" + r.StorageVersion,
+	return &migration{mg: mg, log: mg.log, storage: mg.store.RawStorage(), r: r, target: r.Group + "/" + r.StorageVersion,
 		page: page, logEvery: every, lastLog: time.Now(), metrics: metricsFor(r),
-		res: MigrationResult{Resource: r.GroupResource(), StorageVersion: r.StorageVersion}}
+		res: Result{Resource: r.GroupResource(), StorageVersion: r.StorageVersion}}
 }
 
 // run pages through the keys after state.LastKey, saving state after
@@ -214,7 +235,7 @@ func (m *migration) run(ctx context.Context, state *migrationState) error {
 	if state.LastKey != "" {
 		opts.StartKey = state.LastKey + "\x00"
 	}
-	return eachPage(ctx, m.storage, m.s.resourcePrefix(m.r), opts, false, "migrate "+m.res.Resource+": list", func(page storage.ListResult) error {
+	return eachPage(ctx, m.storage, m.mg.store.ResourcePrefix(m.r), opts, false, "migrate "+m.res.Resource+": list", func(page storage.ListResult) error {
 		m.metrics.pending(int64(len(page.Items)) + page.Remaining)
 		for i, kv := range page.Items {
 			if err := m.object(ctx, kv); err != nil {
@@ -225,7 +246,7 @@ func (m *migration) run(ctx context.Context, state *migrationState) error {
 		if len(page.Items) > 0 {
 			state.LastKey = page.Items[len(page.Items)-1].Key
 			if m.active {
-				if err := m.s.saveMigrationState(ctx, m.r, *state); err != nil {
+				if err := m.mg.saveState(ctx, m.r, *state); err != nil {
 					return err
 				}
 			}
@@ -244,14 +265,14 @@ func (m *migration) object(ctx context.Context, kv storage.KeyValue) error {
 			return nil
 		}
 		if attempt > migrateAttempts {
-			m.s.log.Warn("storage migration: object keeps changing; left for the next run", slog.String("key", kv.Key))
+			m.log.Warn("storage migration: object keeps changing; left for the next run", slog.String("key", kv.Key))
 			m.count(resultFailed)
 			return nil
 		}
 		m.announce(versionOf(kv.Value))
-		out, err := m.s.converterOf(m.r).Convert(kv.Value, m.target)
+		out, err := m.mg.store.ToStorageVersion(m.r, kv.Value)
 		if err != nil {
-			m.s.log.Warn("storage migration: cannot convert", slog.String("key", kv.Key),
+			m.log.Warn("storage migration: cannot convert", slog.String("key", kv.Key),
 				slog.String("apiVersion", gjson.GetBytes(kv.Value, "apiVersion").Str), slog.Any("err", err))
 			m.count(resultFailed)
 			return nil
@@ -265,7 +286,7 @@ func (m *migration) object(ctx context.Context, kv storage.KeyValue) error {
 			m.count(resultGone)
 			return nil
 		case !errors.Is(err, storage.ErrConflict):
-			return fmt.Errorf("engine: migrate %s: %w", kv.Key, err)
+			return fmt.Errorf("migrate: rewrite %s: %w", kv.Key, err)
 		}
 		// A client wrote the object since it was read: read it again.
 		m.metrics.conflict()
@@ -273,7 +294,7 @@ func (m *migration) object(ctx context.Context, kv storage.KeyValue) error {
 			m.count(resultGone)
 			return nil
 		} else if err != nil {
-			return fmt.Errorf("engine: migrate %s: %w", kv.Key, err)
+			return fmt.Errorf("migrate: read %s again: %w", kv.Key, err)
 		}
 	}
 }
@@ -300,7 +321,7 @@ func (m *migration) progress(remaining int64) {
 		return
 	}
 	m.lastLog = time.Now()
-	m.s.log.Info("storage migration progress", append(m.counts(), slog.Int64("pending", remaining))...)
+	m.log.Info("storage migration progress", append(m.counts(), slog.Int64("pending", remaining))...)
 }
 
 func (m *migration) attrs() []any {
@@ -314,15 +335,4 @@ func (m *migration) attrs() []any {
 func (m *migration) counts() []any {
 	return append(m.attrs(), slog.Int64("migrated", m.res.Migrated), slog.Int64("current", m.res.Current),
 		slog.Int64("gone", m.res.Gone), slog.Int64("failed", m.res.Failed))
-}
-
-// rawStorage is the Store's storage without the finalizing layer: a
-// migration write changes no finalizer and no owner, so it needs neither
-// the deletion of an emptied terminating object nor the collector's
-// trigger.
-func (s *Store) rawStorage() storage.Storage {
-	if f, ok := s.storage.(finalizingStorage); ok {
-		return f.Storage
-	}
-	return s.storage
 }

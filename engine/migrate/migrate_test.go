@@ -1,4 +1,4 @@
-package engine_test
+package migrate_test
 
 import (
 	"context"
@@ -7,198 +7,17 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"testing/fstest"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 
-	"github.com/specd-io/specd/converters"
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/migrate"
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/internal/metrics"
-	"github.com/specd-io/specd/schemas"
 )
-
-// The Gizmo of these tests: v1 says colour where v2 says color, and only v2
-// has a label, which an object stored in v1 keeps in the conversion
-// bookkeeping. Either version can be the storage version; the other
-// declares the rule.
-const (
-	gizmoV1 = `openapi: 3.0.3
-info: {title: Gizmos, version: v1}
-x-specd: {group: %[1]s}
-components:
-  schemas:
-    Gizmo:
-      type: object
-      x-specd-resource:
-        storage: %[2]t
-%[3]s      properties:
-        spec:
-          type: object
-          properties:
-            size: {type: integer}
-            colour: {type: string}
-`
-	gizmoV2 = `openapi: 3.0.3
-info: {title: Gizmos, version: v2}
-x-specd: {group: %[1]s}
-components:
-  schemas:
-    Gizmo:
-      type: object
-      x-specd-resource:
-        storage: %[2]t
-%[3]s      properties:
-        spec:
-          type: object
-          properties:
-            size: {type: integer}
-            color: {type: string}
-            label: {type: string}
-`
-	v1Rules = "        conversion: {rules: [{rename: {from: spec.colour, to: spec.color}}]}\n"
-	v2Rules = "        conversion: {rules: [{rename: {from: spec.color, to: spec.colour}}]}\n"
-)
-
-// gizmos is the Gizmo resource of group with storage version storage ("v1"
-// or "v2"), and the converter of its registry.
-type gizmos struct {
-	group     string
-	reg       *schemas.Registry
-	r         *schemas.Resource
-	v1, v2    *schemas.ResourceVersion
-	converter converters.Converter
-}
-
-func loadGizmos(t *testing.T, group, storage string) *gizmos {
-	t.Helper()
-	r1, r2 := "", ""
-	if storage == "v1" {
-		r2 = v2Rules
-	} else {
-		r1 = v1Rules
-	}
-	fsys := fstest.MapFS{
-		group + "/v1.yaml": {Data: fmt.Appendf(nil, gizmoV1, group, storage == "v1", r1)},
-		group + "/v2.yaml": {Data: fmt.Appendf(nil, gizmoV2, group, storage == "v2", r2)},
-	}
-	reg, err := schemas.LoadFS(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := converters.NewSet(reg, converters.DeclaredRules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := reg.Group(group).Resource("gizmos")
-	return &gizmos{group: group, reg: reg, r: r, v1: r.Version("v1"), v2: r.Version("v2"), converter: set}
-}
-
-// store is a Store of g's registry on st under prefix: a specd started
-// with these schemas.
-func (g *gizmos) store(st storage.Storage, prefix string) *engine.Store {
-	return engine.NewStore(st, engine.Options{Prefix: prefix, Now: func() time.Time { return testNow }, Converter: g.converter,
-		Logger: slog.New(slog.DiscardHandler)})
-}
-
-func (g *gizmos) objectV1(name string, size int) string {
-	return fmt.Sprintf(`{"apiVersion":"%s/v1","kind":"Gizmo","metadata":{"name":%q},"spec":{"size":%d,"colour":"red"}}`, g.group, name, size)
-}
-
-func (g *gizmos) objectV2(name string, size int, label string) string {
-	return fmt.Sprintf(`{"apiVersion":"%s/v2","kind":"Gizmo","metadata":{"name":%q},"spec":{"size":%d,"color":"blue","label":%q}}`,
-		g.group, name, size, label)
-}
-
-var groups atomic.Int64
-
-// newGroup is a group name of its own for a test, so that its metric
-// series are its own.
-func newGroup() string { return fmt.Sprintf("m%d.example.com", groups.Add(1)) }
-
-// storedVersions reads every stored Gizmo of prefix: apiVersion by key.
-func storedVersions(t *testing.T, st storage.Storage, prefix, group string) map[string]gjson.Result {
-	t.Helper()
-	res, err := st.List(context.Background(), prefix+group+"/gizmos/", storage.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]gjson.Result{}
-	for _, kv := range res.Items {
-		out[kv.Key] = gjson.ParseBytes(kv.Value)
-	}
-	return out
-}
-
-func newPrefix() string { return fmt.Sprintf("/test/%d/", prefixes.Add(1)) }
-
-// TestReadAfterStorageVersionChange: objects stored in the old storage
-// version are read, listed and written in every version once the storage
-// version moved, before any migration.
-func TestReadAfterStorageVersionChange(t *testing.T) {
-	ctx := context.Background()
-	group, prefix := newGroup(), newPrefix()
-	st := etcdstorage.New(testClient)
-	old := loadGizmos(t, group, "v1")
-	before := old.store(st, prefix)
-	mustCreate(t, before, old.v1, "default", old.objectV1("a", 1))
-	mustCreate(t, before, old.v2, "default", old.objectV2("b", 2, "kept"))
-
-	cur := loadGizmos(t, group, "v2")
-	after := cur.store(st, prefix)
-	for name, want := range map[string]map[string]string{
-		"a": {"apiVersion": group + "/v2", "spec.color": "red", "spec.size": "1"},
-		"b": {"apiVersion": group + "/v2", "spec.color": "blue", "spec.label": "kept"},
-	} {
-		got, err := after.Get(ctx, cur.v2, "default", name)
-		if err != nil {
-			t.Fatalf("get %s in v2: %v", name, err)
-		}
-		expectFields(t, "get "+name+" in v2", got, want)
-		if gjson.GetBytes(got, "metadata.annotations").Exists() {
-			t.Errorf("get %s in v2 shows annotations: %s", name, got)
-		}
-	}
-	got, err := after.Get(ctx, cur.v1, "default", "b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	expectFields(t, "get b in v1", got, map[string]string{"apiVersion": group + "/v1", "spec.colour": "blue"})
-	if gjson.GetBytes(got, "metadata.annotations").Exists() {
-		t.Errorf("get b in v1 shows the bookkeeping: %s", got)
-	}
-	list, err := after.List(ctx, cur.v2, "default", engine.ListRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, item := range gjson.GetBytes(list, "items").Array() {
-		if item.Get("apiVersion").Str != group+"/v2" || item.Get("spec.color").Str == "" {
-			t.Errorf("list in v2: item %s", item.Raw)
-		}
-	}
-
-	// A write in the new storage version stores the object in it, with
-	// the label the old one kept aside.
-	b, _ := after.Get(ctx, cur.v2, "default", "b")
-	b, _ = sjson.SetBytes(b, "spec.size", 20)
-	if _, err := after.Update(ctx, cur.v2, "default", "b", b, engine.WriteOptions{}); err != nil {
-		t.Fatalf("update in v2: %v", err)
-	}
-	stored := storedVersions(t, st, prefix, group)
-	if o := stored[prefix+group+"/gizmos/default/b"]; o.Get("apiVersion").Str != group+"/v2" ||
-		o.Get("spec.label").Str != "kept" || o.Get("spec.size").Int() != 20 || o.Get("metadata.annotations").Exists() {
-		t.Errorf("b after an update in v2: %s", o.Raw)
-	}
-	if o := stored[prefix+group+"/gizmos/default/a"]; o.Get("apiVersion").Str != group+"/v1" {
-		t.Errorf("a was rewritten without a write: %s", o.Raw)
-	}
-}
 
 // TestMigrateRewritesEveryObject: every object stored in the old version
 // is rewritten in the new one, metadata untouched, in pages; a second run
@@ -221,7 +40,7 @@ func TestMigrateRewritesEveryObject(t *testing.T) {
 
 	cur := loadGizmos(t, group, "v2")
 	after := cur.store(st, prefix)
-	res, err := after.MigrateResource(ctx, cur.r, engine.MigrateOptions{PageSize: 5})
+	res, err := migrate.New(after, slog.New(slog.DiscardHandler)).MigrateResource(ctx, cur.r, migrate.Options{PageSize: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,13 +77,13 @@ func TestMigrateRewritesEveryObject(t *testing.T) {
 	checkMetric(t, "done", metricValue(t, "specd_storage_migration_done", group, ""), 1)
 
 	// Recorded as done: a restart reads nothing.
-	again, err := cur.store(st, prefix).MigrateResource(ctx, cur.r, engine.MigrateOptions{})
+	again, err := cur.migrator(st, prefix).MigrateResource(ctx, cur.r, migrate.Options{})
 	if err != nil || !again.AlreadyDone || again.Examined() != 0 {
 		t.Errorf("second run: %+v, %v; want already done", again, err)
 	}
 
 	// The storage version moves back: everything is migrated again.
-	back, err := old.store(st, prefix).MigrateResource(ctx, old.r, engine.MigrateOptions{})
+	back, err := old.migrator(st, prefix).MigrateResource(ctx, old.r, migrate.Options{})
 	if err != nil || back.Migrated != n {
 		t.Errorf("migration back to v1: %+v, %v", back, err)
 	}
@@ -310,7 +129,7 @@ func TestMigrateLosesNoConcurrentWrite(t *testing.T) {
 			}
 		}
 	}}
-	res, err := cur.store(race, prefix).MigrateResource(ctx, cur.r, engine.MigrateOptions{PageSize: 5})
+	res, err := cur.migrator(race, prefix).MigrateResource(ctx, cur.r, migrate.Options{PageSize: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +187,7 @@ func TestMigrateWithConcurrentClients(t *testing.T) {
 			}
 		})
 	}
-	res, err := cur.store(st, prefix).MigrateResource(ctx, cur.r, engine.MigrateOptions{PageSize: 3})
+	res, err := cur.migrator(st, prefix).MigrateResource(ctx, cur.r, migrate.Options{PageSize: 3})
 	wg.Wait()
 	if err != nil {
 		t.Fatal(err)
@@ -404,7 +223,7 @@ func TestMigrateResumes(t *testing.T) {
 			stop() // the 13th write fails: three of the third page are done
 		}
 	}}
-	res, err := cur.store(stopper, prefix).MigrateResource(ctx, cur.r, engine.MigrateOptions{PageSize: page})
+	res, err := cur.migrator(stopper, prefix).MigrateResource(ctx, cur.r, migrate.Options{PageSize: page})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run: %+v, %v; want context.Canceled", res, err)
 	}
@@ -415,7 +234,7 @@ func TestMigrateResumes(t *testing.T) {
 
 	var starts []string
 	watcher := &hookStorage{Storage: st, onList: func(opts storage.ListOptions) { starts = append(starts, opts.StartKey) }}
-	res, err = cur.store(watcher, prefix).MigrateResource(context.Background(), cur.r, engine.MigrateOptions{PageSize: page})
+	res, err = cur.migrator(watcher, prefix).MigrateResource(context.Background(), cur.r, migrate.Options{PageSize: page})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +250,7 @@ func TestMigrateResumes(t *testing.T) {
 			t.Errorf("%s not migrated: %s", key, o.Raw)
 		}
 	}
-	state, err := st.Get(context.Background(), cur.store(st, prefix).MigrationStateKey(cur.r))
+	state, err := st.Get(context.Background(), cur.migrator(st, prefix).StateKey(cur.r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,12 +271,12 @@ func TestMigrateTwoReplicas(t *testing.T) {
 		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), i))
 	}
 	cur := loadGizmos(t, group, "v2")
-	results := make([]engine.MigrationResult, 2)
+	results := make([]migrate.Result, 2)
 	var wg sync.WaitGroup
 	for i := range results {
 		wg.Go(func() {
 			var err error
-			results[i], err = cur.store(st, prefix).MigrateResource(context.Background(), cur.r, engine.MigrateOptions{PageSize: 4})
+			results[i], err = cur.migrator(st, prefix).MigrateResource(context.Background(), cur.r, migrate.Options{PageSize: 4})
 			if err != nil {
 				t.Error(err)
 			}
@@ -489,7 +308,7 @@ func TestMigrateLeavesUnconvertible(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		res, err := s.MigrateResource(ctx, cur.r, engine.MigrateOptions{})
+		res, err := migrate.New(s, slog.New(slog.DiscardHandler)).MigrateResource(ctx, cur.r, migrate.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -583,7 +402,8 @@ func TestMigrateWritesNothingWhenCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.MigrateResource(ctx, cur.r, engine.MigrateOptions{})
+	m := cur.migrator(st, prefix)
+	res, err := m.MigrateResource(ctx, cur.r, migrate.Options{})
 	if err != nil || res.Current != 3 || res.Migrated != 0 {
 		t.Fatalf("result %+v, %v; want 3 current", res, err)
 	}
@@ -596,7 +416,7 @@ func TestMigrateWritesNothingWhenCurrent(t *testing.T) {
 			t.Errorf("%s was written: revision %d, was %d", kv.Key, kv.ModRevision, before.Items[i].ModRevision)
 		}
 	}
-	if _, err := st.Get(ctx, s.MigrationStateKey(cur.r)); !errors.Is(err, storage.ErrKeyNotFound) {
+	if _, err := st.Get(ctx, m.StateKey(cur.r)); !errors.Is(err, storage.ErrKeyNotFound) {
 		t.Errorf("a state was recorded: %v", err)
 	}
 	checkMetric(t, "done", metricValue(t, "specd_storage_migration_done", group, ""), 1)
@@ -615,9 +435,8 @@ func TestMigrateLogs(t *testing.T) {
 	}
 	cur := loadGizmos(t, group, "v2")
 	var logs strings.Builder
-	s := engine.NewStore(st, engine.Options{Prefix: prefix, Converter: cur.converter,
-		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))})
-	if _, err := s.MigrateResource(ctx, cur.r, engine.MigrateOptions{PageSize: 2, LogEvery: time.Nanosecond}); err != nil {
+	m := migrate.New(cur.store(st, prefix), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime})))
+	if _, err := m.MigrateResource(ctx, cur.r, migrate.Options{PageSize: 2, LogEvery: time.Nanosecond}); err != nil {
 		t.Fatal(err)
 	}
 	res := "resource=gizmos." + group + " storageVersion=v2 previous=v1"
@@ -639,11 +458,11 @@ func dropTime(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// TestForgetStaleMigrations: the states of migrations to another version
+// TestForgetStale: the states of migrations to another version
 // than a resource's storage version are deleted, the others kept (a
 // resource the registry does not serve included); objects written after
 // the storage version moved back are then migrated when it moves again.
-func TestForgetStaleMigrations(t *testing.T) {
+func TestForgetStale(t *testing.T) {
 	ctx := context.Background()
 	prefix := newPrefix()
 	st := etcdstorage.New(testClient)
@@ -654,15 +473,15 @@ func TestForgetStaleMigrations(t *testing.T) {
 	mustCreate(t, g1v1.store(st, prefix), g1v1.v1, "default", g1v1.objectV1("a", 1))
 	mustCreate(t, g2v2.store(st, prefix), g2v2.v2, "default", g2v2.objectV2("a", 1, "x"))
 	for _, m := range []*gizmos{g1v2, g2v1} {
-		if res, err := m.store(st, prefix).MigrateResource(ctx, m.r, engine.MigrateOptions{}); err != nil || res.Migrated != 1 {
+		if res, err := m.migrator(st, prefix).MigrateResource(ctx, m.r, migrate.Options{}); err != nil || res.Migrated != 1 {
 			t.Fatalf("%s: %+v, %v", m.group, res, err)
 		}
 	}
-	s := g1v1.store(st, prefix)
-	key1, key2 := s.MigrationStateKey(g1v1.r), s.MigrationStateKey(g2v1.r)
+	s, m := g1v1.store(st, prefix), g1v1.migrator(st, prefix)
+	key1, key2 := m.StateKey(g1v1.r), m.StateKey(g2v1.r)
 
 	// g1's storage version moves back to v1; g2 is not in that registry.
-	forgotten, err := s.ForgetStaleMigrations(ctx, g1v1.reg)
+	forgotten, err := m.ForgetStale(ctx, g1v1.reg)
 	if err != nil || len(forgotten) != 1 || forgotten[0] != key1 {
 		t.Fatalf("forgotten %v, %v; want %s", forgotten, err, key1)
 	}
@@ -670,7 +489,7 @@ func TestForgetStaleMigrations(t *testing.T) {
 		t.Errorf("the state of a resource not in the registry: %v", err)
 	}
 	// g2's state is for its storage version.
-	if forgotten, err := s.ForgetStaleMigrations(ctx, g2v1.reg); err != nil || len(forgotten) != 0 {
+	if forgotten, err := m.ForgetStale(ctx, g2v1.reg); err != nil || len(forgotten) != 0 {
 		t.Errorf("forgotten %v, %v; want none", forgotten, err)
 	}
 	if _, err := st.Get(ctx, key2); err != nil {
@@ -681,7 +500,7 @@ func TestForgetStaleMigrations(t *testing.T) {
 	// storage version moves to v2 again: without the forgotten state,
 	// the migration to v2 would be taken for done and b left in v1.
 	mustCreate(t, s, g1v1.v1, "default", g1v1.objectV1("b", 2))
-	res, err := g1v2.store(st, prefix).MigrateResource(ctx, g1v2.r, engine.MigrateOptions{})
+	res, err := g1v2.migrator(st, prefix).MigrateResource(ctx, g1v2.r, migrate.Options{})
 	if err != nil || res.AlreadyDone || res.Migrated != 1 || res.Current != 1 {
 		t.Errorf("g1 to v2 again: %+v, %v; want b migrated, a current", res, err)
 	}
@@ -709,11 +528,11 @@ func TestStoredVersions(t *testing.T) {
 	if _, err := st.Create(ctx, prefix+group+"/gizmosx/ns0/d", []byte(stray)); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.StoredVersions(ctx, v2.r)
+	got, err := migrate.StoredVersions(ctx, s, v2.r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]engine.StoredVersion{
+	want := map[string]migrate.StoredVersion{
 		"v1": {Count: 3, Example: "ns1/a0"},
 		"v2": {Count: 2, Example: "ns2/b0"},
 		"v0": {Count: 1, Example: "ns0/c"},

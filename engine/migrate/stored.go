@@ -1,11 +1,10 @@
-package engine
+package migrate
 
 import (
 	"context"
 	"strings"
 
 	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -17,7 +16,7 @@ type StoredVersion struct {
 	Example string
 }
 
-// StoredVersions reads every object of r from storage and counts them by
+// StoredVersions reads every object of r from store and counts them by
 // the version they are stored in: the version of each object's own
 // apiVersion, which is not always r's storage version (an object keeps
 // the storage version of its last write until the migration rewrites
@@ -25,10 +24,10 @@ type StoredVersion struct {
 // written. Whether a version may be removed is decided on this: the
 // safe-evolution gate of a reload and `specd check --etcd-servers` both
 // ask it.
-func (s *Store) StoredVersions(ctx context.Context, r *schemas.Resource) (map[string]StoredVersion, error) {
-	prefix := s.resourcePrefix(r)
+func StoredVersions(ctx context.Context, store Store, r *schemas.Resource) (map[string]StoredVersion, error) {
+	prefix := store.ResourcePrefix(r)
 	out := map[string]StoredVersion{}
-	err := eachPage(ctx, s.rawStorage(), prefix, storage.ListOptions{Limit: DefaultMigrationPage}, true,
+	err := eachPage(ctx, store.RawStorage(), prefix, storage.ListOptions{Limit: DefaultPageSize}, true,
 		"read the objects of "+r.GroupResource(), func(page storage.ListResult) error {
 			for _, kv := range page.Items {
 				v := versionOf(kv.Value)

@@ -1,4 +1,4 @@
-package engine
+package migrate
 
 import (
 	"github.com/prometheus/client_golang/prometheus"

@@ -1,0 +1,8 @@
+// Package background owns the running of specd's background work: the
+// jobs that act on stored objects apart from any request (the garbage
+// collector, the storage version migration). A Group is given its jobs
+// when it is made and runs them all for as long as the context of Run
+// lasts, so that one owner decides when they run: today every replica
+// runs them from start to shutdown; a leader election can call Run only
+// while it leads.
+package background

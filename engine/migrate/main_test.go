@@ -1,0 +1,65 @@
+package migrate_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/schemas"
+)
+
+// testClient is one embedded etcd shared by the package's tests; each test
+// gets its own key prefix.
+var (
+	testClient *clientv3.Client
+	prefixes   atomic.Int64
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "migrate-test-etcd-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	e, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: dir, Fast: true,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer e.Close()
+	cli, err := etcdstorage.NewClient(ctx, e.Endpoints())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer cli.Close()
+	testClient = cli
+	return m.Run()
+}
+
+// testNow is the clock of every test store.
+var testNow = time.Date(2026, 11, 21, 10, 19, 21, 400_000_000, time.UTC)
+
+func mustCreate(tb testing.TB, s *engine.Store, rv *schemas.ResourceVersion, ns, body string) []byte {
+	tb.Helper()
+	res, err := s.Create(context.Background(), rv, ns, []byte(body), engine.WriteOptions{})
+	if err != nil {
+		tb.Fatalf("Create: %v", err)
+	}
+	return res.Object
+}
