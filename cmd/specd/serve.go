@@ -10,12 +10,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"runtime/debug"
-	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
-
-	"github.com/specd-io/specd/engine/storage"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/version"
@@ -26,94 +25,12 @@ import (
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/gc"
 	"github.com/specd-io/specd/engine/migrate"
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/plugins"
 	"github.com/specd-io/specd/schemas/serving"
 	"github.com/specd-io/specd/server"
 )
-
-// serveConfig is everything `specd serve` is told on its command line.
-type serveConfig struct {
-	Schemas     string
-	DataDir     string
-	Listen      string
-	EtcdServers []string
-	Plugins     string
-	LogLevel    slog.Level
-	// Disable names the groups ("G") and group versions ("G/V") not to
-	// serve.
-	Disable []string
-	// NoWatch (--watch=false): reload the schemas on SIGHUP only, not
-	// when their files change (schemas/serving).
-	NoWatch bool
-	// AllowBreaking lets a reload break clients or stored objects of beta
-	// and stable versions (schemas/serving).
-	AllowBreaking bool
-	// ReconcileWorkers is how many objects of one resource its reconcile
-	// plugin works on at once; 0 for the default (controller.ElectedConfig).
-	ReconcileWorkers int
-}
-
-// listFlag is a repeatable flag whose values may also be comma-separated.
-type listFlag []string
-
-func (l *listFlag) String() string { return strings.Join(*l, ",") }
-
-func (l *listFlag) Set(v string) error {
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			*l = append(*l, s)
-		}
-	}
-	return nil
-}
-
-func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
-	var cfg serveConfig
-	var etcdServers, logLevel string
-	fs := flag.NewFlagSet("specd serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files (required)")
-	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data")
-	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
-	fs.StringVar(&etcdServers, "etcd-servers", "", "comma-separated etcd URLs; without it specd starts an embedded etcd")
-	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
-	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G) or group version (G/V) not to serve; repeatable or comma-separated")
-	watch := fs.Bool("watch", true, "reload the schemas when files under --schemas change (SIGHUP always reloads)")
-	fs.BoolVar(&cfg.AllowBreaking, "allow-breaking", false, "let schema reloads break clients or stored objects of beta and stable versions")
-	fs.IntVar(&cfg.ReconcileWorkers, "reconcile-workers", 0, "objects of one resource its reconcile plugin works on at once (default 2)")
-	if err := fs.Parse(args); err != nil {
-		return cfg, err
-	}
-	if cfg.ReconcileWorkers < 0 {
-		return cfg, fmt.Errorf("--reconcile-workers %d: must be at least 1", cfg.ReconcileWorkers)
-	}
-	cfg.NoWatch = !*watch
-	if fs.NArg() > 0 {
-		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
-	}
-	if cfg.Schemas == "" {
-		return cfg, errors.New("--schemas is required")
-	}
-	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
-		return cfg, fmt.Errorf("--listen %q: %w", cfg.Listen, err)
-	}
-	for _, u := range strings.Split(etcdServers, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			cfg.EtcdServers = append(cfg.EtcdServers, u)
-		}
-	}
-	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
-		return cfg, fmt.Errorf("--log-level: %w", err)
-	}
-	for _, d := range cfg.Disable {
-		if g, v, _ := strings.Cut(d, "/"); g == "" || strings.Contains(v, "/") || strings.HasSuffix(d, "/") {
-			return cfg, fmt.Errorf("--disable %q: want a group (G) or a group version (G/V)", d)
-		}
-	}
-	return cfg, nil
-}
 
 func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 	cfg, err := parseServeFlags(args, stderr)
@@ -133,74 +50,99 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 	return 0
 }
 
-// serve runs until ctx ends. Schemas are loaded before anything starts, so a
-// broken schema directory stops specd with every problem listed.
-func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
-	// Every hook binding must name a plugin of --plugins (Host.CheckBindings);
-	// plugins start on first use.
-	callbacks := &plugins.LateCallbacks{}
-	host, err := openPlugins(cfg, callbacks, log)
-	if err != nil {
-		return err
-	}
-	defer host.Close()
-	// Schemas and their conversion rules are loaded (and checked) before
-	// anything starts; reloads swap them while specd serves
-	// (schemas/serving). A SIGHUP or a change of a schema file is a reload
-	// request from here on, kept until reloads are served: a SIGHUP while
-	// specd starts must not end it.
-	schemaSet, err := serving.New(ctx, serving.Config{Dir: cfg.Schemas, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking,
-		Watch: !cfg.NoWatch, Logger: log, CheckBindings: host.CheckBindings})
-	if err != nil {
-		return err
-	}
-	defer schemaSet.Close()
-	registry := schemaSet.Registry()
-	log.Info("schemas loaded", "dir", cfg.Schemas, "groups", len(registry.Groups()))
+// outside is what serve opens before it builds anything on it: the API's
+// listener, the plugins, the schemas and the storage.
+type outside struct {
+	listener  net.Listener
+	host      *plugins.Host
+	callbacks *plugins.LateCallbacks
+	schemas   *serving.Set
+	storage   storage.Storage
+	etcd      *clientv3.Client
+}
 
-	storage, etcdClient, closeStorage, err := openStorage(ctx, cfg, log)
+// serve runs until ctx ends. Schemas are loaded before anything starts, so a
+// broken schema directory stops specd with every problem listed. What it
+// opens closes in reverse order: the HTTP server first, then the etcd
+// client, then etcd, since an etcd that still has clients takes seconds
+// to close.
+func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
+	// A SIGHUP is a reload request from here on: one that arrives while
+	// specd starts must neither end it (Go's default) nor be lost.
+	reloadSignals := make(chan os.Signal, 1)
+	signal.Notify(reloadSignals, syscall.SIGHUP)
+	defer signal.Stop(reloadSignals)
+	var out outside
+	var err error
+	if out.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer out.listener.Close()
+	// Plugins start on first use, and call back through callbacks.
+	out.callbacks = &plugins.LateCallbacks{}
+	if out.host, err = openPlugins(cfg, out.callbacks, log); err != nil {
+		return err
+	}
+	defer out.host.Close()
+	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking,
+		Watch: !cfg.NoWatch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.host.CheckBindings}); err != nil {
+		return err
+	}
+	defer out.schemas.Close()
+	log.Info("schemas loaded", "dir", cfg.Schemas, "groups", len(out.schemas.Registry().Groups()))
+	st, etcdClient, closeStorage, err := openStorage(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer closeStorage()
-	// One watch cache per resource, fed by one etcd watch each, started
-	// on the resource's first use; closed before the etcd client (the
-	// deferred calls run in reverse).
-	caches := watchcache.New(storage, watchcache.Config{Logger: log})
-	defer caches.Close()
+	out.storage, out.etcd = st, etcdClient
+	return serveOn(ctx, cfg, out, log)
+}
 
-	var ready atomic.Bool
-	// The garbage collector runs a pass at once, after deletes and
-	// periodically.
+// serveOn builds the engine and the server on what serve opened, and serves
+// until ctx ends.
+func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger) error {
+	set := out.schemas
+	// One watch cache per resource, fed by one etcd watch each, started on
+	// the resource's first use; a reload ends those of the resources it
+	// changes.
+	caches := watchcache.New(out.storage, watchcache.Config{Logger: log})
+	defer caches.Close()
+	served := watchcache.NewServed(caches, engine.CacheKeyOf(""))
+	// The collector runs a pass at once, after deletes and periodically.
 	trigger := gc.NewTrigger()
-	// A reload ends the caches of the resources it changes.
-	reloadCaches := watchcache.NewServed(caches, engine.CacheKeyOf(""))
-	store := engine.NewStore(storage, engine.Options{Logger: log, Cache: reloadCaches, OnDelete: trigger.Pull, Converters: schemaSet.ConverterFor,
-		Admission: host})
+	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
+		Converters: set.ConverterFor, Admission: out.host})
 	// Plugins call back to the store from here on: the one late binding
 	// (plugins.LateCallbacks says why).
-	callbacks.Bind(controller.NewClient(store, schemaSet.Registry))
-	collector := gc.New(store, schemaSet.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger})
-	// Objects stored before a storage version change are rewritten in the
-	// background.
-	migration := migrate.NewRunner(ctx, store, registry, log)
-	// Every replica runs the background work; it stops (migration
-	// progress kept) before the storage closes.
+	out.callbacks.Bind(controller.NewClient(store, set.Registry))
+	collector := gc.New(store, set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger})
+	migration := migrate.NewRunner(ctx, store, set.Registry(), log)
+	// Every replica runs the background work; it stops (migration progress
+	// kept) before the storage closes.
 	defer background.New(collector, migration).Start(ctx)()
+	var ready atomic.Bool
 	handler := server.New(server.Config{
-		Registry:   schemaSet.Registry,
-		Checks:     []server.Check{{Name: "schemas", Check: schemaSet.ReadyCheck, Informational: true}},
-		MoreChecks: pluginChecks(host),
+		Registry:   set.Registry,
+		Checks:     []server.Check{{Name: "schemas", Check: set.ReadyCheck, Informational: true}},
+		MoreChecks: pluginChecks(out.host),
 		Store:      store,
 		Ready:      ready.Load,
 		Logger:     log,
 		Version:    version.Info{GitVersion: specdVersion},
 	})
+	httpServer, httpDone := startHTTP(out.listener, handler, log)
+	ready.Store(true)
+	log.Info("serving", "address", "http://"+out.listener.Addr().String())
+	// The watch caches, then the storage migration, follow each reload.
+	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration).Stop()
+	defer startControllers(ctx, controller.ElectedConfig{Client: out.etcd, Address: cfg.Listen, Store: store,
+		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})()
+	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
+}
 
-	listener, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
+// startHTTP serves handler on listener; done receives why it stopped.
+func startHTTP(listener net.Listener, handler *server.Server, log *slog.Logger) (*http.Server, <-chan error) {
 	httpServer := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -208,18 +150,15 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	// Open watches never end by themselves: Shutdown ends them.
 	httpServer.RegisterOnShutdown(handler.CloseWatches)
-	served := make(chan error, 1)
-	go func() { served <- httpServer.Serve(listener) }()
-	ready.Store(true)
-	log.Info("serving", "address", "http://"+listener.Addr().String())
-	// The watch caches, then the storage migration, follow each reload.
-	stored := storedObjects{store: store, timeout: storedReadTimeout}
-	defer schemaSet.Serve(ctx, stored, reloadCaches, migration).Stop()
-	defer startControllers(ctx, controller.ElectedConfig{Client: etcdClient, Address: cfg.Listen, Store: store,
-		Reconciler: host, Registry: schemaSet.Registry, Workers: cfg.ReconcileWorkers, Logger: log})()
+	done := make(chan error, 1)
+	go func() { done <- httpServer.Serve(listener) }()
+	return httpServer, done
+}
 
+// awaitShutdown waits for ctx to end, then shuts the HTTP server down.
+func awaitShutdown(ctx context.Context, httpServer *http.Server, done <-chan error, ready *atomic.Bool, log *slog.Logger) error {
 	select {
-	case err := <-served:
+	case err := <-done:
 		return fmt.Errorf("http server: %w", err)
 	case <-ctx.Done():
 	}
@@ -227,8 +166,6 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	ready.Store(false)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	// The HTTP server goes first, then the etcd client, then etcd: an etcd
-	// that still has clients takes seconds to close.
 	if err := httpServer.Shutdown(shutdownCtx); err != nil {
 		log.Warn("http shutdown", "err", err)
 	}

@@ -36,7 +36,7 @@ type Reloads struct {
 }
 
 // Serve reloads when the schema directory changes (with Config.Watch)
-// and on SIGHUP, until ctx ends or Stop is called. The gate reads from
+// and on each of Config.ReloadSignals, until ctx ends or Stop is called. The gate reads from
 // stored (nil: nothing to ask) in which versions objects are stored, and
 // each reload is followed by followers, in order; a follower is not told
 // that the BeforeSwap of a later one failed.
@@ -55,7 +55,7 @@ func (s *Set) Serve(ctx context.Context, stored check.StoredObjects, followers .
 			select {
 			case <-ctx.Done():
 				return
-			case <-s.signals:
+			case <-s.cfg.ReloadSignals:
 				_ = r.Reload(ctx, "SIGHUP")
 			}
 		}

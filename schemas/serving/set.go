@@ -27,8 +27,12 @@ type Config struct {
 	// AllowBreaking lets a reload break clients or stored objects of beta
 	// and stable versions (gate.go).
 	AllowBreaking bool
-	// Watch reloads when files under Dir change; SIGHUP always reloads.
+	// Watch reloads when files under Dir change.
 	Watch bool
+	// ReloadSignals are reload requests (SIGHUP): the caller catches them
+	// from its own start, so that one during the start neither ends the
+	// process nor is lost; Serve acts on them. Nil: none.
+	ReloadSignals <-chan os.Signal
 	// Logger gets the reloads' outcome; slog.Default() when nil.
 	Logger *slog.Logger
 	// CheckBindings, when set, refuses a world whose hook bindings name
@@ -68,13 +72,11 @@ type Set struct {
 	log    *slog.Logger
 	loader *schemas.Loader
 
-	// signals are the SIGHUPs caught since New; watcher watches the
-	// schema directory since New (nil without Config.Watch, or when it
-	// could not: watchErr).
-	signals  <-chan os.Signal
+	// watcher watches the schema directory since New (nil without
+	// Config.Watch, or when it could not: watchErr).
 	watcher  *dirwatch.Watcher
 	watchErr error
-	unlisten func()
+	unwatch func()
 
 	current atomic.Pointer[world]
 	// retired are the last replaced worlds, newest first.
@@ -84,15 +86,15 @@ type Set struct {
 	status reloadStatus
 }
 
-// New starts listening for reload requests (listen), then loads the first
-// world; it fails, listening no more, when the directory does not load.
-// Close stops listening.
+// New starts watching the schema directory (watch), then loads the first
+// world; it fails, watching no more, when the directory does not load.
+// Close stops watching.
 func New(ctx context.Context, cfg Config) (*Set, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	s := &Set{cfg: cfg, log: cfg.Logger, loader: schemas.NewLoader(cfg.Dir)}
-	s.signals, s.watcher, s.watchErr, s.unlisten = listen(cfg)
+	s.watcher, s.watchErr, s.unwatch = watch(cfg)
 	if err := s.start(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -100,8 +102,8 @@ func New(ctx context.Context, cfg Config) (*Set, error) {
 	return s, nil
 }
 
-// Close restores SIGHUP's default and stops watching the directory.
-func (s *Set) Close() { s.unlisten() }
+// Close stops watching the directory.
+func (s *Set) Close() { s.unwatch() }
 
 // Registry is the served registry.
 func (s *Set) Registry() *schemas.Registry { return s.current.Load().reg }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+)
+
+// serveConfig is everything `specd serve` is told on its command line.
+type serveConfig struct {
+	Schemas     string
+	DataDir     string
+	Listen      string
+	EtcdServers []string
+	Plugins     string
+	LogLevel    slog.Level
+	// Disable names the groups ("G") and group versions ("G/V") not to
+	// serve.
+	Disable []string
+	// NoWatch (--watch=false): reload the schemas on SIGHUP only, not
+	// when their files change (schemas/serving).
+	NoWatch bool
+	// AllowBreaking lets a reload break clients or stored objects of beta
+	// and stable versions (schemas/serving).
+	AllowBreaking bool
+	// ReconcileWorkers is how many objects of one resource its reconcile
+	// plugin works on at once; 0 for the default (controller.ElectedConfig).
+	ReconcileWorkers int
+}
+
+// listFlag is a repeatable flag whose values may also be comma-separated.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
+	var cfg serveConfig
+	var etcdServers, logLevel string
+	fs := flag.NewFlagSet("specd serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files (required)")
+	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data")
+	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
+	fs.StringVar(&etcdServers, "etcd-servers", "", "comma-separated etcd URLs; without it specd starts an embedded etcd")
+	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
+	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G) or group version (G/V) not to serve; repeatable or comma-separated")
+	watch := fs.Bool("watch", true, "reload the schemas when files under --schemas change (SIGHUP always reloads)")
+	fs.BoolVar(&cfg.AllowBreaking, "allow-breaking", false, "let schema reloads break clients or stored objects of beta and stable versions")
+	fs.IntVar(&cfg.ReconcileWorkers, "reconcile-workers", 0, "objects of one resource its reconcile plugin works on at once (default 2)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if cfg.ReconcileWorkers < 0 {
+		return cfg, fmt.Errorf("--reconcile-workers %d: must be at least 1", cfg.ReconcileWorkers)
+	}
+	cfg.NoWatch = !*watch
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if cfg.Schemas == "" {
+		return cfg, errors.New("--schemas is required")
+	}
+	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
+		return cfg, fmt.Errorf("--listen %q: %w", cfg.Listen, err)
+	}
+	for _, u := range strings.Split(etcdServers, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			cfg.EtcdServers = append(cfg.EtcdServers, u)
+		}
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
+		return cfg, fmt.Errorf("--log-level: %w", err)
+	}
+	for _, d := range cfg.Disable {
+		if g, v, _ := strings.Cut(d, "/"); g == "" || strings.Contains(v, "/") || strings.HasSuffix(d, "/") {
+			return cfg, fmt.Errorf("--disable %q: want a group (G) or a group version (G/V)", d)
+		}
+	}
+	return cfg, nil
+}
