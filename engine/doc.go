@@ -30,6 +30,15 @@
 // through a Cache (engine/watchcache): one storage watch per resource
 // feeding the stored bytes of its objects and a window of recent events.
 //
+// The root package is the verbs and what they share. Each concern beside
+// them has a package of its own, which the root never imports: the
+// storage contract beneath it (engine/storage, implemented by
+// engine/etcdstorage), the watch caches (engine/watchcache), garbage
+// collection (engine/gc, through the primitives of gcsupport.go), storage
+// version migration (engine/migrate, through migratesupport.go), the
+// runner of that background work (engine/background), and the reconcile
+// loops (engine/controller).
+//
 // An error the client caused is a *k8s.io/apimachinery/pkg/api/errors.StatusError
 // the server writes as it is (404, 409, 422, ...). A failure of the
 // engine or its storage is a plain error, wrapped with %w and its context:

@@ -61,7 +61,7 @@ type CacheWatchOptions struct {
 	// Version is the API version the watch is served in. The cache
 	// serves every version alike; a wrapper that stops serving one
 	// version of a resource ends the watches of that version alone with
-	// an error (specd serve's schema reloads).
+	// an error (watchcache.Served, when a schema reload stops serving it).
 	Version string
 }
 

@@ -5,6 +5,9 @@
 //	specd bench [flags]      load a running server (see package loadtest)
 //	specd version
 //
-// This package only wires: it is the one place that names the concrete
-// storage (etcd, embedded or external) and hands it to the server.
+// This package only parses flags, builds, wires and waits for signals. It
+// is the one place that names the concrete storage (etcd, embedded or
+// external) and the plugin host, and hands them to the engine and the
+// server; what it builds lives in importable packages (schemas/serving,
+// engine and its subpackages, plugins, server).
 package main
