@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -13,6 +14,13 @@ import (
 	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
+
+// admitter calls the defaulting and validation plugins of a write.
+type admitter struct {
+	// admission is the plugin host; nil when specd runs without one.
+	admission hook.Admission
+	log       *slog.Logger
+}
 
 // admissionWrite is what every plugin call of one write shares.
 type admissionWrite struct {
@@ -43,7 +51,7 @@ func (w admissionWrite) request(r *schemas.Resource, version, namespace, name st
 
 // defaultCreate runs the defaulting plugin bound to rv on a new object;
 // see pluginDefault.
-func (s *Store) defaultCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req *request, opts WriteOptions) (*request, error) {
+func (a admitter) defaultCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req *request, opts WriteOptions) (*request, error) {
 	if rv.Hooks == nil || rv.Hooks.Default == "" {
 		return req, nil
 	}
@@ -51,26 +59,26 @@ func (s *Store) defaultCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 		return nil, err
 	}
 	w := admissionWrite{op: hook.OperationCreate, dryRun: opts.DryRun}
-	nreq, err := s.pluginDefault(ctx, rv, w, req, nil)
+	nreq, err := a.pluginDefault(ctx, rv, w, req, nil)
 	if err != nil || nreq == req {
 		return nreq, err
 	}
 	if rv.StatusSubresource {
 		delete(nreq.obj, "status")
 	}
-	return nreq, s.checkDefaulted(rv, req, nreq)
+	return nreq, a.checkDefaulted(rv, req, nreq)
 }
 
 // defaultUpdate runs the defaulting plugin bound to rv on an update of
 // old; what the plugin changed is kept as the write may change it: only
 // status on the status subresource, everything but status on the main
 // endpoint of a resource with one.
-func (s *Store) defaultUpdate(ctx context.Context, rv *schemas.ResourceVersion, req *request, old *stored, status bool, opts WriteOptions) (*request, error) {
+func (a admitter) defaultUpdate(ctx context.Context, rv *schemas.ResourceVersion, req *request, old *stored, status bool, opts WriteOptions) (*request, error) {
 	if rv.Hooks == nil || rv.Hooks.Default == "" {
 		return req, nil
 	}
 	w := updateWrite(status, opts)
-	nreq, err := s.pluginDefault(ctx, rv, w, req, old.obj)
+	nreq, err := a.pluginDefault(ctx, rv, w, req, old.obj)
 	if err != nil || nreq == req {
 		return nreq, err
 	}
@@ -80,7 +88,7 @@ func (s *Store) defaultUpdate(ctx context.Context, rv *schemas.ResourceVersion, 
 	case rv.StatusSubresource:
 		keepStatus(nreq.obj, old.obj)
 	}
-	return nreq, s.checkDefaulted(rv, req, nreq)
+	return nreq, a.checkDefaulted(rv, req, nreq)
 }
 
 // pluginDefault calls the defaulting plugin bound to rv with req's object
@@ -89,7 +97,7 @@ func (s *Store) defaultUpdate(ctx context.Context, rv *schemas.ResourceVersion, 
 // the schema again, as kube-apiserver defaults after a mutating webhook).
 // It returns req itself when the plugin could not answer and its
 // failurePolicy is Ignore.
-func (s *Store) pluginDefault(ctx context.Context, rv *schemas.ResourceVersion, w admissionWrite, req *request, old map[string]any) (*request, error) {
+func (a admitter) pluginDefault(ctx context.Context, rv *schemas.ResourceVersion, w admissionWrite, req *request, old map[string]any) (*request, error) {
 	h, r := rv.Hooks, rv.Resource
 	obj, err := json.Marshal(req.obj)
 	if err != nil {
@@ -102,9 +110,9 @@ func (s *Store) pluginDefault(ctx context.Context, rv *schemas.ResourceVersion, 
 		}
 	}
 	ar := w.request(r, rv.Version, req.meta.Namespace, req.meta.Name, obj, oldObj)
-	out, err := s.callDefault(ctx, h, ar)
+	out, err := a.callDefault(ctx, h, ar)
 	if err != nil {
-		if err := s.pluginFailed(h, "default", h.Default, r, err); err != nil {
+		if err := a.pluginFailed(h, "default", h.Default, r, err); err != nil {
 			return nil, err
 		}
 		return req, nil // Ignore: write on without the plugin
@@ -126,7 +134,7 @@ func (s *Store) pluginDefault(ctx context.Context, rv *schemas.ResourceVersion, 
 // checkDefaulted defaults the plugin's object with the schema and
 // refuses it, naming the plugin, when it fails the schema although the
 // object it was given did not.
-func (s *Store) checkDefaulted(rv *schemas.ResourceVersion, before, after *request) error {
+func (a admitter) checkDefaulted(rv *schemas.ResourceVersion, before, after *request) error {
 	if rv.Schema == nil {
 		return nil
 	}
@@ -144,7 +152,7 @@ func (s *Store) checkDefaulted(rv *schemas.ResourceVersion, before, after *reque
 // validateCreate runs the validation plugin bound to the storage version
 // of rv on a new object (st, in the storage version), shown without the
 // bookkeeping annotation as to a client of that version.
-func (s *Store) validateCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, opts WriteOptions) error {
+func (a admitter) validateCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, opts WriteOptions) error {
 	h, sv := storageHooks(rv.Resource)
 	if h == nil || h.Validate == "" {
 		return nil
@@ -154,14 +162,14 @@ func (s *Store) validateCreate(ctx context.Context, rv *schemas.ResourceVersion,
 		return err
 	}
 	w := admissionWrite{op: hook.OperationCreate, dryRun: opts.DryRun}
-	return s.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, nil))
+	return a.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, nil))
 }
 
 // validateUpdate runs the validation plugin bound to the storage version
 // of rv on an update of the stored kv to st (both in the storage
 // version); the plugin sees both with kv's resourceVersion and, as a
 // client of the storage version, without the bookkeeping annotation.
-func (s *Store) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, kv storage.KeyValue, status bool, opts WriteOptions) error {
+func (a admitter) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, kv storage.KeyValue, status bool, opts WriteOptions) error {
 	h, sv := storageHooks(rv.Resource)
 	if h == nil || h.Validate == "" {
 		return nil
@@ -177,7 +185,7 @@ func (s *Store) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion,
 		}
 	}
 	w := updateWrite(status, opts)
-	return s.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, old))
+	return a.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, old))
 }
 
 // storageHooks returns the hooks of r's storage version and its name.
@@ -191,10 +199,10 @@ func storageHooks(r *schemas.Resource) (*schemas.Hooks, string) {
 
 // pluginValidate calls the validation plugin of h; its field errors are a
 // 422 Invalid, as the schema's are.
-func (s *Store) pluginValidate(ctx context.Context, r *schemas.Resource, h *schemas.Hooks, ar hook.AdmissionRequest) error {
-	fes, err := s.callValidate(ctx, h, ar)
+func (a admitter) pluginValidate(ctx context.Context, r *schemas.Resource, h *schemas.Hooks, ar hook.AdmissionRequest) error {
+	fes, err := a.callValidate(ctx, h, ar)
 	if err != nil {
-		return s.pluginFailed(h, "validate", h.Validate, r, err)
+		return a.pluginFailed(h, "validate", h.Validate, r, err)
 	}
 	if len(fes) == 0 {
 		return nil
@@ -203,13 +211,13 @@ func (s *Store) pluginValidate(ctx context.Context, r *schemas.Resource, h *sche
 }
 
 // callDefault calls the defaulting plugin within the binding's timeout.
-func (s *Store) callDefault(ctx context.Context, h *schemas.Hooks, ar hook.AdmissionRequest) ([]byte, error) {
-	if s.admission == nil {
+func (a admitter) callDefault(ctx context.Context, h *schemas.Hooks, ar hook.AdmissionRequest) ([]byte, error) {
+	if a.admission == nil {
 		return nil, errNoPlugins
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
-	out, err := s.admission.Default(ctx, h.Default, ar)
+	out, err := a.admission.Default(ctx, h.Default, ar)
 	if err == nil && len(out) == 0 {
 		err = errors.New("it answered no object")
 	}
@@ -217,13 +225,13 @@ func (s *Store) callDefault(ctx context.Context, h *schemas.Hooks, ar hook.Admis
 }
 
 // callValidate calls the validation plugin within the binding's timeout.
-func (s *Store) callValidate(ctx context.Context, h *schemas.Hooks, ar hook.AdmissionRequest) ([]hook.FieldError, error) {
-	if s.admission == nil {
+func (a admitter) callValidate(ctx context.Context, h *schemas.Hooks, ar hook.AdmissionRequest) ([]hook.FieldError, error) {
+	if a.admission == nil {
 		return nil, errNoPlugins
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
-	return s.admission.Validate(ctx, h.Validate, ar)
+	return a.admission.Validate(ctx, h.Validate, ar)
 }
 
 // errNoPlugins answers a hook call of a Store made without Admission.
@@ -233,10 +241,10 @@ var errNoPlugins = errors.New("engine: no plugins are configured")
 // answer: Fail is a 500 naming the plugin and the hook, as kube-apiserver
 // answers for an admission webhook it cannot call; Ignore logs and lets
 // the write go on (nil).
-func (s *Store) pluginFailed(h *schemas.Hooks, hook, plugin string, r *schemas.Resource, err error) error {
+func (a admitter) pluginFailed(h *schemas.Hooks, hook, plugin string, r *schemas.Resource, err error) error {
 	admissionFailures.WithLabelValues(plugin, hook, string(h.FailurePolicy)).Inc()
 	if h.FailurePolicy == schemas.FailurePolicyIgnore {
-		s.log.Warn("plugin failed; failurePolicy Ignore lets the write go on",
+		a.log.Warn("plugin failed; failurePolicy Ignore lets the write go on",
 			"plugin", plugin, "hook", hook, "resource", r.GroupResource(), "err", err)
 		return nil
 	}

@@ -64,7 +64,7 @@ func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 	}
 	// The defaulting plugin's metadata is prepared and checked as the
 	// client's is.
-	if req, err = s.defaultCreate(ctx, rv, namespace, req, opts); err != nil {
+	if req, err = s.admit.defaultCreate(ctx, rv, namespace, req, opts); err != nil {
 		return nil, err
 	}
 	errs, err := req.prepareCreateMeta(r, namespace, s.now(), newUID(), s.genName)
@@ -86,7 +86,7 @@ func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.validateCreate(ctx, rv, req.meta.Namespace, req.meta.Name, st, opts); err != nil {
+	if err := s.admit.validateCreate(ctx, rv, req.meta.Namespace, req.meta.Name, st, opts); err != nil {
 		return nil, err
 	}
 	p := &preparedCreate{name: req.meta.Name, object: obj, stored: st, warnings: req.warnings}

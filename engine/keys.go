@@ -31,10 +31,10 @@ func prefixOr(prefix string) string {
 	return prefix
 }
 
-// CacheKeyOf is Store.CacheKey of a Store with Options.Prefix prefix, for
+// CacheKeyOf is Store.ResourcePrefix of a Store with Options.Prefix prefix, for
 // the cache of that Store: it names caches before the Store that is built
 // on it exists.
 func CacheKeyOf(prefix string) func(*schemas.Resource) string {
 	s := &Store{prefix: prefixOr(prefix)}
-	return s.CacheKey
+	return s.ResourcePrefix
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -24,7 +23,10 @@ func (s *Store) RawStorage() storage.Storage {
 // KeyPrefix is the prefix of every key of the Store (Options.Prefix).
 func (s *Store) KeyPrefix() string { return s.prefix }
 
-// ResourcePrefix is the key prefix of every stored object of r.
+// ResourcePrefix is the key prefix of every stored object of r. It is
+// also the name of r's watch cache (the resource argument of Cache): it
+// depends on r's group and plural only, so it names the same cache in
+// every registry snapshot that serves r.
 func (s *Store) ResourcePrefix(r *schemas.Resource) string { return s.listPrefix(r, "") }
 
 // ToStorageVersion converts obj, stored bytes of r in any of its

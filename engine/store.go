@@ -28,8 +28,8 @@ type Store struct {
 	cache    Cache
 	// fields holds the field manager of each resource version (managedfields.go).
 	fields fieldManagers
-	// admission calls the plugins schemas bind (admission.go); may be nil.
-	admission hook.Admission
+	// admit calls the plugins schemas bind (admission.go).
+	admit admitter
 	// converterFor, when set, is the converter of a resource's registry
 	// snapshot (Options.Converters).
 	converterFor func(*schemas.Resource) converters.Converter
@@ -78,7 +78,7 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 		opts.Converter = converters.None{}
 	}
 	return &Store{storage: finalizing(storage, opts.OnDelete), converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admission: opts.Admission}
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, log: opts.Logger}}
 }
 
 // converterOf returns the converter of r's registry snapshot.

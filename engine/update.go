@@ -102,7 +102,7 @@ func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersi
 			rv.Schema.Default(req.obj)
 		}
 	}
-	if req, err = s.defaultUpdate(ctx, rv, req, old, status, opts); err != nil {
+	if req, err = s.admit.defaultUpdate(ctx, rv, req, old, status, opts); err != nil {
 		return nil, nil, err
 	}
 	if !status {
@@ -122,7 +122,7 @@ func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersi
 	if st, err = s.toStorage(rv, obj); err != nil {
 		return nil, nil, err
 	}
-	if err := s.validateUpdate(ctx, rv, req.meta.Namespace, name, st, kv, status, opts); err != nil {
+	if err := s.admit.validateUpdate(ctx, rv, req.meta.Namespace, name, st, kv, status, opts); err != nil {
 		return nil, nil, err
 	}
 	if kept {

@@ -76,7 +76,7 @@ func (s *Store) Watch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 	default:
 		opts.AfterRevision = n
 	}
-	if w.cw, err = s.cache.Watch(ctx, s.resourcePrefix(rv.Resource), opts); err != nil {
+	if w.cw, err = s.cache.Watch(ctx, s.ResourcePrefix(rv.Resource), opts); err != nil {
 		return nil, watchError(err)
 	}
 	w.initial, w.initialRev = w.cw.Initial()
@@ -103,7 +103,7 @@ func (s *Store) watchFromStorage(ctx context.Context, w *Watch, opts CacheWatchO
 			}
 		}
 		opts.AfterRevision = max(res.Revision, minRev)
-		cw, err := s.cache.Watch(ctx, s.resourcePrefix(w.rv.Resource), opts)
+		cw, err := s.cache.Watch(ctx, s.ResourcePrefix(w.rv.Resource), opts)
 		var expired *ExpiredError
 		if errors.As(err, &expired) && attempt == 0 {
 			continue

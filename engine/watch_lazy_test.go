@@ -191,7 +191,7 @@ func TestInformerOnColdResource(t *testing.T) {
 				defer close(done)
 				churn(t, s, rv, 60, func(i int) {
 					if tc.stopCache && i%20 == 10 {
-						caches.Stop(s.CacheKey(rv.Resource))
+						caches.Stop(s.ResourcePrefix(rv.Resource))
 					}
 				})
 			}()

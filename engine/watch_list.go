@@ -60,7 +60,7 @@ func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, 
 	// leaves the list to storage.
 	cctx, cancel := context.WithTimeout(ctx, cacheReadyTimeout)
 	defer cancel()
-	res, err = s.cache.List(cctx, s.resourcePrefix(rv.Resource), copts)
+	res, err = s.cache.List(cctx, s.ResourcePrefix(rv.Resource), copts)
 	countConsistent(rv.Resource, copts, err)
 	if errors.Is(err, ErrCacheBehind) {
 		return storage.ListResult{}, "", false, nil
@@ -101,12 +101,6 @@ func (s *Store) filterCached(rv *schemas.ResourceVersion, sel Selector, res stor
 	return out, nil
 }
 
-// resourcePrefix is the key prefix of every object of r: what one cache
-// holds.
-func (s *Store) resourcePrefix(r *schemas.Resource) string {
-	return s.listPrefix(r, "")
-}
-
 // cacheReadyTimeout is how long a list waits for a cache that is still
 // loading before it reads storage instead.
 const cacheReadyTimeout = 3 * time.Second
@@ -114,8 +108,3 @@ const cacheReadyTimeout = 3 * time.Second
 // tooOldList is kube-apiserver's message for an Exact list at a compacted
 // revision.
 const tooOldList = "The resourceVersion for the provided list is too old."
-
-// CacheKey names r's watch cache: the resource argument of Cache. It
-// depends on r's group and plural only, so it names the same cache in
-// every registry snapshot that serves r.
-func (s *Store) CacheKey(r *schemas.Resource) string { return s.resourcePrefix(r) }
