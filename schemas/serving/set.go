@@ -76,7 +76,7 @@ type Set struct {
 	// Config.Watch, or when it could not: watchErr).
 	watcher  *dirwatch.Watcher
 	watchErr error
-	unwatch func()
+	unwatch  func()
 
 	current atomic.Pointer[world]
 	// retired are the last replaced worlds, newest first.
