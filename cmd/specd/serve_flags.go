@@ -88,7 +88,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		return cfg, err
 	}
 	if cfg.MaxObjectBytes < 0 {
-		return cfg, fmt.Errorf("--max-object-bytes %d: must be positive", cfg.MaxObjectBytes)
+		return cfg, fmt.Errorf("--max-object-bytes %d: must not be negative", cfg.MaxObjectBytes)
 	}
 	if cfg.ReconcileWorkers < 0 {
 		return cfg, fmt.Errorf("--reconcile-workers %d: must be at least 1", cfg.ReconcileWorkers)
