@@ -38,13 +38,13 @@ func TestParseServeFlags(t *testing.T) {
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, MaxObjectBytes: 1 << 20},
 		},
 		"object limit not negative": {args: []string{"--schemas", "s", "--max-object-bytes", "-1"}, wantErr: "--max-object-bytes -1"},
-		"disable needs G or G/V":  {args: []string{"--schemas", "s", "--disable", "a.example.com/v1/x"}, wantErr: `--disable "a.example.com/v1/x"`},
-		"disable without a group": {args: []string{"--schemas", "s", "--disable", "/v1"}, wantErr: `--disable "/v1"`},
-		"schemas is required":     {args: nil, wantErr: "--schemas is required"},
-		"listen needs a port":     {args: []string{"--schemas", "s", "--listen", "localhost"}, wantErr: `--listen "localhost"`},
-		"unknown log level":       {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
-		"stray argument":          {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
-		"unknown flag":            {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
+		"disable needs G or G/V":    {args: []string{"--schemas", "s", "--disable", "a.example.com/v1/x"}, wantErr: `--disable "a.example.com/v1/x"`},
+		"disable without a group":   {args: []string{"--schemas", "s", "--disable", "/v1"}, wantErr: `--disable "/v1"`},
+		"schemas is required":       {args: nil, wantErr: "--schemas is required"},
+		"listen needs a port":       {args: []string{"--schemas", "s", "--listen", "localhost"}, wantErr: `--listen "localhost"`},
+		"unknown log level":         {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
+		"stray argument":            {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
+		"unknown flag":              {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
