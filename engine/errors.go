@@ -7,6 +7,7 @@ import (
 	"github.com/specd-io/specd/engine/storage"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/specd-io/specd/schemas"
@@ -24,9 +25,7 @@ func groupKind(r *schemas.Resource) schema.GroupKind {
 }
 
 // storageError turns a Storage error about one object into the Status
-// error kube-apiserver answers with. Any other error is a failure of the
-// storage and is returned as it is: the server logs and counts it, and
-// answers a 500 InternalError.
+// error kube-apiserver answers with (storageStatus says the rest).
 func storageError(r *schemas.Resource, name string, err error) error {
 	gr := groupResource(r)
 	switch {
@@ -37,8 +36,66 @@ func storageError(r *schemas.Resource, name string, err error) error {
 	case errors.Is(err, storage.ErrConflict):
 		return apierrors.NewConflict(gr, name, errModified)
 	default:
+		return storageStatus(err)
+	}
+}
+
+// listError turns a Storage error of a list into kube-apiserver's Status:
+// a compacted snapshot is 410 Gone (with a token to go on when the list
+// was continued from startKey), and the errors of any request as
+// storageStatus says.
+func listError(err error, prefix, startKey string) error {
+	switch {
+	case errors.Is(err, storage.ErrCompacted) && startKey != "":
+		return compactedContinue(prefix, startKey)
+	case errors.Is(err, storage.ErrCompacted):
+		return apierrors.NewResourceExpired(tooOldList)
+	default:
+		return storageStatus(err)
+	}
+}
+
+// storageStatus turns the Storage errors that any request may meet into
+// kube-apiserver's Status. Any other error is a failure of the storage
+// and is returned as it is: the server logs and counts it, and answers a
+// 500 InternalError.
+func storageStatus(err error) error {
+	var rev *storage.RevisionError
+	var size *storage.SizeError
+	switch {
+	case errors.As(err, &rev):
+		return tooLargeResourceVersion(rev.Requested, rev.Current)
+	case errors.As(err, &size):
+		return objectTooLarge(size)
+	case errors.Is(err, storage.ErrTimeout):
+		return apierrors.NewTimeoutError("the storage did not answer in time; "+
+			"a write may or may not have been applied: read the object before retrying", 0)
+	default:
 		return err
 	}
+}
+
+// tooLargeResourceVersion is kube-apiserver's answer to a read at a
+// revision storage has not reached (k8s.io/apiserver/pkg/storage's
+// NewTooLargeResourceVersionError): 504 Timeout, whose cause tells
+// client-go's reflector to list again without it.
+func tooLargeResourceVersion(requested, current int64) error {
+	se := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", requested, current), 0)
+	se.ErrStatus.Details.Causes = []metav1.StatusCause{{
+		Type:    metav1.CauseTypeResourceVersionTooLarge,
+		Message: "Too large resource version",
+	}}
+	return se
+}
+
+// objectTooLarge is the 413 of an object over what one write may store.
+func objectTooLarge(e *storage.SizeError) error {
+	if e.Limit == 0 {
+		return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
+			"the object is %d bytes when stored, more than the storage accepts (etcd's --max-request-bytes)", e.Size))
+	}
+	return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
+		"the object is %d bytes when stored, limit is %d", e.Size, e.Limit))
 }
 
 // cannotHandle is kube-apiserver's answer to a body it cannot decode as the

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -70,13 +69,7 @@ func (s *Store) listResult(ctx context.Context, rv *schemas.ResourceVersion, nam
 		res, last, err = s.listPage(ctx, rv, prefix, opts, req.Selector)
 	}
 	if err != nil {
-		if errors.Is(err, storage.ErrCompacted) && opts.StartKey != "" {
-			return storage.ListResult{}, "", compactedContinue(prefix, opts.StartKey)
-		}
-		if errors.Is(err, storage.ErrCompacted) {
-			return storage.ListResult{}, "", apierrors.NewResourceExpired(tooOldList)
-		}
-		return storage.ListResult{}, "", err
+		return storage.ListResult{}, "", listError(err, prefix, opts.StartKey)
 	}
 	next := ""
 	if res.More && last != "" {

@@ -115,6 +115,9 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 	if err != nil {
 		return Result{}, err
 	}
+	if err := s.checkPatched(body); err != nil {
+		return Result{}, err
+	}
 	req, err := p.decode(rv, body)
 	if err != nil {
 		return Result{}, err

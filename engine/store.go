@@ -33,6 +33,8 @@ type Store struct {
 	// converterFor, when set, is the converter of a resource's registry
 	// snapshot (Options.Converters).
 	converterFor func(*schemas.Resource) converters.Converter
+	// maxBodyBytes bounds a patch's result (Options.MaxBodyBytes).
+	maxBodyBytes int64
 }
 
 // Options configure a Store.
@@ -63,6 +65,15 @@ type Options struct {
 	// bind with x-specd-hooks. Without it a write to a resource with such
 	// a binding fails as the binding's failurePolicy says.
 	Admission hook.Admission
+	// MaxBodyBytes is the request body limit; DefaultMaxBodyBytes when 0.
+	// A patch whose result is larger is refused with 413, as the body of
+	// a PUT would be, and so is a JSON patch whose copies add more.
+	MaxBodyBytes int64
+	// MaxObjectBytes, when > 0, is the largest object a write stores, as
+	// stored: a larger one is refused with 413 before it reaches storage.
+	// It must be no more than the storage takes in one write (for etcd,
+	// its --max-request-bytes less etcdstorage.RequestOverhead).
+	MaxObjectBytes int64
 }
 
 // NewStore returns a Store on storage.
@@ -77,7 +88,11 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 	if opts.Converter == nil {
 		opts.Converter = converters.None{}
 	}
-	return &Store{storage: finalizing(storage, opts.OnDelete), converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	limitJSONPatchCopies(opts.MaxBodyBytes)
+	return &Store{storage: finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete), maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
 		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, log: opts.Logger}}
 }
 

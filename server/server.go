@@ -15,8 +15,9 @@ import (
 )
 
 // DefaultMaxBodyBytes is the largest request body specd reads, as
-// kube-apiserver's default (3 MiB).
-const DefaultMaxBodyBytes = 3 << 20
+// kube-apiserver's default (3 MiB); the engine bounds a patch's result by
+// the same limit.
+const DefaultMaxBodyBytes = engine.DefaultMaxBodyBytes
 
 // Config is everything the HTTP server needs; cmd/specd fills it.
 type Config struct {

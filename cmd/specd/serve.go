@@ -112,7 +112,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	// The collector runs a pass at once, after deletes and periodically.
 	trigger := gc.NewTrigger()
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
-		Converters: set.ConverterFor, Admission: out.host})
+		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit()})
 	// Plugins call back to the store from here on: the one late binding
 	// (plugins.LateCallbacks says why).
 	out.callbacks.Bind(controller.NewClient(store, set.Registry))
@@ -178,7 +178,8 @@ func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (storag
 	endpoints := cfg.EtcdServers
 	stopEmbedded := func() {}
 	if len(endpoints) == 0 {
-		embedded, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: cfg.DataDir, Logger: log})
+		embedded, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: cfg.DataDir, Logger: log,
+			MaxValueBytes: cfg.objectLimit()})
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("embedded etcd: %w", err)
 		}

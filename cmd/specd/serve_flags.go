@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/server"
 )
 
 // serveConfig is everything `specd serve` is told on its command line.
@@ -30,6 +33,24 @@ type serveConfig struct {
 	// ReconcileWorkers is how many objects of one resource its reconcile
 	// plugin works on at once; 0 for the default (controller.ElectedConfig).
 	ReconcileWorkers int
+	// MaxObjectBytes (--max-object-bytes) is the largest object a write
+	// stores; 0 for objectLimit's default.
+	MaxObjectBytes int64
+}
+
+// objectLimit is the largest object a write stores: --max-object-bytes;
+// else, with the embedded etcd (whose max request size specd sets to fit
+// it), the request body limit; else what an etcd at its default
+// --max-request-bytes takes.
+func (c serveConfig) objectLimit() int64 {
+	switch {
+	case c.MaxObjectBytes > 0:
+		return c.MaxObjectBytes
+	case len(c.EtcdServers) == 0:
+		return server.DefaultMaxBodyBytes
+	default:
+		return etcdstorage.MaxValueBytes(etcdstorage.DefaultMaxRequestBytes)
+	}
 }
 
 // listFlag is a repeatable flag whose values may also be comma-separated.
@@ -61,8 +82,13 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	watch := fs.Bool("watch", true, "reload the schemas when files under --schemas change (SIGHUP always reloads)")
 	fs.BoolVar(&cfg.AllowBreaking, "allow-breaking", false, "let schema reloads break clients or stored objects of beta and stable versions")
 	fs.IntVar(&cfg.ReconcileWorkers, "reconcile-workers", 0, "objects of one resource its reconcile plugin works on at once (default 2)")
+	fs.Int64Var(&cfg.MaxObjectBytes, "max-object-bytes", 0, "largest object a write stores, in bytes; an external etcd needs --max-request-bytes of at least this plus 16384 "+
+		"(default 3145728 with the embedded etcd, 1556480 with --etcd-servers)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
+	}
+	if cfg.MaxObjectBytes < 0 {
+		return cfg, fmt.Errorf("--max-object-bytes %d: must not be negative", cfg.MaxObjectBytes)
 	}
 	if cfg.ReconcileWorkers < 0 {
 		return cfg, fmt.Errorf("--reconcile-workers %d: must be at least 1", cfg.ReconcileWorkers)

@@ -33,13 +33,18 @@ func TestParseServeFlags(t *testing.T) {
 			args: []string{"--schemas", "s", "--watch=false", "--allow-breaking"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, NoWatch: true, AllowBreaking: true},
 		},
-		"disable needs G or G/V":  {args: []string{"--schemas", "s", "--disable", "a.example.com/v1/x"}, wantErr: `--disable "a.example.com/v1/x"`},
-		"disable without a group": {args: []string{"--schemas", "s", "--disable", "/v1"}, wantErr: `--disable "/v1"`},
-		"schemas is required":     {args: nil, wantErr: "--schemas is required"},
-		"listen needs a port":     {args: []string{"--schemas", "s", "--listen", "localhost"}, wantErr: `--listen "localhost"`},
-		"unknown log level":       {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
-		"stray argument":          {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
-		"unknown flag":            {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
+		"object limit": {
+			args: []string{"--schemas", "s", "--max-object-bytes", "1048576"},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, MaxObjectBytes: 1 << 20},
+		},
+		"object limit not negative": {args: []string{"--schemas", "s", "--max-object-bytes", "-1"}, wantErr: "--max-object-bytes -1"},
+		"disable needs G or G/V":    {args: []string{"--schemas", "s", "--disable", "a.example.com/v1/x"}, wantErr: `--disable "a.example.com/v1/x"`},
+		"disable without a group":   {args: []string{"--schemas", "s", "--disable", "/v1"}, wantErr: `--disable "/v1"`},
+		"schemas is required":       {args: nil, wantErr: "--schemas is required"},
+		"listen needs a port":       {args: []string{"--schemas", "s", "--listen", "localhost"}, wantErr: `--listen "localhost"`},
+		"unknown log level":         {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
+		"stray argument":            {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
+		"unknown flag":              {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -57,6 +62,26 @@ func TestParseServeFlags(t *testing.T) {
 				t.Errorf("got %+v\nwant %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestObjectLimit: without --max-object-bytes, the embedded etcd is sized
+// for the body limit, and an external etcd is assumed at its default
+// --max-request-bytes.
+func TestObjectLimit(t *testing.T) {
+	tests := map[string]struct {
+		cfg  serveConfig
+		want int64
+	}{
+		"embedded":      {serveConfig{}, 3 << 20},
+		"external":      {serveConfig{EtcdServers: []string{"http://e:2379"}}, 1536<<10 - 16<<10},
+		"flag embedded": {serveConfig{MaxObjectBytes: 5 << 20}, 5 << 20},
+		"flag external": {serveConfig{MaxObjectBytes: 1 << 20, EtcdServers: []string{"http://e:2379"}}, 1 << 20},
+	}
+	for name, tc := range tests {
+		if got := tc.cfg.objectLimit(); got != tc.want {
+			t.Errorf("%s: objectLimit() = %d, want %d", name, got, tc.want)
+		}
 	}
 }
 

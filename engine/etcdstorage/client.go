@@ -33,6 +33,10 @@ func NewClientWithLogger(ctx context.Context, endpoints []string, log *slog.Logg
 		Logger:               zap.New(newSlogCore(log, zap.WarnLevel)),
 		Context:              context.WithoutCancel(ctx),
 		MaxCallRecvMsgSize:   256 << 20,
+		// specd bounds the objects it writes itself (engine
+		// Options.MaxObjectBytes), so etcd's --max-request-bytes, not the
+		// client's 2 MiB default, is the limit that speaks.
+		MaxCallSendMsgSize: 256 << 20,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("etcdstorage: connect to %v: %w", endpoints, err)

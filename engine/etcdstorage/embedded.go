@@ -27,7 +27,23 @@ type EmbeddedConfig struct {
 	// History is how long etcd keeps old revisions (for watches and list
 	// snapshots) before compacting them; 1 h when 0, never when negative.
 	History time.Duration
+	// MaxValueBytes is the largest value one write must carry: etcd's
+	// max request size is set to it plus RequestOverhead. etcd's default
+	// (DefaultMaxRequestBytes) when 0.
+	MaxValueBytes int64
 }
+
+// DefaultMaxRequestBytes is etcd's default --max-request-bytes (1.5 MiB).
+const DefaultMaxRequestBytes = int64(embed.DefaultMaxRequestBytes)
+
+// RequestOverhead is what one of specd's etcd writes carries beside the
+// value: the key three times (compare, put, get), the transaction and its
+// framing. A key is under 1 KiB (names are DNS labels and subdomains).
+const RequestOverhead = 16 << 10
+
+// MaxValueBytes is the largest value an etcd whose --max-request-bytes is
+// maxRequestBytes takes in one of specd's writes.
+func MaxValueBytes(maxRequestBytes int64) int64 { return maxRequestBytes - RequestOverhead }
 
 // Embedded is a running single-member etcd on 127.0.0.1.
 type Embedded struct {
@@ -94,6 +110,9 @@ func startOnce(ctx context.Context, c EmbeddedConfig) (*Embedded, error) {
 	// often and keeps a short log (docs/performance.md: -18 MiB per 10,000
 	// objects, no measurable cost).
 	cfg.SnapshotCount, cfg.SnapshotCatchUpEntries = 2000, 1000
+	if c.MaxValueBytes > 0 {
+		cfg.MaxRequestBytes = uint(c.MaxValueBytes + RequestOverhead)
+	}
 	if c.Fast {
 		cfg.TickMs = 10
 		cfg.ElectionMs = 100

@@ -33,7 +33,7 @@ func (s *Storage) Create(ctx context.Context, key string, value []byte) (int64, 
 		Then(clientv3.OpPut(key, string(value))).
 		Commit()
 	if err != nil {
-		return 0, wrap(err, "create", key)
+		return 0, wrapWrite(err, "create", key, value)
 	}
 	if !resp.Succeeded {
 		return 0, fmt.Errorf("etcdstorage: create %q: %w", key, storage.ErrKeyExists)
@@ -62,7 +62,7 @@ func (s *Storage) Update(ctx context.Context, key string, value []byte, expected
 		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())).
 		Commit()
 	if err != nil {
-		return 0, wrap(err, "update", key)
+		return 0, wrapWrite(err, "update", key, value)
 	}
 	if !resp.Succeeded {
 		if len(resp.Responses) == 0 || len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
@@ -124,6 +124,9 @@ func (s *Storage) List(ctx context.Context, prefix string, opts storage.ListOpti
 		ops = append(ops, clientv3.WithRev(opts.Revision))
 	}
 	resp, err := s.kv.Get(ctx, start, ops...)
+	if errors.Is(err, rpctypes.ErrFutureRev) {
+		return storage.ListResult{}, s.futureRevision(ctx, prefix, opts.Revision, err)
+	}
 	if err != nil {
 		return storage.ListResult{}, wrap(err, "list", prefix)
 	}
@@ -141,10 +144,12 @@ func (s *Storage) List(ctx context.Context, prefix string, opts storage.ListOpti
 	return res, nil
 }
 
-// wrap maps etcd errors to engine's sentinels and adds context.
-func wrap(err error, op, key string) error {
-	if errors.Is(err, rpctypes.ErrCompacted) {
-		return fmt.Errorf("etcdstorage: %s %q: %w: %w", op, key, storage.ErrCompacted, err)
+// futureRevision is the error of a list at revision rev, which etcd has
+// not reached (err): a storage.RevisionError with the current revision.
+func (s *Storage) futureRevision(ctx context.Context, prefix string, rev int64, err error) error {
+	cur, curErr := s.kv.Get(ctx, prefix, clientv3.WithCountOnly())
+	if curErr != nil {
+		return wrap(err, "list", prefix)
 	}
-	return fmt.Errorf("etcdstorage: %s %q: %w", op, key, err)
+	return fmt.Errorf("etcdstorage: list %q: %w: %w", prefix, &storage.RevisionError{Requested: rev, Current: cur.Header.Revision}, err)
 }

@@ -63,4 +63,13 @@ var (
 	ErrConflict    = errors.New("storage: revision conflict")
 	// ErrCompacted means the requested revision is no longer kept.
 	ErrCompacted = errors.New("storage: revision compacted")
+	// ErrFutureRevision means a read asked for a revision the storage
+	// has not reached; RevisionError carries the numbers.
+	ErrFutureRevision = errors.New("storage: revision is in the future")
+	// ErrTooLarge means a value is more than one write may carry;
+	// SizeError carries the numbers.
+	ErrTooLarge = errors.New("storage: value too large")
+	// ErrTimeout means the storage did not answer in time. The outcome of
+	// a write that fails so is unknown: it may have been applied.
+	ErrTimeout = errors.New("storage: request timed out")
 )
