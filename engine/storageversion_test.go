@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"sync/atomic"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -16,49 +15,8 @@ import (
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/storage"
+	"github.com/specd-io/specd/internal/testschemas"
 	"github.com/specd-io/specd/schemas"
-)
-
-// The Gizmo of these tests: v1 says colour where v2 says color, and only v2
-// has a label, which an object stored in v1 keeps in the conversion
-// bookkeeping. Either version can be the storage version; the other
-// declares the rule.
-const (
-	gizmoV1 = `openapi: 3.0.3
-info: {title: Gizmos, version: v1}
-x-specd: {group: %[1]s}
-components:
-  schemas:
-    Gizmo:
-      type: object
-      x-specd-resource:
-        storage: %[2]t
-%[3]s      properties:
-        spec:
-          type: object
-          properties:
-            size: {type: integer}
-            colour: {type: string}
-`
-	gizmoV2 = `openapi: 3.0.3
-info: {title: Gizmos, version: v2}
-x-specd: {group: %[1]s}
-components:
-  schemas:
-    Gizmo:
-      type: object
-      x-specd-resource:
-        storage: %[2]t
-%[3]s      properties:
-        spec:
-          type: object
-          properties:
-            size: {type: integer}
-            color: {type: string}
-            label: {type: string}
-`
-	v1Rules = "        conversion: {rules: [{rename: {from: spec.colour, to: spec.color}}]}\n"
-	v2Rules = "        conversion: {rules: [{rename: {from: spec.color, to: spec.colour}}]}\n"
 )
 
 // gizmos is the Gizmo resource of group with storage version storage ("v1"
@@ -73,17 +31,7 @@ type gizmos struct {
 
 func loadGizmos(t *testing.T, group, storage string) *gizmos {
 	t.Helper()
-	r1, r2 := "", ""
-	if storage == "v1" {
-		r2 = v2Rules
-	} else {
-		r1 = v1Rules
-	}
-	fsys := fstest.MapFS{
-		group + "/v1.yaml": {Data: fmt.Appendf(nil, gizmoV1, group, storage == "v1", r1)},
-		group + "/v2.yaml": {Data: fmt.Appendf(nil, gizmoV2, group, storage == "v2", r2)},
-	}
-	reg, err := schemas.LoadFS(fsys)
+	reg, err := schemas.LoadFS(testschemas.Gizmos(group, storage))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,12 +51,11 @@ func (g *gizmos) store(st storage.Storage, prefix string) *engine.Store {
 }
 
 func (g *gizmos) objectV1(name string, size int) string {
-	return fmt.Sprintf(`{"apiVersion":"%s/v1","kind":"Gizmo","metadata":{"name":%q},"spec":{"size":%d,"colour":"red"}}`, g.group, name, size)
+	return testschemas.GizmoV1(g.group, name, size)
 }
 
 func (g *gizmos) objectV2(name string, size int, label string) string {
-	return fmt.Sprintf(`{"apiVersion":"%s/v2","kind":"Gizmo","metadata":{"name":%q},"spec":{"size":%d,"color":"blue","label":%q}}`,
-		g.group, name, size, label)
+	return testschemas.GizmoV2(g.group, name, size, label)
 }
 
 var groups atomic.Int64
