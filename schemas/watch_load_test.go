@@ -10,35 +10,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/specd-io/specd/internal/testschemas"
 	"github.com/specd-io/specd/schemas"
 )
 
-const gadgetsV1 = `openapi: 3.0.3
-info: {title: Gadgets, version: v1}
-x-specd: {group: gadgets.example.com}
-components:
-  schemas:
-    Gadget:
-      type: object
-      x-specd-resource: {}
-      properties:
-        spec:
-          type: object
-          properties:
-            size: {type: integer}
-`
+// gadgetsV1 is the file these tests leave alone; they edit Tools with
+// editedTools.
+var gadgetsV1 = testschemas.Gadgets(testschemas.GadgetOptions{})
 
-const toolsV1 = `openapi: 3.0.3
-info: {title: Tools, version: v1}
-x-specd: {group: tools.example.com}
-components:
-  schemas:
-    Hammer:
-      type: object
-      x-specd-resource: {}
-      properties:
-        spec: {type: object}
-`
+// editedTools is the Tools file with a description for spec.weight: a
+// change to its declaration, not to what it accepts.
+func editedTools(description string) string {
+	return strings.Replace(testschemas.Tools, "weight: {type: integer}", "weight: {type: integer, description: "+description+"}", 1)
+}
 
 func writeSchema(t *testing.T, dir, name, content string) {
 	t.Helper()
@@ -63,7 +47,7 @@ func lookup(t *testing.T, reg *schemas.Registry, group, plural string) *schemas.
 func TestLoaderReusesUnchangedFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeSchema(t, dir, "gadgets/v1.yaml", gadgetsV1)
-	writeSchema(t, dir, "tools.yaml", toolsV1)
+	writeSchema(t, dir, "tools.yaml", testschemas.Tools)
 	l := schemas.NewLoader(dir)
 	first, digests, err := l.Load()
 	if err != nil {
@@ -72,7 +56,7 @@ func TestLoaderReusesUnchangedFiles(t *testing.T) {
 	if len(digests) != 2 {
 		t.Fatalf("digests: %v", digests)
 	}
-	writeSchema(t, dir, "tools.yaml", strings.Replace(toolsV1, "spec: {type: object}", "spec: {type: object, description: changed}", 1))
+	writeSchema(t, dir, "tools.yaml", editedTools("changed"))
 	second, digests2, err := l.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -164,14 +148,14 @@ func TestLoaderReportsProblemsEveryTime(t *testing.T) {
 func TestLoaderStampsDigests(t *testing.T) {
 	dir := t.TempDir()
 	writeSchema(t, dir, "gadgets.yaml", gadgetsV1)
-	writeSchema(t, dir, "tools.yaml", toolsV1)
+	writeSchema(t, dir, "tools.yaml", testschemas.Tools)
 	l := schemas.NewLoader(dir)
 	before, _, err := l.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeSchema(t, dir, "gadgets.yaml", gadgetsV1)
-	writeSchema(t, dir, "tools.yaml", strings.Replace(toolsV1, "spec: {type: object}", "spec: {type: object, description: edited}", 1))
+	writeSchema(t, dir, "tools.yaml", editedTools("edited"))
 	after, _, err := l.Load()
 	if err != nil {
 		t.Fatal(err)

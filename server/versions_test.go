@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -10,24 +9,9 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/specd-io/specd/internal/testschemas"
 	"github.com/specd-io/specd/schemas"
 )
-
-// gadgetFile is a schema file of gadgets.example.com declaring Gadget in
-// version v with the given x-specd-resource (flow YAML).
-func gadgetFile(v, ext string) *fstest.MapFile {
-	return &fstest.MapFile{Data: []byte(fmt.Sprintf(`openapi: 3.0.3
-info: {title: gadgets, version: %s}
-x-specd: {group: gadgets.example.com}
-components:
-  schemas:
-    Gadget:
-      type: object
-      x-specd-resource: %s
-      properties:
-        spec: {type: object, properties: {size: {type: integer}}}
-`, v, ext))}
-}
 
 // versionsServer serves gadgets.example.com in the versions given (file
 // name -> x-specd-resource), with the groups in disable switched off.
@@ -35,7 +19,7 @@ func versionsServer(t *testing.T, exts map[string]string, disable ...string) *Se
 	t.Helper()
 	fsys := fstest.MapFS{}
 	for v, ext := range exts {
-		fsys[v+".yaml"] = gadgetFile(v, ext)
+		fsys[v+".yaml"] = &fstest.MapFile{Data: []byte(testschemas.Gadgets(testschemas.GadgetOptions{Version: v, Resource: ext}))}
 	}
 	reg, err := schemas.LoadFS(fsys)
 	if err != nil {
@@ -61,15 +45,12 @@ func TestDeprecationWarning(t *testing.T) {
 	const beta = `299 - "gadgets.example.com/v1beta1 Gadget is deprecated; use gadgets.example.com/v1 Gadget"`
 	const alpha = `299 - "v1alpha1 \"gadgets\" go away \\ soon"`
 	const ns = "/namespaces/default/gadgets"
-	gadget := func(v string) string {
-		return `{"apiVersion":"gadgets.example.com/` + v + `","kind":"Gadget","metadata":{"name":"g1"},"spec":{"size":1}}`
-	}
 	tests := map[string]struct {
 		req  request
 		code int
 		want []string
 	}{
-		"create":                                {request{method: http.MethodPost, path: "/apis/gadgets.example.com/v1beta1" + ns, body: gadget("v1beta1")}, http.StatusCreated, []string{beta}},
+		"create":                                {request{method: http.MethodPost, path: "/apis/gadgets.example.com/v1beta1" + ns, body: testschemas.Gadget("v1beta1", "g1")}, http.StatusCreated, []string{beta}},
 		"list":                                  {request{path: "/apis/gadgets.example.com/v1beta1" + ns}, http.StatusOK, []string{beta}},
 		"list all":                              {request{path: "/apis/gadgets.example.com/v1beta1/gadgets"}, http.StatusOK, []string{beta}},
 		"get, not found":                        {request{path: "/apis/gadgets.example.com/v1beta1" + ns + "/nope"}, http.StatusNotFound, []string{beta}},

@@ -14,33 +14,14 @@ import (
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/engine/migrate"
+	"github.com/specd-io/specd/internal/testschemas"
 	"github.com/specd-io/specd/schemas/serving"
 )
 
-// gadgetsFile is a group version of one resource; level is its version
-// ("v1", "v1beta1", "v1alpha1"), root more x-specd fields, props the
-// spec's properties.
-func gadgetsFile(version, root, props string) string {
-	return `openapi: 3.0.3
-info: {title: Gadgets, version: ` + version + `}
-x-specd: {group: gadgets.example.com` + root + `}
-components:
-  schemas:
-    Gadget:
-      type: object
-      x-specd-resource: {}
-      properties:
-        spec:
-          type: object
-          properties:
-` + props
-}
-
-const sizeProp = "            size: {type: integer}\n"
-
-// withStorage is a gadgets file whose x-specd-resource is res.
+// withStorage is the Gadget file of version whose x-specd-resource is
+// res.
 func withStorage(version, res string) string {
-	return strings.Replace(gadgetsFile(version, "", sizeProp), "x-specd-resource: {}", "x-specd-resource: "+res, 1)
+	return testschemas.Gadgets(testschemas.GadgetOptions{Version: version, Resource: res})
 }
 
 // reloaderOn returns a started schema set of a directory holding files.
@@ -92,8 +73,7 @@ func TestReloadGateReadsStorage(t *testing.T) {
 	create := func(name string) {
 		t.Helper()
 		rv := r.Registry().Group("gadgets.example.com").Resource("gadgets").Version("v1")
-		body := `{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"name":"` + name + `"},"spec":{"size":1}}`
-		if _, err := store.Create(ctx, rv, "default", []byte(body), engine.WriteOptions{}); err != nil {
+		if _, err := store.Create(ctx, rv, "default", []byte(testschemas.Gadget("v1", name)), engine.WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/internal/gizmotest"
 	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/internal/metrics"
@@ -24,30 +25,30 @@ import (
 // does nothing; a later change of the storage version migrates again.
 func TestMigrateRewritesEveryObject(t *testing.T) {
 	ctx := context.Background()
-	group, prefix := newGroup(), newPrefix()
+	group, prefix := gizmotest.NewGroup(), newPrefix()
 	st := etcdstorage.New(testClient)
-	old := loadGizmos(t, group, "v1")
-	before := old.store(st, prefix)
+	old := gizmotest.Load(t, group, "v1")
+	before := old.Store(st, prefix, testNow)
 	const n = 23
 	for i := range n {
 		if i%2 == 0 {
-			mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), i))
+			mustCreate(t, before, old.V1, "default", old.ObjectV1(fmt.Sprintf("g%02d", i), i))
 		} else {
-			mustCreate(t, before, old.v2, "ns2", old.objectV2(fmt.Sprintf("g%02d", i), i, fmt.Sprintf("l%d", i)))
+			mustCreate(t, before, old.V2, "ns2", old.ObjectV2(fmt.Sprintf("g%02d", i), i, fmt.Sprintf("l%d", i)))
 		}
 	}
-	was := storedVersions(t, st, prefix, group)
+	was := gizmotest.Stored(t, st, prefix, group)
 
-	cur := loadGizmos(t, group, "v2")
-	after := cur.store(st, prefix)
-	res, err := migrate.New(after, slog.New(slog.DiscardHandler)).MigrateResource(ctx, cur.r, migrate.Options{PageSize: 5})
+	cur := gizmotest.Load(t, group, "v2")
+	after := cur.Store(st, prefix, testNow)
+	res, err := migrate.New(after, slog.New(slog.DiscardHandler)).MigrateResource(ctx, cur.Resource, migrate.Options{PageSize: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Migrated != n || res.Current != 0 || res.Failed != 0 || res.AlreadyDone {
 		t.Errorf("result %+v, want %d migrated", res, n)
 	}
-	now := storedVersions(t, st, prefix, group)
+	now := gizmotest.Stored(t, st, prefix, group)
 	if len(now) != n {
 		t.Fatalf("%d objects stored, want %d", len(now), n)
 	}
@@ -77,17 +78,17 @@ func TestMigrateRewritesEveryObject(t *testing.T) {
 	checkMetric(t, "done", metricValue(t, "specd_storage_migration_done", group, ""), 1)
 
 	// Recorded as done: a restart reads nothing.
-	again, err := cur.migrator(st, prefix).MigrateResource(ctx, cur.r, migrate.Options{})
+	again, err := migrator(cur, st, prefix).MigrateResource(ctx, cur.Resource, migrate.Options{})
 	if err != nil || !again.AlreadyDone || again.Examined() != 0 {
 		t.Errorf("second run: %+v, %v; want already done", again, err)
 	}
 
 	// The storage version moves back: everything is migrated again.
-	back, err := old.migrator(st, prefix).MigrateResource(ctx, old.r, migrate.Options{})
+	back, err := migrator(old, st, prefix).MigrateResource(ctx, old.Resource, migrate.Options{})
 	if err != nil || back.Migrated != n {
 		t.Errorf("migration back to v1: %+v, %v", back, err)
 	}
-	for key, o := range storedVersions(t, st, prefix, group) {
+	for key, o := range gizmotest.Stored(t, st, prefix, group) {
 		if o.Get("apiVersion").Str != group+"/v1" || o.Get("spec.colour").Str != was[key].Get("spec.colour").Str {
 			t.Errorf("%s after the migration back: %s", key, o.Raw)
 		}
@@ -100,17 +101,17 @@ func TestMigrateRewritesEveryObject(t *testing.T) {
 // version) or gone.
 func TestMigrateLosesNoConcurrentWrite(t *testing.T) {
 	ctx := context.Background()
-	group, prefix := newGroup(), newPrefix()
+	group, prefix := gizmotest.NewGroup(), newPrefix()
 	st := etcdstorage.New(testClient)
-	old := loadGizmos(t, group, "v1")
-	before := old.store(st, prefix)
+	old := gizmotest.Load(t, group, "v1")
+	before := old.Store(st, prefix, testNow)
 	const n = 12
 	for i := range n {
-		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), 1))
+		mustCreate(t, before, old.V1, "default", old.ObjectV1(fmt.Sprintf("g%02d", i), 1))
 	}
 
-	cur := loadGizmos(t, group, "v2")
-	client := cur.store(st, prefix)
+	cur := gizmotest.Load(t, group, "v2")
+	client := cur.Store(st, prefix, testNow)
 	// Just before the migration writes every third object, a client
 	// patches it; every fourth is deleted instead.
 	race := &hookStorage{Storage: st, beforeUpdate: func(key string) {
@@ -119,17 +120,17 @@ func TestMigrateLosesNoConcurrentWrite(t *testing.T) {
 		fmt.Sscanf(name, "g%02d", &i)
 		switch {
 		case i%4 == 0:
-			if _, err := client.Delete(ctx, cur.v2, "default", name, engine.DeleteOptions{}); err != nil {
+			if _, err := client.Delete(ctx, cur.V2, "default", name, engine.DeleteOptions{}); err != nil {
 				t.Errorf("delete %s: %v", name, err)
 			}
 		case i%3 == 0:
-			if _, err := client.Patch(ctx, cur.v1, "default", name, engine.MergePatchType,
+			if _, err := client.Patch(ctx, cur.V1, "default", name, engine.MergePatchType,
 				[]byte(`{"spec":{"size":100}}`), engine.PatchOptions{}); err != nil {
 				t.Errorf("patch %s: %v", name, err)
 			}
 		}
 	}}
-	res, err := cur.migrator(race, prefix).MigrateResource(ctx, cur.r, migrate.Options{PageSize: 5})
+	res, err := migrator(cur, race, prefix).MigrateResource(ctx, cur.Resource, migrate.Options{PageSize: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestMigrateLosesNoConcurrentWrite(t *testing.T) {
 	if c := metricValue(t, "specd_storage_migration_conflicts_total", group, ""); c != 3 {
 		t.Errorf("conflicts metric %v, want 3", c)
 	}
-	stored := storedVersions(t, st, prefix, group)
+	stored := gizmotest.Stored(t, st, prefix, group)
 	if len(stored) != n-3 {
 		t.Errorf("%d objects left, want %d", len(stored), n-3)
 	}
@@ -163,23 +164,23 @@ func TestMigrateLosesNoConcurrentWrite(t *testing.T) {
 // storage version.
 func TestMigrateWithConcurrentClients(t *testing.T) {
 	ctx := context.Background()
-	group, prefix := newGroup(), newPrefix()
+	group, prefix := gizmotest.NewGroup(), newPrefix()
 	st := etcdstorage.New(testClient)
-	old := loadGizmos(t, group, "v1")
-	before := old.store(st, prefix)
+	old := gizmotest.Load(t, group, "v1")
+	before := old.Store(st, prefix, testNow)
 	const n, rounds = 20, 5
 	for i := range n {
-		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), 0))
+		mustCreate(t, before, old.V1, "default", old.ObjectV1(fmt.Sprintf("g%02d", i), 0))
 	}
-	cur := loadGizmos(t, group, "v2")
-	client := cur.store(st, prefix)
+	cur := gizmotest.Load(t, group, "v2")
+	client := cur.Store(st, prefix, testNow)
 	var wg sync.WaitGroup
 	for w := range 2 {
 		wg.Go(func() {
 			for r := 1; r <= rounds; r++ {
 				for i := w; i < n; i += 2 {
 					patch := fmt.Sprintf(`{"spec":{"size":%d}}`, r)
-					if _, err := client.Patch(ctx, cur.v1, "default", fmt.Sprintf("g%02d", i), engine.MergePatchType,
+					if _, err := client.Patch(ctx, cur.V1, "default", fmt.Sprintf("g%02d", i), engine.MergePatchType,
 						[]byte(patch), engine.PatchOptions{}); err != nil {
 						t.Errorf("patch: %v", err)
 					}
@@ -187,7 +188,7 @@ func TestMigrateWithConcurrentClients(t *testing.T) {
 			}
 		})
 	}
-	res, err := cur.migrator(st, prefix).MigrateResource(ctx, cur.r, migrate.Options{PageSize: 3})
+	res, err := migrator(cur, st, prefix).MigrateResource(ctx, cur.Resource, migrate.Options{PageSize: 3})
 	wg.Wait()
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +196,7 @@ func TestMigrateWithConcurrentClients(t *testing.T) {
 	if res.Examined() != n || res.Failed != 0 || res.Gone != 0 {
 		t.Errorf("result %+v, want %d examined", res, n)
 	}
-	for key, o := range storedVersions(t, st, prefix, group) {
+	for key, o := range gizmotest.Stored(t, st, prefix, group) {
 		if o.Get("apiVersion").Str != group+"/v2" || o.Get("spec.size").Int() != rounds || o.Get("spec.color").Str != "red" {
 			t.Errorf("%s: %s, want size %d in v2", key, o.Raw, rounds)
 		}
@@ -205,15 +206,15 @@ func TestMigrateWithConcurrentClients(t *testing.T) {
 // TestMigrateResumes: a migration stopped in its third page continues,
 // after a restart, after the last key of the second.
 func TestMigrateResumes(t *testing.T) {
-	group, prefix := newGroup(), newPrefix()
+	group, prefix := gizmotest.NewGroup(), newPrefix()
 	st := etcdstorage.New(testClient)
-	old := loadGizmos(t, group, "v1")
-	before := old.store(st, prefix)
+	old := gizmotest.Load(t, group, "v1")
+	before := old.Store(st, prefix, testNow)
 	const n, page = 17, 5
 	for i := range n {
-		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), i))
+		mustCreate(t, before, old.V1, "default", old.ObjectV1(fmt.Sprintf("g%02d", i), i))
 	}
-	cur := loadGizmos(t, group, "v2")
+	cur := gizmotest.Load(t, group, "v2")
 
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -223,7 +224,7 @@ func TestMigrateResumes(t *testing.T) {
 			stop() // the 13th write fails: three of the third page are done
 		}
 	}}
-	res, err := cur.migrator(stopper, prefix).MigrateResource(ctx, cur.r, migrate.Options{PageSize: page})
+	res, err := migrator(cur, stopper, prefix).MigrateResource(ctx, cur.Resource, migrate.Options{PageSize: page})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run: %+v, %v; want context.Canceled", res, err)
 	}
@@ -234,7 +235,7 @@ func TestMigrateResumes(t *testing.T) {
 
 	var starts []string
 	watcher := &hookStorage{Storage: st, onList: func(opts storage.ListOptions) { starts = append(starts, opts.StartKey) }}
-	res, err = cur.migrator(watcher, prefix).MigrateResource(context.Background(), cur.r, migrate.Options{PageSize: page})
+	res, err = migrator(cur, watcher, prefix).MigrateResource(context.Background(), cur.Resource, migrate.Options{PageSize: page})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,12 +246,12 @@ func TestMigrateResumes(t *testing.T) {
 	if res.Current != 2 || res.Migrated != n-2*page-2 {
 		t.Errorf("resumed run: %+v, want 2 current, %d migrated", res, n-2*page-2)
 	}
-	for key, o := range storedVersions(t, st, prefix, group) {
+	for key, o := range gizmotest.Stored(t, st, prefix, group) {
 		if o.Get("apiVersion").Str != group+"/v2" {
 			t.Errorf("%s not migrated: %s", key, o.Raw)
 		}
 	}
-	state, err := st.Get(context.Background(), cur.migrator(st, prefix).StateKey(cur.r))
+	state, err := st.Get(context.Background(), migrator(cur, st, prefix).StateKey(cur.Resource))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,21 +263,21 @@ func TestMigrateResumes(t *testing.T) {
 // TestMigrateTwoReplicas: two specd on one etcd migrate at once; each
 // object is rewritten exactly once.
 func TestMigrateTwoReplicas(t *testing.T) {
-	group, prefix := newGroup(), newPrefix()
+	group, prefix := gizmotest.NewGroup(), newPrefix()
 	st := etcdstorage.New(testClient)
-	old := loadGizmos(t, group, "v1")
-	before := old.store(st, prefix)
+	old := gizmotest.Load(t, group, "v1")
+	before := old.Store(st, prefix, testNow)
 	const n = 30
 	for i := range n {
-		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%02d", i), i))
+		mustCreate(t, before, old.V1, "default", old.ObjectV1(fmt.Sprintf("g%02d", i), i))
 	}
-	cur := loadGizmos(t, group, "v2")
+	cur := gizmotest.Load(t, group, "v2")
 	results := make([]migrate.Result, 2)
 	var wg sync.WaitGroup
 	for i := range results {
 		wg.Go(func() {
 			var err error
-			results[i], err = cur.migrator(st, prefix).MigrateResource(context.Background(), cur.r, migrate.Options{PageSize: 4})
+			results[i], err = migrator(cur, st, prefix).MigrateResource(context.Background(), cur.Resource, migrate.Options{PageSize: 4})
 			if err != nil {
 				t.Error(err)
 			}
@@ -286,7 +287,7 @@ func TestMigrateTwoReplicas(t *testing.T) {
 	if got := results[0].Migrated + results[1].Migrated; got != n {
 		t.Errorf("migrated %d in all (%+v), want %d", got, results, n)
 	}
-	for key, o := range storedVersions(t, st, prefix, group) {
+	for key, o := range gizmotest.Stored(t, st, prefix, group) {
 		if o.Get("apiVersion").Str != group+"/v2" {
 			t.Errorf("%s not migrated: %s", key, o.Raw)
 		}
@@ -298,17 +299,17 @@ func TestMigrateTwoReplicas(t *testing.T) {
 // so the next run reads everything again.
 func TestMigrateLeavesUnconvertible(t *testing.T) {
 	ctx := context.Background()
-	group, prefix := newGroup(), newPrefix()
+	group, prefix := gizmotest.NewGroup(), newPrefix()
 	st := etcdstorage.New(testClient)
-	cur := loadGizmos(t, group, "v2")
-	s := cur.store(st, prefix)
-	mustCreate(t, s, cur.v1, "default", cur.objectV1("ok", 1))
+	cur := gizmotest.Load(t, group, "v2")
+	s := cur.Store(st, prefix, testNow)
+	mustCreate(t, s, cur.V1, "default", cur.ObjectV1("ok", 1))
 	stray := fmt.Sprintf(`{"apiVersion":"%s/v0","kind":"Gizmo","metadata":{"name":"old","namespace":"default"},"spec":{}}`, group)
 	if _, err := st.Create(ctx, prefix+group+"/gizmos/default/old", []byte(stray)); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		res, err := migrate.New(s, slog.New(slog.DiscardHandler)).MigrateResource(ctx, cur.r, migrate.Options{})
+		res, err := migrate.New(s, slog.New(slog.DiscardHandler)).MigrateResource(ctx, cur.Resource, migrate.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -390,20 +391,20 @@ func checkMetric(t *testing.T, what string, got, want float64) {
 // changed) costs a read and no write: no resourceVersion moves.
 func TestMigrateWritesNothingWhenCurrent(t *testing.T) {
 	ctx := context.Background()
-	group, prefix := newGroup(), newPrefix()
+	group, prefix := gizmotest.NewGroup(), newPrefix()
 	st := etcdstorage.New(testClient)
-	cur := loadGizmos(t, group, "v2")
-	s := cur.store(st, prefix)
+	cur := gizmotest.Load(t, group, "v2")
+	s := cur.Store(st, prefix, testNow)
 	for i := range 3 {
-		mustCreate(t, s, cur.v1, "default", cur.objectV1(fmt.Sprintf("g%d", i), i))
+		mustCreate(t, s, cur.V1, "default", cur.ObjectV1(fmt.Sprintf("g%d", i), i))
 	}
 	objects := prefix + group + "/gizmos/"
 	before, err := st.List(ctx, objects, storage.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := cur.migrator(st, prefix)
-	res, err := m.MigrateResource(ctx, cur.r, migrate.Options{})
+	m := migrator(cur, st, prefix)
+	res, err := m.MigrateResource(ctx, cur.Resource, migrate.Options{})
 	if err != nil || res.Current != 3 || res.Migrated != 0 {
 		t.Fatalf("result %+v, %v; want 3 current", res, err)
 	}
@@ -416,7 +417,7 @@ func TestMigrateWritesNothingWhenCurrent(t *testing.T) {
 			t.Errorf("%s was written: revision %d, was %d", kv.Key, kv.ModRevision, before.Items[i].ModRevision)
 		}
 	}
-	if _, err := st.Get(ctx, m.StateKey(cur.r)); !errors.Is(err, storage.ErrKeyNotFound) {
+	if _, err := st.Get(ctx, m.StateKey(cur.Resource)); !errors.Is(err, storage.ErrKeyNotFound) {
 		t.Errorf("a state was recorded: %v", err)
 	}
 	checkMetric(t, "done", metricValue(t, "specd_storage_migration_done", group, ""), 1)
@@ -426,17 +427,17 @@ func TestMigrateWritesNothingWhenCurrent(t *testing.T) {
 // counts.
 func TestMigrateLogs(t *testing.T) {
 	ctx := context.Background()
-	group, prefix := newGroup(), newPrefix()
+	group, prefix := gizmotest.NewGroup(), newPrefix()
 	st := etcdstorage.New(testClient)
-	old := loadGizmos(t, group, "v1")
-	before := old.store(st, prefix)
+	old := gizmotest.Load(t, group, "v1")
+	before := old.Store(st, prefix, testNow)
 	for i := range 5 {
-		mustCreate(t, before, old.v1, "default", old.objectV1(fmt.Sprintf("g%d", i), i))
+		mustCreate(t, before, old.V1, "default", old.ObjectV1(fmt.Sprintf("g%d", i), i))
 	}
-	cur := loadGizmos(t, group, "v2")
+	cur := gizmotest.Load(t, group, "v2")
 	var logs strings.Builder
-	m := migrate.New(cur.store(st, prefix), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime})))
-	if _, err := m.MigrateResource(ctx, cur.r, migrate.Options{PageSize: 2, LogEvery: time.Nanosecond}); err != nil {
+	m := migrate.New(cur.Store(st, prefix, testNow), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime})))
+	if _, err := m.MigrateResource(ctx, cur.Resource, migrate.Options{PageSize: 2, LogEvery: time.Nanosecond}); err != nil {
 		t.Fatal(err)
 	}
 	res := "resource=gizmos." + group + " storageVersion=v2 previous=v1"
@@ -466,22 +467,22 @@ func TestForgetStale(t *testing.T) {
 	ctx := context.Background()
 	prefix := newPrefix()
 	st := etcdstorage.New(testClient)
-	g1, g2 := newGroup(), newGroup()
-	g1v1, g1v2 := loadGizmos(t, g1, "v1"), loadGizmos(t, g1, "v2")
-	g2v1, g2v2 := loadGizmos(t, g2, "v1"), loadGizmos(t, g2, "v2")
+	g1, g2 := gizmotest.NewGroup(), gizmotest.NewGroup()
+	g1v1, g1v2 := gizmotest.Load(t, g1, "v1"), gizmotest.Load(t, g1, "v2")
+	g2v1, g2v2 := gizmotest.Load(t, g2, "v1"), gizmotest.Load(t, g2, "v2")
 	// g1 migrated to v2, g2 to v1: both done.
-	mustCreate(t, g1v1.store(st, prefix), g1v1.v1, "default", g1v1.objectV1("a", 1))
-	mustCreate(t, g2v2.store(st, prefix), g2v2.v2, "default", g2v2.objectV2("a", 1, "x"))
-	for _, m := range []*gizmos{g1v2, g2v1} {
-		if res, err := m.migrator(st, prefix).MigrateResource(ctx, m.r, migrate.Options{}); err != nil || res.Migrated != 1 {
-			t.Fatalf("%s: %+v, %v", m.group, res, err)
+	mustCreate(t, g1v1.Store(st, prefix, testNow), g1v1.V1, "default", g1v1.ObjectV1("a", 1))
+	mustCreate(t, g2v2.Store(st, prefix, testNow), g2v2.V2, "default", g2v2.ObjectV2("a", 1, "x"))
+	for _, m := range []*gizmotest.Gizmos{g1v2, g2v1} {
+		if res, err := migrator(m, st, prefix).MigrateResource(ctx, m.Resource, migrate.Options{}); err != nil || res.Migrated != 1 {
+			t.Fatalf("%s: %+v, %v", m.Group, res, err)
 		}
 	}
-	s, m := g1v1.store(st, prefix), g1v1.migrator(st, prefix)
-	key1, key2 := m.StateKey(g1v1.r), m.StateKey(g2v1.r)
+	s, m := g1v1.Store(st, prefix, testNow), migrator(g1v1, st, prefix)
+	key1, key2 := m.StateKey(g1v1.Resource), m.StateKey(g2v1.Resource)
 
 	// g1's storage version moves back to v1; g2 is not in that registry.
-	forgotten, err := m.ForgetStale(ctx, g1v1.reg)
+	forgotten, err := m.ForgetStale(ctx, g1v1.Registry)
 	if err != nil || len(forgotten) != 1 || forgotten[0] != key1 {
 		t.Fatalf("forgotten %v, %v; want %s", forgotten, err, key1)
 	}
@@ -489,7 +490,7 @@ func TestForgetStale(t *testing.T) {
 		t.Errorf("the state of a resource not in the registry: %v", err)
 	}
 	// g2's state is for its storage version.
-	if forgotten, err := m.ForgetStale(ctx, g2v1.reg); err != nil || len(forgotten) != 0 {
+	if forgotten, err := m.ForgetStale(ctx, g2v1.Registry); err != nil || len(forgotten) != 0 {
 		t.Errorf("forgotten %v, %v; want none", forgotten, err)
 	}
 	if _, err := st.Get(ctx, key2); err != nil {
@@ -499,8 +500,8 @@ func TestForgetStale(t *testing.T) {
 	// A client writes in v1 before any migration to v1 ran, and the
 	// storage version moves to v2 again: without the forgotten state,
 	// the migration to v2 would be taken for done and b left in v1.
-	mustCreate(t, s, g1v1.v1, "default", g1v1.objectV1("b", 2))
-	res, err := g1v2.migrator(st, prefix).MigrateResource(ctx, g1v2.r, migrate.Options{})
+	mustCreate(t, s, g1v1.V1, "default", g1v1.ObjectV1("b", 2))
+	res, err := migrator(g1v2, st, prefix).MigrateResource(ctx, g1v2.Resource, migrate.Options{})
 	if err != nil || res.AlreadyDone || res.Migrated != 1 || res.Current != 1 {
 		t.Errorf("g1 to v2 again: %+v, %v; want b migrated, a current", res, err)
 	}
@@ -510,15 +511,15 @@ func TestForgetStale(t *testing.T) {
 // is stored in, and names the first of each.
 func TestStoredVersions(t *testing.T) {
 	ctx := context.Background()
-	group, prefix := newGroup(), newPrefix()
+	group, prefix := gizmotest.NewGroup(), newPrefix()
 	st := etcdstorage.New(testClient)
-	v1, v2 := loadGizmos(t, group, "v1"), loadGizmos(t, group, "v2")
+	v1, v2 := gizmotest.Load(t, group, "v1"), gizmotest.Load(t, group, "v2")
 	for i := range 3 {
-		mustCreate(t, v1.store(st, prefix), v1.v2, "ns1", v1.objectV2(fmt.Sprintf("a%d", i), i, "x"))
+		mustCreate(t, v1.Store(st, prefix, testNow), v1.V2, "ns1", v1.ObjectV2(fmt.Sprintf("a%d", i), i, "x"))
 	}
-	s := v2.store(st, prefix)
+	s := v2.Store(st, prefix, testNow)
 	for i := range 2 {
-		mustCreate(t, s, v2.v1, "ns2", v2.objectV1(fmt.Sprintf("b%d", i), i))
+		mustCreate(t, s, v2.V1, "ns2", v2.ObjectV1(fmt.Sprintf("b%d", i), i))
 	}
 	stray := fmt.Sprintf(`{"apiVersion":"%s/v0","kind":"Gizmo","metadata":{"name":"c","namespace":"ns0"}}`, group)
 	if _, err := st.Create(ctx, prefix+group+"/gizmos/ns0/c", []byte(stray)); err != nil {
@@ -528,7 +529,7 @@ func TestStoredVersions(t *testing.T) {
 	if _, err := st.Create(ctx, prefix+group+"/gizmosx/ns0/d", []byte(stray)); err != nil {
 		t.Fatal(err)
 	}
-	got, err := migrate.StoredVersions(ctx, s, v2.r)
+	got, err := migrate.StoredVersions(ctx, s, v2.Resource)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/internal/gizmotest"
 	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
@@ -21,7 +22,7 @@ import (
 // then v2, and a Store on st that converts the objects of each with its
 // own registry's rules, as specd does across a reload.
 type twoWorlds struct {
-	v1, v2 *gizmos
+	v1, v2 *gizmotest.Gizmos
 	st     storage.Storage
 	store  *engine.Store
 	quiet  *slog.Logger
@@ -29,25 +30,25 @@ type twoWorlds struct {
 
 func newTwoWorlds(t *testing.T, st storage.Storage) *twoWorlds {
 	t.Helper()
-	group := newGroup()
-	w := &twoWorlds{v1: loadGizmos(t, group, "v1"), v2: loadGizmos(t, group, "v2"), st: st, quiet: slog.New(slog.DiscardHandler)}
+	group := gizmotest.NewGroup()
+	w := &twoWorlds{v1: gizmotest.Load(t, group, "v1"), v2: gizmotest.Load(t, group, "v2"), st: st, quiet: slog.New(slog.DiscardHandler)}
 	w.store = engine.NewStore(st, engine.Options{Prefix: newPrefix(), Logger: w.quiet, Converters: w.converterFor})
 	for _, name := range []string{"a", "b"} {
-		mustCreate(t, w.store, w.v1.v1, "default", w.v1.objectV1(name, 1))
+		mustCreate(t, w.store, w.v1.V1, "default", w.v1.ObjectV1(name, 1))
 	}
 	return w
 }
 
 func (w *twoWorlds) converterFor(r *schemas.Resource) converters.Converter {
-	for _, g := range []*gizmos{w.v1, w.v2} {
-		if r == g.r {
-			return g.converter
+	for _, g := range []*gizmotest.Gizmos{w.v1, w.v2} {
+		if r == g.Resource {
+			return g.Converter
 		}
 	}
 	return nil
 }
 
-func (w *twoWorlds) stateKey() string { return migrate.New(w.store, w.quiet).StateKey(w.v1.r) }
+func (w *twoWorlds) stateKey() string { return migrate.New(w.store, w.quiet).StateKey(w.v1.Resource) }
 
 // TestRunnerBeforeSwap: before a reload moves a storage version, the
 // migration under way stops and the recorded migration to the version
@@ -58,7 +59,7 @@ func (w *twoWorlds) stateKey() string { return migrate.New(w.store, w.quiet).Sta
 func TestRunnerBeforeSwap(t *testing.T) {
 	ctx := t.Context()
 	w := newTwoWorlds(t, etcdstorage.New(testClient))
-	v1, v2 := w.v1.reg, w.v2.reg
+	v1, v2 := w.v1.Registry, w.v2.Registry
 	m := migrate.NewRunner(ctx, w.store, v2, w.quiet)
 	defer background.New(m).Start(ctx)()
 	waitState(t, w.st, w.stateKey(), `"storageVersion":"v2"`)
@@ -95,7 +96,7 @@ func TestRunnerBeforeSwap(t *testing.T) {
 func TestRunnerFollowsReloads(t *testing.T) {
 	ctx := t.Context()
 	w := newTwoWorlds(t, etcdstorage.New(testClient))
-	v1, v2 := w.v1.reg, w.v2.reg
+	v1, v2 := w.v1.Registry, w.v2.Registry
 	m := migrate.NewRunner(ctx, w.store, v1, w.quiet)
 	group := background.New(m)
 	stop := group.Start(ctx)
@@ -110,8 +111,8 @@ func TestRunnerFollowsReloads(t *testing.T) {
 	swap(v1, v2)
 	waitState(t, w.st, w.stateKey(), `"done":true`)
 	waitState(t, w.st, w.stateKey(), `"storageVersion":"v2"`)
-	for key, o := range storedVersions(t, w.st, w.store.KeyPrefix(), w.v1.group) {
-		if o.Get("apiVersion").Str != w.v1.group+"/v2" {
+	for key, o := range gizmotest.Stored(t, w.st, w.store.KeyPrefix(), w.v1.Group) {
+		if o.Get("apiVersion").Str != w.v1.Group+"/v2" {
 			t.Errorf("%s not migrated: %s", key, o.Raw)
 		}
 	}
@@ -121,7 +122,7 @@ func TestRunnerFollowsReloads(t *testing.T) {
 	}
 	stop()
 	stop = group.Start(ctx)
-	mustCreate(t, w.store, w.v2.v1, "default", w.v2.objectV1("c", 1))
+	mustCreate(t, w.store, w.v2.V1, "default", w.v2.ObjectV1("c", 1))
 	swap(v2, v1)
 	waitState(t, w.st, w.stateKey(), `"storageVersion":"v1"`)
 	waitState(t, w.st, w.stateKey(), `"done":true`)
@@ -154,9 +155,9 @@ func (s noStates) List(ctx context.Context, prefix string, opts storage.ListOpti
 }
 
 func TestStorageMoves(t *testing.T) {
-	group := newGroup()
-	v1, v2 := loadGizmos(t, group, "v1").reg, loadGizmos(t, group, "v2").reg
-	other := loadGizmos(t, newGroup(), "v1").reg
+	group := gizmotest.NewGroup()
+	v1, v2 := gizmotest.Load(t, group, "v1").Registry, gizmotest.Load(t, group, "v2").Registry
+	other := gizmotest.Load(t, gizmotest.NewGroup(), "v1").Registry
 	both := schemas.NewRegistry(append(v1.Groups(), other.Groups()...))
 	tests := map[string]struct {
 		old, next *schemas.Registry

@@ -3,6 +3,7 @@ package watchcache_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,47 +19,14 @@ import (
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
+	"github.com/specd-io/specd/internal/testschemas"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/schemas/serving"
 )
 
-const toolsFile = `openapi: 3.0.3
-info: {title: Tools, version: v1}
-x-specd: {group: tools.example.com}
-components:
-  schemas:
-    Hammer:
-      type: object
-      x-specd-resource: {}
-      properties:
-        spec:
-          type: object
-          properties:
-            weight: {type: integer}
-`
-
-// gadgetsFile is a group version of one resource.
-func gadgetsFile(version string) string {
-	return `openapi: 3.0.3
-info: {title: Gadgets, version: ` + version + `}
-x-specd: {group: gadgets.example.com}
-components:
-  schemas:
-    Gadget:
-      type: object
-      x-specd-resource: {}
-      properties:
-        spec:
-          type: object
-          properties:
-            size: {type: integer}
-`
-}
-
-// gadgetsVersion is gadgetsFile with the version stored or not.
+// gadgetsVersion is the Gadget file of version, stored or not.
 func gadgetsVersion(version string, storage bool) string {
-	return strings.Replace(gadgetsFile(version), "x-specd-resource: {}",
-		map[bool]string{true: "x-specd-resource: {storage: true}", false: "x-specd-resource: {storage: false}"}[storage], 1)
+	return testschemas.Gadgets(testschemas.GadgetOptions{Version: version, Resource: fmt.Sprintf("{storage: %t}", storage)})
 }
 
 // followed is a served schema set whose reloads a store with watch
@@ -157,14 +125,14 @@ func next(t *testing.T, w *engine.Watch) (engine.WatchEvent, error) {
 // resource goes on.
 func TestFollowRemovedVersion(t *testing.T) {
 	f := followedReloader(t, serving.Config{AllowBreaking: true}, map[string]string{
-		"tools.yaml":           toolsFile,
+		"tools.yaml":           testschemas.Tools,
 		"gadgets-v1.yaml":      gadgetsVersion("v1", true),
 		"gadgets-v1beta1.yaml": gadgetsVersion("v1beta1", false),
 	})
 	beta := f.rv(t, "gadgets.example.com", "v1beta1", "gadgets")
 	stable := f.rv(t, "gadgets.example.com", "v1", "gadgets")
 	hammers := f.rv(t, "tools.example.com", "v1", "hammers")
-	from := f.create(t, stable, `{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"size":1}}`)
+	from := f.create(t, stable, testschemas.Gadget("v1", "g1"))
 	betaWatch := f.watch(t, beta, from)
 	stableWatch := f.watch(t, stable, from)
 	hammersWatch := f.watch(t, hammers, from)
@@ -192,13 +160,13 @@ func TestFollowRemovedVersion(t *testing.T) {
 		t.Fatalf("the v1 watch: %v, want it ended cleanly", err)
 	}
 	stable = f.rv(t, "gadgets.example.com", "v1", "gadgets")
-	f.create(t, stable, `{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"name":"g2"},"spec":{"size":2}}`)
+	f.create(t, stable, testschemas.Gadget("v1", "g2"))
 	again := f.watch(t, stable, from)
 	if ev, err := next(t, again); err != nil || ev.Type != storage.EventAdded || gjson.GetBytes(ev.Object, "metadata.name").Str != "g2" {
 		t.Errorf("the v1 watch again from %s: %s %s, %v; want ADDED g2", from, ev.Type, ev.Object, err)
 	}
 
-	f.create(t, f.rv(t, "tools.example.com", "v1", "hammers"), `{"apiVersion":"tools.example.com/v1","kind":"Hammer","metadata":{"name":"h1"},"spec":{"weight":3}}`)
+	f.create(t, f.rv(t, "tools.example.com", "v1", "hammers"), testschemas.Hammer("h1"))
 	if ev, err := next(t, hammersWatch); err != nil || ev.Type != storage.EventAdded || gjson.GetBytes(ev.Object, "metadata.name").Str != "h1" {
 		t.Errorf("the hammers watch: %s %s, %v; want ADDED h1", ev.Type, ev.Object, err)
 	}

@@ -18,7 +18,10 @@ var (
 	Things = mustRead("files/things-v1alpha1.yaml")
 )
 
-var gadgetsTmpl = template.Must(template.ParseFS(files, "files/gadgets.yaml.tmpl"))
+var (
+	gadgetsTmpl = template.Must(template.ParseFS(files, "files/gadgets.yaml.tmpl"))
+	gizmosTmpl  = template.Must(template.ParseFS(files, "files/gizmos-v*.yaml.tmpl"))
+)
 
 func mustRead(name string) string {
 	data, err := files.ReadFile(name)
@@ -31,6 +34,10 @@ func mustRead(name string) string {
 // GadgetOptions are the parts of the Gadget file that tests change; the
 // zero value is gadgets.example.com/v1 with spec.size, x-specd-resource {}.
 type GadgetOptions struct {
+	// Kind names the resource; "" is Gadget. Another kind is served in a
+	// group of its own, its plural in lower case (Gizmo:
+	// gizmos.example.com), for a test that must not meet Gadget.
+	Kind    string
 	Version string // "" is v1
 	// XSpecd is spliced into x-specd after the group, such as
 	// ", allowBreaking: true".
@@ -48,8 +55,12 @@ const (
 	ColorProp = "color: {type: string}"
 )
 
-// Gadgets returns the schema file of gadgets.example.com with Gadget.
+// Gadgets returns the schema file of gadgets.example.com with Gadget, or
+// of o.Kind in its own group.
 func Gadgets(o GadgetOptions) string {
+	if o.Kind == "" {
+		o.Kind = "Gadget"
+	}
 	if o.Version == "" {
 		o.Version = "v1"
 	}
@@ -59,8 +70,17 @@ func Gadgets(o GadgetOptions) string {
 	if o.Props == nil {
 		o.Props = []string{SizeProp}
 	}
+	return render(gadgetsTmpl, "gadgets.yaml.tmpl", struct {
+		GadgetOptions
+		Group string
+	}{o, strings.ToLower(o.Kind) + "s.example.com"})
+}
+
+// render executes the template name of set; the templates are fixed, so
+// an error is a bug of this package.
+func render(set *template.Template, name string, data any) string {
 	var b strings.Builder
-	if err := gadgetsTmpl.Execute(&b, o); err != nil {
+	if err := set.ExecuteTemplate(&b, name, data); err != nil {
 		panic(err)
 	}
 	return b.String()

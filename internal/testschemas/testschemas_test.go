@@ -47,6 +47,16 @@ func TestFixturesLoad(t *testing.T) {
 				}
 			},
 		},
+		"another kind": {
+			files: map[string]string{"gizmos.yaml": testschemas.Gadgets(testschemas.GadgetOptions{Kind: "Gizmo", Version: "v2"})},
+			check: func(t *testing.T, reg *schemas.Registry) {
+				if rv := reg.Lookup("gizmos.example.com", "v2", "gizmos"); rv == nil || rv.Resource.Kind != "Gizmo" {
+					t.Errorf("gizmos.example.com/v2 gizmos: %v", rv)
+				}
+			},
+		},
+		"gizmos stored in v1": {files: files(testschemas.Gizmos("g1.example.com", "v1")), check: gizmosStoredIn("g1.example.com", "v1")},
+		"gizmos stored in v2": {files: files(testschemas.Gizmos("g2.example.com", "v2")), check: gizmosStoredIn("g2.example.com", "v2")},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -60,6 +70,34 @@ func TestFixturesLoad(t *testing.T) {
 			}
 			tt.check(t, reg)
 		})
+	}
+}
+
+func files(fsys fstest.MapFS) map[string]string {
+	out := map[string]string{}
+	for name, f := range fsys {
+		out[name] = string(f.Data)
+	}
+	return out
+}
+
+// gizmosStoredIn checks the Gizmo files of group: stored in storage, the
+// other version declaring the rename, each with its own spelling.
+func gizmosStoredIn(group, storage string) func(*testing.T, *schemas.Registry) {
+	return func(t *testing.T, reg *schemas.Registry) {
+		res := reg.Group(group).Resource("gizmos")
+		if res.StorageVersion != storage {
+			t.Errorf("storage version %s, want %s", res.StorageVersion, storage)
+		}
+		for _, v := range []struct{ version, prop string }{{"v1", "colour"}, {"v2", "label"}} {
+			rv := res.Version(v.version)
+			if _, ok := rv.OpenAPI.Properties["spec"].Value.Properties[v.prop]; !ok {
+				t.Errorf("%s has no spec.%s", v.version, v.prop)
+			}
+			if hasRules := rv.ConversionRules != nil; hasRules == (v.version == storage) {
+				t.Errorf("%s declares conversion rules: %v", v.version, hasRules)
+			}
+		}
 	}
 }
 

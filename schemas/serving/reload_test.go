@@ -11,32 +11,18 @@ import (
 	"time"
 
 	"github.com/specd-io/specd/check"
+	"github.com/specd-io/specd/internal/testschemas"
 	"github.com/specd-io/specd/schemas"
 )
 
-// gadgetsFile is a group version of one resource; level is its version
-// ("v1", "v1beta1", "v1alpha1"), root more x-specd fields, props the
-// spec's properties.
-func gadgetsFile(version, root, props string) string {
-	return `openapi: 3.0.3
-info: {title: Gadgets, version: ` + version + `}
-x-specd: {group: gadgets.example.com` + root + `}
-components:
-  schemas:
-    Gadget:
-      type: object
-      x-specd-resource: {}
-      properties:
-        spec:
-          type: object
-          properties:
-` + props
+// gadgetsFile is the Gadget file of version; xSpecd is spliced into its
+// x-specd, props are spec's properties (none: spec.size alone).
+func gadgetsFile(version, xSpecd string, props ...string) string {
+	return testschemas.Gadgets(testschemas.GadgetOptions{Version: version, XSpecd: xSpecd, Props: props})
 }
 
-const (
-	sizeProp  = "            size: {type: integer}\n"
-	colorProp = "            color: {type: string}\n"
-)
+// withColor are the Gadget's properties with spec.color added.
+var withColor = []string{testschemas.SizeProp, testschemas.ColorProp}
 
 // reloaderOn returns a started Set of a directory holding files.
 func reloaderOn(t *testing.T, cfg Config, files map[string]string) (*Set, string) {
@@ -85,48 +71,48 @@ func TestReloadGate(t *testing.T) {
 		refused string            // the refusal names it; "" when applied
 	}{
 		"a new optional field": {
-			before: map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp)},
-			after:  map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp+colorProp)},
+			before: map[string]string{"g.yaml": gadgetsFile("v1", "")},
+			after:  map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)},
 		},
 		"a removed field of a stable version": {
-			before:  map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp+colorProp)},
-			after:   map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp)},
+			before:  map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)},
+			after:   map[string]string{"g.yaml": gadgetsFile("v1", "")},
 			refused: "field-removed",
 		},
 		"a removed field of a beta version": {
-			before:  map[string]string{"g.yaml": gadgetsFile("v1beta1", "", sizeProp+colorProp)},
-			after:   map[string]string{"g.yaml": gadgetsFile("v1beta1", "", sizeProp)},
+			before:  map[string]string{"g.yaml": gadgetsFile("v1beta1", "", withColor...)},
+			after:   map[string]string{"g.yaml": gadgetsFile("v1beta1", "")},
 			refused: "field-removed",
 		},
 		"a removed field of an alpha version": {
-			before: map[string]string{"g.yaml": gadgetsFile("v1alpha1", "", sizeProp+colorProp)},
-			after:  map[string]string{"g.yaml": gadgetsFile("v1alpha1", "", sizeProp)},
+			before: map[string]string{"g.yaml": gadgetsFile("v1alpha1", "", withColor...)},
+			after:  map[string]string{"g.yaml": gadgetsFile("v1alpha1", "")},
 		},
 		"a removed field with the file's annotation": {
-			before: map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp+colorProp)},
-			after:  map[string]string{"g.yaml": gadgetsFile("v1", ", allowBreaking: true", sizeProp)},
+			before: map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)},
+			after:  map[string]string{"g.yaml": gadgetsFile("v1", ", allowBreaking: true")},
 		},
 		"a removed field with --allow-breaking": {
 			cfg:    Config{AllowBreaking: true},
-			before: map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp+colorProp)},
-			after:  map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp)},
+			before: map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)},
+			after:  map[string]string{"g.yaml": gadgetsFile("v1", "")},
 		},
 		"a changed type": {
-			before:  map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp)},
-			after:   map[string]string{"g.yaml": gadgetsFile("v1", "", "            size: {type: string}\n")},
+			before:  map[string]string{"g.yaml": gadgetsFile("v1", "")},
+			after:   map[string]string{"g.yaml": gadgetsFile("v1", "", "size: {type: string}")},
 			refused: "type",
 		},
 		"a removed stable file": {
-			before:  map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp)},
+			before:  map[string]string{"g.yaml": gadgetsFile("v1", "")},
 			after:   map[string]string{"g.yaml": ""},
 			refused: "resource-removed",
 		},
 		"a removed stable file that was annotated": {
-			before: map[string]string{"g.yaml": gadgetsFile("v1", ", allowBreaking: true", sizeProp)},
+			before: map[string]string{"g.yaml": gadgetsFile("v1", ", allowBreaking: true")},
 			after:  map[string]string{"g.yaml": ""},
 		},
 		"a removed alpha file with objects": {
-			before: map[string]string{"g.yaml": gadgetsFile("v1alpha1", "", sizeProp)},
+			before: map[string]string{"g.yaml": gadgetsFile("v1alpha1", "")},
 			after:  map[string]string{"g.yaml": ""},
 			stored: true,
 		},
@@ -180,7 +166,7 @@ func (failingStored) StoredVersions(context.Context, *schemas.Resource) (map[str
 
 // withStorage is a gadgets file whose x-specd-resource is res.
 func withStorage(version, res string) string {
-	return strings.Replace(gadgetsFile(version, "", sizeProp), "x-specd-resource: {}", "x-specd-resource: "+res, 1)
+	return testschemas.Gadgets(testschemas.GadgetOptions{Version: version, Resource: res})
 }
 
 // TestReloadRemovedVersionAndStoredObjects: a version may go only once no
@@ -240,7 +226,7 @@ func TestReloadRemovedVersionAndStoredObjects(t *testing.T) {
 }
 
 func TestReloadUnchangedAndBroken(t *testing.T) {
-	r, dir := reloaderOn(t, Config{}, map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp)})
+	r, dir := reloaderOn(t, Config{}, map[string]string{"g.yaml": gadgetsFile("v1", "")})
 	reloads := reloadsOf(t, r, nil)
 	served := r.Registry()
 	if err := reloads.Reload(context.Background(), "test"); err != nil || r.Registry() != served {
@@ -255,7 +241,7 @@ func TestReloadUnchangedAndBroken(t *testing.T) {
 	if c := r.status.check(); c == nil || !strings.Contains(c.Error(), filepath.Join(dir, "g.yaml")) {
 		t.Errorf("readiness check: %v, want the file named", c)
 	}
-	writeFiles(t, dir, map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp+colorProp)})
+	writeFiles(t, dir, map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)})
 	if err := reloads.Reload(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -267,10 +253,10 @@ func TestReloadUnchangedAndBroken(t *testing.T) {
 // TestConverterFollowsTheWorld: the converter of a resource is that of
 // the world it came from, for the worlds retained.
 func TestConverterFollowsTheWorld(t *testing.T) {
-	r, dir := reloaderOn(t, Config{}, map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp)})
+	r, dir := reloaderOn(t, Config{}, map[string]string{"g.yaml": gadgetsFile("v1", "")})
 	first := r.current.Load()
 	res := first.reg.Group("gadgets.example.com").Resources[0]
-	writeFiles(t, dir, map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp+colorProp)})
+	writeFiles(t, dir, map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)})
 	if err := reloadsOf(t, r, nil).Reload(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -292,8 +278,8 @@ func TestConverterFollowsTheWorld(t *testing.T) {
 // reloads are served.
 func TestReloadSignal(t *testing.T) {
 	signals := make(chan os.Signal, 1)
-	r, dir := reloaderOn(t, Config{ReloadSignals: signals}, map[string]string{"g.yaml": gadgetsFile("v1", "", sizeProp)})
-	writeFiles(t, dir, map[string]string{"h.yaml": strings.ReplaceAll(gadgetsFile("v1", "", sizeProp), "gadget", "gizmo")})
+	r, dir := reloaderOn(t, Config{ReloadSignals: signals}, map[string]string{"g.yaml": gadgetsFile("v1", "")})
+	writeFiles(t, dir, map[string]string{"h.yaml": strings.ReplaceAll(gadgetsFile("v1", ""), "gadget", "gizmo")})
 	signals <- syscall.SIGHUP
 	reloadsOf(t, r, nil)
 	deadline := time.Now().Add(5 * time.Second)

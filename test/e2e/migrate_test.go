@@ -13,30 +13,14 @@ import (
 
 	"github.com/tidwall/gjson"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/specd-io/specd/internal/testschemas"
 )
 
-// The Gizmo of the migration test, in two versions: v1 says colour where
-// v2 says color, and only v2 has a label. A schema directory makes one of
-// them the storage version; the other declares the rule.
-const (
-	migGroup      = "migrate.example.com"
-	migSchemaFile = `openapi: 3.0.3
-info: {title: Gizmos, version: %[1]s}
-x-specd: {group: migrate.example.com}
-components:
-  schemas:
-    Gizmo:
-      type: object
-      x-specd-resource:
-        storage: %[2]t
-%[3]s      properties:
-        spec:
-          type: object
-          properties:
-%[4]s`
-	migV1Fields = "            size: {type: integer}\n            colour: {type: string}\n"
-	migV2Fields = "            size: {type: integer}\n            color: {type: string}\n            label: {type: string}\n"
-)
+// migGroup is the group of the migration tests' Gizmo (see
+// testschemas.Gizmos): v1 says colour where v2 says color, and only v2
+// has a label.
+const migGroup = "migrate.example.com"
 
 // migSchemas writes a schema directory whose storage version is
 // storage and returns it.
@@ -54,15 +38,9 @@ func writeMigSchemas(t *testing.T, dir, storage string) {
 	if err := os.MkdirAll(filepath.Join(dir, migGroup), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	rule := func(from, to string) string {
-		return fmt.Sprintf("        conversion: {rules: [{rename: {from: spec.%s, to: spec.%s}}]}\n", from, to)
+	for name, f := range testschemas.Gizmos(migGroup, storage) {
+		writeFile(t, filepath.Join(dir, filepath.Dir(name)), filepath.Base(name), string(f.Data))
 	}
-	v1Rules, v2Rules := "", rule("color", "colour")
-	if storage == "v2" {
-		v1Rules, v2Rules = rule("colour", "color"), ""
-	}
-	writeFile(t, filepath.Join(dir, migGroup), "v1.yaml", fmt.Sprintf(migSchemaFile, "v1", storage == "v1", v1Rules, migV1Fields))
-	writeFile(t, filepath.Join(dir, migGroup), "v2.yaml", fmt.Sprintf(migSchemaFile, "v2", storage == "v2", v2Rules, migV2Fields))
 }
 
 // TestStorageVersionMigration: objects written while v1 is the storage
@@ -84,11 +62,11 @@ func TestStorageVersionMigration(t *testing.T) {
 	before := startSpecd(t, specdOptions{Schemas: migSchemas(t, "v1"), EtcdServers: endpoints})
 	const n = 30
 	for i := range n {
-		version, spec := "v1", fmt.Sprintf(`{"size":%d,"colour":"red"}`, i)
+		version := "v1"
 		if i%2 == 1 {
-			version, spec = "v2", fmt.Sprintf(`{"size":%d,"color":"blue","label":"l%d"}`, i, i)
+			version = "v2"
 		}
-		body := fmt.Sprintf(`{"apiVersion":"%s/%s","kind":"Gizmo","metadata":{"name":"g%02d"},"spec":%s}`, migGroup, version, i, spec)
+		body := gizmoBody(version, fmt.Sprintf("g%02d", i), i)
 		if r := do(t, client, http.MethodPost, gizmos(before, version, ""), "application/json", body); r.Code != http.StatusCreated {
 			t.Fatalf("create g%02d in %s: %d %s", i, version, r.Code, r.Body)
 		}

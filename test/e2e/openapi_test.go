@@ -13,6 +13,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
 	openapiv2 "github.com/google/gnostic-models/openapiv2"
+
+	"github.com/specd-io/specd/internal/testschemas"
 )
 
 // TestOpenAPI checks what specd serve publishes at /openapi: every
@@ -150,16 +152,14 @@ func checkLinesInOrder(t *testing.T, out string, want []string) {
 // that the documents and kubectl explain follow.
 func testOpenAPIReload(t *testing.T) {
 	dir := t.TempDir()
-	file := writeFile(t, dir, "gadgets.yaml", reloadGadgets(""))
+	file := writeFile(t, dir, "gadgets.yaml", testschemas.Gadgets(testschemas.GadgetOptions{}))
 	s := startSpecd(t, specdOptions{Schemas: dir})
 	k := newKubectl(t, s)
 	checkLinesInOrder(t, k.OK(t, "explain", "gadget.spec"), []string{"FIELDS:", "size	<integer>"})
 	before := get(t, s.URL+"/openapi/v3").Body
 
-	writeFile(t, dir, filepath.Base(file), reloadGadgets(`            color:
-              description: The gadget's color, new in this file.
-              type: string
-`))
+	writeFile(t, dir, filepath.Base(file), testschemas.Gadgets(testschemas.GadgetOptions{Props: []string{testschemas.SizeProp,
+		`color: {type: string, description: "The gadget's color, new in this file."}`}}))
 	deadline := time.Now().Add(gcTimeout)
 	for get(t, s.URL+"/openapi/v3").Body == before {
 		if time.Now().After(deadline) {

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/specd-io/specd/internal/testschemas"
 )
 
 // TestReloadRequestedWhileStarting: a SIGHUP sent while specd starts does
@@ -28,12 +30,12 @@ func TestReloadRequestedWhileStarting(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			writeFile(t, dir, "tools.yaml", reloadTools)
+			writeFile(t, dir, "tools.yaml", testschemas.Tools)
 			etcdURL := loopbackURL(t)
 			s := startSpecd(t, specdOptions{Schemas: dir, EtcdServers: []string{etcdURL.String()}, Args: tc.args, NoWait: true})
 			waitForLog(t, s, `msg="schemas loaded"`)
 
-			writeFile(t, dir, "things.yaml", reloadThings)
+			writeFile(t, dir, "things.yaml", testschemas.Things)
 			if tc.sighup {
 				// Several: they make one reload, and none ends specd.
 				for range 3 {

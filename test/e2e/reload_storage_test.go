@@ -20,6 +20,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/specd-io/specd/internal/testschemas"
 )
 
 // migTimeout bounds each wait of the storage-move test: a reload, the
@@ -154,12 +156,13 @@ func (m *migClient) url(version, name string) string {
 	return u
 }
 
+// gizmoBody is a Gizmo of the migration tests in version, labelled
+// l<size> in v2.
 func gizmoBody(version, name string, size int) string {
-	spec := fmt.Sprintf(`{"size":%d,"colour":"red"}`, size)
 	if version == "v2" {
-		spec = fmt.Sprintf(`{"size":%d,"color":"blue","label":"l%d"}`, size, size)
+		return testschemas.GizmoV2(migGroup, name, size, fmt.Sprintf("l%d", size))
 	}
-	return fmt.Sprintf(`{"apiVersion":"%s/%s","kind":"Gizmo","metadata":{"name":%q},"spec":%s}`, migGroup, version, name, spec)
+	return testschemas.GizmoV1(migGroup, name, size)
 }
 
 func (m *migClient) create(version, name string, size int) {

@@ -15,59 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/specd-io/specd/internal/testschemas"
 )
-
-// A stable resource whose file never changes during the tests: its
-// clients must not notice any reload.
-const reloadTools = `openapi: 3.0.3
-info: {title: Tools, version: v1}
-x-specd: {group: tools.example.com}
-components:
-  schemas:
-    Hammer:
-      type: object
-      x-specd-resource: {}
-      properties:
-        spec:
-          type: object
-          properties:
-            weight: {type: integer}
-`
-
-// reloadGadgets is a stable resource the tests change; extra is spliced
-// into spec.properties.
-func reloadGadgets(extra string) string {
-	return `openapi: 3.0.3
-info: {title: Gadgets, version: v1}
-x-specd: {group: gadgets.example.com}
-components:
-  schemas:
-    Gadget:
-      type: object
-      x-specd-resource: {}
-      properties:
-        spec:
-          type: object
-          properties:
-            size: {type: integer}
-` + extra
-}
-
-// An alpha resource: it may come and go freely.
-const reloadThings = `openapi: 3.0.3
-info: {title: Things, version: v1alpha1}
-x-specd: {group: things.example.com}
-components:
-  schemas:
-    Thing:
-      type: object
-      x-specd-resource: {}
-      properties:
-        spec:
-          type: object
-          properties:
-            label: {type: string}
-`
 
 // rawWatch is one watch read line by line.
 type rawWatch struct {
@@ -189,22 +139,22 @@ const (
 	things  = "/apis/things.example.com/v1alpha1/namespaces/default/things"
 )
 
-func hammer(name string) string {
-	return fmt.Sprintf(`{"apiVersion":"tools.example.com/v1","kind":"Hammer","metadata":{"name":%q},"spec":{"weight":3}}`, name)
-}
-
 // TestSchemaReload follows one schema directory through additions,
 // changes, a broken file, a breaking change, its fix and removals, while
 // a client lists and watches a resource that does not change.
+//
+// Its files: Tools, the stable resource whose file never changes, so its
+// clients must not notice any reload; Gadget, the stable resource the
+// tests change; Things, an alpha resource that may come and go freely.
 func TestSchemaReload(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, "tools.yaml", reloadTools)
-	gadgetsFile := writeFile(t, dir, "gadgets.yaml", reloadGadgets(""))
+	writeFile(t, dir, "tools.yaml", testschemas.Tools)
+	gadgetsFile := writeFile(t, dir, "gadgets.yaml", testschemas.Gadgets(testschemas.GadgetOptions{}))
 	s := startSpecd(t, specdOptions{Schemas: dir})
 
-	rv := mustCreate(t, s, hammers, hammer("h1"))
-	mustCreate(t, s, gadgets, `{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"size":1}}`)
+	rv := mustCreate(t, s, hammers, testschemas.Hammer("h1"))
+	mustCreate(t, s, gadgets, testschemas.Gadget("v1", "g1"))
 	toolsWatch := openWatch(t, s.URL+hammers+"?watch=true&resourceVersion="+rv)
 	gadgetsWatch := openWatch(t, s.URL+gadgets+"?watch=true&resourceVersion="+rv)
 
@@ -233,7 +183,7 @@ func TestSchemaReload(t *testing.T) {
 	hammersSeen := []string{}
 	expectHammer := func(name string) {
 		t.Helper()
-		mustCreate(t, s, hammers, hammer(name))
+		mustCreate(t, s, hammers, testschemas.Hammer(name))
 		l, ok := toolsWatch.next(t, 10*time.Second)
 		if !ok || l.Type != "ADDED" || objectName(l) != name {
 			t.Fatalf("the hammers watch: %+v (open %v), want ADDED %s", l, ok, name)
@@ -242,14 +192,14 @@ func TestSchemaReload(t *testing.T) {
 	}
 
 	t.Run("add a file in a subfolder", func(t *testing.T) {
-		writeFile(t, mkdir(t, dir, "more"), "things.yaml", reloadThings)
+		writeFile(t, mkdir(t, dir, "more"), "things.yaml", testschemas.Things)
 		eventually(t, "things served", func() bool { return get(t, s.URL+things).Code == http.StatusOK })
 		mustCreate(t, s, things, `{"apiVersion":"things.example.com/v1alpha1","kind":"Thing","metadata":{"name":"t1"},"spec":{"label":"x"}}`)
 		expectHammer("h2")
 	})
 
 	t.Run("change a file", func(t *testing.T) {
-		writeFile(t, dir, "gadgets.yaml", reloadGadgets("            color: {type: string}\n"))
+		writeFile(t, dir, "gadgets.yaml", testschemas.Gadgets(testschemas.GadgetOptions{Props: []string{testschemas.SizeProp, testschemas.ColorProp}}))
 		eventually(t, "the new field kept", func() bool {
 			r := createObject(t, s, gadgets, fmt.Sprintf(`{"apiVersion":"gadgets.example.com/v1","kind":"Gadget","metadata":{"generateName":"g-"},"spec":{"size":1,"color":"red"}}`))
 			return r.Code == http.StatusCreated && strings.Contains(r.Body, `"color":"red"`)
@@ -269,7 +219,7 @@ func TestSchemaReload(t *testing.T) {
 	})
 
 	t.Run("a broken file leaves the served schemas", func(t *testing.T) {
-		writeFile(t, dir, "gadgets.yaml", reloadGadgets("            color: {type: string\n"))
+		writeFile(t, dir, "gadgets.yaml", testschemas.Gadgets(testschemas.GadgetOptions{Props: []string{testschemas.SizeProp, "color: {type: string"}}))
 		eventually(t, "/readyz?verbose names the file", func() bool {
 			r := get(t, s.URL+"/readyz?verbose")
 			return r.Code == http.StatusOK && strings.Contains(r.Body, "[!]schemas") && strings.Contains(r.Body, gadgetsFile)
@@ -285,7 +235,7 @@ func TestSchemaReload(t *testing.T) {
 
 	t.Run("a breaking change is refused", func(t *testing.T) {
 		// size goes: clients of the stable v1 would lose it.
-		writeFile(t, dir, "gadgets.yaml", strings.Replace(reloadGadgets("            color: {type: string}\n"), "            size: {type: integer}\n", "", 1))
+		writeFile(t, dir, "gadgets.yaml", testschemas.Gadgets(testschemas.GadgetOptions{Props: []string{testschemas.ColorProp}}))
 		eventually(t, "/readyz?verbose shows the refusal", func() bool {
 			r := get(t, s.URL+"/readyz?verbose")
 			return strings.Contains(r.Body, "schema change refused") && strings.Contains(r.Body, "field-removed")
@@ -297,9 +247,7 @@ func TestSchemaReload(t *testing.T) {
 	})
 
 	t.Run("the annotation lets it through", func(t *testing.T) {
-		content := strings.Replace(reloadGadgets("            color: {type: string}\n"), "            size: {type: integer}\n", "", 1)
-		content = strings.Replace(content, "x-specd: {group: gadgets.example.com}", "x-specd: {group: gadgets.example.com, allowBreaking: true}", 1)
-		writeFile(t, dir, "gadgets.yaml", content)
+		writeFile(t, dir, "gadgets.yaml", testschemas.Gadgets(testschemas.GadgetOptions{XSpecd: ", allowBreaking: true", Props: []string{testschemas.ColorProp}}))
 		eventually(t, "the change applied", func() bool {
 			return !strings.Contains(get(t, s.URL+"/readyz?verbose").Body, "[!]schemas")
 		})
@@ -338,7 +286,7 @@ func TestSchemaReload(t *testing.T) {
 	})
 
 	t.Run("objects come back with their file", func(t *testing.T) {
-		writeFile(t, filepath.Join(dir, "more"), "things.yaml", reloadThings)
+		writeFile(t, filepath.Join(dir, "more"), "things.yaml", testschemas.Things)
 		eventually(t, "t1 served again", func() bool { return get(t, s.URL+things+"/t1").Code == http.StatusOK })
 		if r := get(t, s.URL+things+"/t2"); r.Code != http.StatusOK {
 			t.Errorf("t2: HTTP %d", r.Code)
@@ -377,24 +325,8 @@ func TestSchemaReload(t *testing.T) {
 // gadgetsIn is gadgets in one of two versions, v1 (stored) and v1beta1;
 // xSpecd is spliced into the file's x-specd.
 func gadgetsIn(version, xSpecd string) string {
-	return `openapi: 3.0.3
-info: {title: Gadgets, version: ` + version + `}
-x-specd: {group: gadgets.example.com` + xSpecd + `}
-components:
-  schemas:
-    Gadget:
-      type: object
-      x-specd-resource: {storage: ` + strconv.FormatBool(version == "v1") + `}
-      properties:
-        spec:
-          type: object
-          properties:
-            size: {type: integer}
-`
-}
-
-func gadget(version, name string) string {
-	return fmt.Sprintf(`{"apiVersion":"gadgets.example.com/%s","kind":"Gadget","metadata":{"name":%q},"spec":{"size":1}}`, version, name)
+	return testschemas.Gadgets(testschemas.GadgetOptions{Version: version, XSpecd: xSpecd,
+		Resource: fmt.Sprintf("{storage: %t}", version == "v1")})
 }
 
 // objectRV is metadata.resourceVersion of an event's object.
@@ -438,14 +370,14 @@ func TestSchemaReloadRemovedVersion(t *testing.T) {
 	t.Parallel()
 	const betaGadgets = "/apis/gadgets.example.com/v1beta1/namespaces/default/gadgets"
 	dir := t.TempDir()
-	writeFile(t, dir, "tools.yaml", reloadTools)
+	writeFile(t, dir, "tools.yaml", testschemas.Tools)
 	writeFile(t, dir, "gadgets-v1.yaml", gadgetsIn("v1", ""))
 	// Removing a beta version is a breaking change: the file lets it.
 	betaFile := writeFile(t, dir, "gadgets-v1beta1.yaml", gadgetsIn("v1beta1", ", allowBreaking: true"))
 	s := startSpecd(t, specdOptions{Schemas: dir})
 
-	rv := mustCreate(t, s, gadgets, gadget("v1", "g1"))
-	hammersRV := mustCreate(t, s, hammers, hammer("h1"))
+	rv := mustCreate(t, s, gadgets, testschemas.Gadget("v1", "g1"))
+	hammersRV := mustCreate(t, s, hammers, testschemas.Hammer("h1"))
 	betaWatch := openWatch(t, s.URL+betaGadgets+"?watch=true&resourceVersion="+rv)
 	betaTable := openWatchAccept(t, s.URL+betaGadgets+"?watch=true&resourceVersion="+rv, "application/json;as=Table;v=v1;g=meta.k8s.io")
 	stableWatch := openWatch(t, s.URL+gadgets+"?watch=true&resourceVersion="+rv)
@@ -488,8 +420,8 @@ func TestSchemaReloadRemovedVersion(t *testing.T) {
 	}
 	// Writes after the reload, before the client watches again: it gets
 	// them all, in order, from its last resourceVersion.
-	mustCreate(t, s, gadgets, gadget("v1", "g2"))
-	mustCreate(t, s, gadgets, gadget("v1", "g3"))
+	mustCreate(t, s, gadgets, testschemas.Gadget("v1", "g2"))
+	mustCreate(t, s, gadgets, testschemas.Gadget("v1", "g3"))
 	again := openWatch(t, s.URL+gadgets+"?watch=true&resourceVersion="+last)
 	for _, name := range []string{"g2", "g3"} {
 		if l, ok := again.next(t, 10*time.Second); !ok || l.Type != "ADDED" || objectName(l) != name {
@@ -497,7 +429,7 @@ func TestSchemaReloadRemovedVersion(t *testing.T) {
 		}
 	}
 
-	mustCreate(t, s, hammers, hammer("h2"))
+	mustCreate(t, s, hammers, testschemas.Hammer("h2"))
 	if l, ok := toolsWatch.next(t, 10*time.Second); !ok || l.Type != "ADDED" || objectName(l) != "h2" {
 		t.Errorf("the hammers watch: %s %s (open %v), want ADDED h2", l.Type, l.Object, ok)
 	}
@@ -508,9 +440,9 @@ func TestSchemaReloadRemovedVersion(t *testing.T) {
 func TestSchemaReloadSIGHUP(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, "tools.yaml", reloadTools)
+	writeFile(t, dir, "tools.yaml", testschemas.Tools)
 	s := startSpecd(t, specdOptions{Schemas: dir, Args: []string{"--watch=false"}})
-	writeFile(t, dir, "things.yaml", reloadThings)
+	writeFile(t, dir, "things.yaml", testschemas.Things)
 	time.Sleep(2 * time.Second) // well past the watcher's debounce
 	if r := get(t, s.URL+things); r.Code != http.StatusNotFound {
 		t.Fatalf("with --watch=false a new file is served without SIGHUP: HTTP %d", r.Code)
@@ -549,7 +481,7 @@ func TestServingDocReloadExample(t *testing.T) {
 		t.Fatal("the section has no yaml example")
 	}
 	dir := t.TempDir()
-	writeFile(t, dir, "tools.yaml", reloadTools)
+	writeFile(t, dir, "tools.yaml", testschemas.Tools)
 	s := startSpecd(t, specdOptions{Schemas: dir})
 	k := newKubectl(t, s)
 	writeFile(t, dir, "gadgets.yaml", example)

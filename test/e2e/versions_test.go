@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/specd-io/specd/internal/testschemas"
 )
 
 // The example schemas serve Widget in shop.example.com v1 (its storage
@@ -324,20 +326,10 @@ type warningFunc func(code int, agent, text string)
 
 func (f warningFunc) HandleWarningHeader(code int, agent, text string) { f(code, agent, text) }
 
-// gizmoFile is a schema file of gizmos.example.com declaring Gizmo in
-// version v with the given x-specd-resource (flow YAML).
+// gizmoFile is the schema file of Gizmo in version v, a kind of its own
+// (gizmos.example.com), with the given x-specd-resource (flow YAML).
 func gizmoFile(v, ext string) string {
-	return `openapi: 3.0.3
-info: {title: gizmos, version: ` + v + `}
-x-specd: {group: gizmos.example.com}
-components:
-  schemas:
-    Gizmo:
-      type: object
-      x-specd-resource: ` + ext + `
-      properties:
-        spec: {type: object, properties: {size: {type: integer}}}
-`
+	return testschemas.Gadgets(testschemas.GadgetOptions{Kind: "Gizmo", Version: v, Resource: ext})
 }
 
 // TestVersionsNotServed: a version with served: false is hidden, the
