@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +26,7 @@ func withStorage(version, res string) string {
 func reloaderOn(t *testing.T, cfg serving.Config, files map[string]string) (*serving.Set, string) {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, files)
+	testschemas.WriteFiles(t, dir, files)
 	cfg.Dir, cfg.Logger = dir, quietLogger()
 	r, err := serving.New(context.Background(), cfg)
 	if err != nil {
@@ -36,22 +34,6 @@ func reloaderOn(t *testing.T, cfg serving.Config, files map[string]string) (*ser
 	}
 	t.Cleanup(r.Close)
 	return r, dir
-}
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if content == "" {
-			if err := os.Remove(p); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -80,7 +62,7 @@ func TestReloadGateReadsStorage(t *testing.T) {
 	create("a")
 	create("b")
 
-	writeFiles(t, dir, map[string]string{
+	testschemas.WriteFiles(t, dir, map[string]string{
 		"v1beta1.yaml": withStorage("v1beta1", "{deprecated: true}"),
 		"v1.yaml":      withStorage("v1", "{storage: true}"),
 	})
@@ -89,7 +71,7 @@ func TestReloadGateReadsStorage(t *testing.T) {
 	}
 	create("c") // stored in v1
 
-	writeFiles(t, dir, map[string]string{"v1beta1.yaml": ""})
+	testschemas.WriteFiles(t, dir, map[string]string{"v1beta1.yaml": ""})
 	err := reloads.Reload(ctx, "test")
 	if !errors.Is(err, serving.ErrRefused) || !strings.Contains(err.Error(), "v1beta1 is removed but 2 object(s) of gadgets.gadgets.example.com are stored in it (default/a and 1 more)") {
 		t.Fatalf("removing v1beta1 before the migration: %v, want a refusal naming the 2 objects", err)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +39,7 @@ type followed struct {
 func followedReloader(t *testing.T, cfg serving.Config, files map[string]string) *followed {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, files)
+	testschemas.WriteFiles(t, dir, files)
 	cfg.Dir, cfg.Logger = dir, quietLogger()
 	r, err := serving.New(t.Context(), cfg)
 	if err != nil {
@@ -61,22 +59,6 @@ func followedReloader(t *testing.T, cfg serving.Config, files map[string]string)
 func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // writeFiles writes files in dir; "" removes one.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if content == "" {
-			if err := os.Remove(p); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // rv is group/version/plural as the served registry serves it.
 func (f *followed) rv(t *testing.T, group, version, plural string) *schemas.ResourceVersion {
 	t.Helper()
@@ -137,7 +119,7 @@ func TestFollowRemovedVersion(t *testing.T) {
 	stableWatch := f.watch(t, stable, from)
 	hammersWatch := f.watch(t, hammers, from)
 
-	writeFiles(t, f.dir, map[string]string{"gadgets-v1beta1.yaml": ""})
+	testschemas.WriteFiles(t, f.dir, map[string]string{"gadgets-v1beta1.yaml": ""})
 	if err := f.reloads.Reload(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}

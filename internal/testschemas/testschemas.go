@@ -3,7 +3,10 @@ package testschemas
 import (
 	"embed"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"testing"
 	"text/template"
 )
 
@@ -94,4 +97,23 @@ func Gadget(version, name string) string {
 // Hammer is a Hammer object (spec.weight 3).
 func Hammer(name string) string {
 	return fmt.Sprintf(`{"apiVersion":"tools.example.com/v1","kind":"Hammer","metadata":{"name":%q},"spec":{"weight":3}}`, name)
+}
+
+// WriteFiles writes each of files (name -> content) into dir, as a user
+// drops schema files into the schema directory; an empty content removes
+// the file instead.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if content == "" {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -28,7 +28,7 @@ var withColor = []string{testschemas.SizeProp, testschemas.ColorProp}
 func reloaderOn(t *testing.T, cfg Config, files map[string]string) (*Set, string) {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, files)
+	testschemas.WriteFiles(t, dir, files)
 	cfg.Dir, cfg.Logger = dir, quietLogger()
 	r, err := New(context.Background(), cfg)
 	if err != nil {
@@ -44,22 +44,6 @@ func reloadsOf(t *testing.T, r *Set, stored check.StoredObjects, followers ...Fo
 	reloads := r.Serve(t.Context(), stored, followers...)
 	t.Cleanup(reloads.Stop)
 	return reloads
-}
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if content == "" {
-			if err := os.Remove(p); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 func TestReloadGate(t *testing.T) {
@@ -126,7 +110,7 @@ func TestReloadGate(t *testing.T) {
 			}
 			reloads := reloadsOf(t, r, stored)
 			served := r.Registry()
-			writeFiles(t, dir, tc.after)
+			testschemas.WriteFiles(t, dir, tc.after)
 			err := reloads.Reload(context.Background(), "test")
 			switch {
 			case tc.refused == "" && err != nil:
@@ -208,7 +192,7 @@ func TestReloadRemovedVersionAndStoredObjects(t *testing.T) {
 			r, dir := reloaderOn(t, Config{}, tc.before)
 			reloads := reloadsOf(t, r, tc.stored)
 			served := r.Registry()
-			writeFiles(t, dir, removed)
+			testschemas.WriteFiles(t, dir, removed)
 			err := reloads.Reload(context.Background(), "test")
 			switch {
 			case tc.refused == "" && err != nil:
@@ -232,7 +216,7 @@ func TestReloadUnchangedAndBroken(t *testing.T) {
 	if err := reloads.Reload(context.Background(), "test"); err != nil || r.Registry() != served {
 		t.Fatalf("an unchanged directory: %v, registry kept %v", err, r.Registry() == served)
 	}
-	writeFiles(t, dir, map[string]string{"g.yaml": "openapi: [3"})
+	testschemas.WriteFiles(t, dir, map[string]string{"g.yaml": "openapi: [3"})
 	err := reloads.Reload(context.Background(), "test")
 	var le *schemas.LoadError
 	if !errors.As(err, &le) || r.Registry() != served {
@@ -241,7 +225,7 @@ func TestReloadUnchangedAndBroken(t *testing.T) {
 	if c := r.status.check(); c == nil || !strings.Contains(c.Error(), filepath.Join(dir, "g.yaml")) {
 		t.Errorf("readiness check: %v, want the file named", c)
 	}
-	writeFiles(t, dir, map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)})
+	testschemas.WriteFiles(t, dir, map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)})
 	if err := reloads.Reload(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +240,7 @@ func TestConverterFollowsTheWorld(t *testing.T) {
 	r, dir := reloaderOn(t, Config{}, map[string]string{"g.yaml": gadgetsFile("v1", "")})
 	first := r.current.Load()
 	res := first.reg.Group("gadgets.example.com").Resources[0]
-	writeFiles(t, dir, map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)})
+	testschemas.WriteFiles(t, dir, map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)})
 	if err := reloadsOf(t, r, nil).Reload(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +263,7 @@ func TestConverterFollowsTheWorld(t *testing.T) {
 func TestReloadSignal(t *testing.T) {
 	signals := make(chan os.Signal, 1)
 	r, dir := reloaderOn(t, Config{ReloadSignals: signals}, map[string]string{"g.yaml": gadgetsFile("v1", "")})
-	writeFiles(t, dir, map[string]string{"h.yaml": strings.ReplaceAll(gadgetsFile("v1", ""), "gadget", "gizmo")})
+	testschemas.WriteFiles(t, dir, map[string]string{"h.yaml": strings.ReplaceAll(gadgetsFile("v1", ""), "gadget", "gizmo")})
 	signals <- syscall.SIGHUP
 	reloadsOf(t, r, nil)
 	deadline := time.Now().Add(5 * time.Second)
