@@ -11,14 +11,13 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/specd-io/specd/converters"
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/schemas"
 )

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/tidwall/sjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 

@@ -6,13 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/google/uuid"
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // TestCreateMatchesKube replays the recorded successful creates and

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/specd-io/specd/schemas"
 )
 

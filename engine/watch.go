@@ -5,11 +5,10 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 

@@ -5,13 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // created07 creates the recorded w1 and returns it.

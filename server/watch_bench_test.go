@@ -16,12 +16,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 )
 

@@ -3,11 +3,10 @@ package controller
 import (
 	"strings"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // owners routes a change of any object to the controller of the object

@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // TestRequestProgress: a progress request on the embedded etcd reaches a

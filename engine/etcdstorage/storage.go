@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // Storage is a storage.Storage on an etcd v3 client.

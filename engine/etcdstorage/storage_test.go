@@ -9,12 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/storage/storagetest"
 )
 

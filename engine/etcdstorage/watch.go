@@ -7,12 +7,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // watchBuffer is how many events a watch holds for a slow reader before

@@ -6,12 +6,11 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 

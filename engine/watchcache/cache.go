@@ -9,9 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // Cache is the watch cache of one resource: the keys under one prefix.

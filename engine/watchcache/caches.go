@@ -6,9 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // Config tunes the caches.

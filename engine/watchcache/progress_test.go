@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // progressStorage is a fakeStorage that answers progress requests as etcd

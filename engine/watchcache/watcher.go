@@ -4,9 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/specd-io/specd/engine/storage"
-
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 // watcher is one watch on a Cache.
