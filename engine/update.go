@@ -8,11 +8,9 @@ import (
 
 	"github.com/specd-io/specd/engine/storage"
 
-	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/specd-io/specd/schemas"
 )
@@ -160,11 +158,12 @@ func (s *Store) decodeStored(rv *schemas.ResourceVersion, kv storage.KeyValue) (
 	if old.obj, _, err = decodeObject(b); err != nil {
 		return nil, fmt.Errorf("engine: decode stored %s: %w", kv.Key, err)
 	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts([]byte(gjson.GetBytes(b, "metadata").Raw), &old.meta); err != nil {
-		return nil, fmt.Errorf("engine: decode stored metadata %s: %w", kv.Key, err)
-	}
-	if _, ok := old.obj["metadata"].(map[string]any); !ok {
+	md, ok := old.obj["metadata"].(map[string]any)
+	if !ok {
 		return nil, fmt.Errorf("engine: stored %s has no metadata", kv.Key)
+	}
+	if _, err := decodeObjectMeta(md, &old.meta); err != nil {
+		return nil, fmt.Errorf("engine: decode stored metadata %s: %w", kv.Key, err)
 	}
 	old.meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
 	return old, nil
