@@ -103,7 +103,11 @@ func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersi
 	if req, err = s.admit.defaultUpdate(ctx, rv, req, old, status, opts); err != nil {
 		return nil, nil, err
 	}
-	if !status {
+	if status {
+		// A status write keeps the stored metadata; kube-apiserver
+		// validates it all the same.
+		errs = validateMeta(r, &old.meta, &old.meta)
+	} else {
 		errs = req.prepareUpdateMeta(rv, old)
 	}
 	if rv.Schema != nil {
