@@ -36,17 +36,23 @@ func decodeApplyConfig(rv *schemas.ResourceVersion, patch []byte, opts PatchOpti
 			warnings = append(warnings, err.Error())
 		}
 	}
-	if !gjson.ValidBytes(j) || !gjson.ParseBytes(j).IsObject() {
+	// j is YAMLToJSON's encoding of one decoded value: it has no duplicate
+	// keys left, and every check below reads its one decoding.
+	obj, _, err := decodeObject(j)
+	if err != nil || obj == nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %s is not an object", summarize(j, 30)))
 	}
-	av, kind := gjson.GetBytes(j, "apiVersion").String(), gjson.GetBytes(j, "kind").String()
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
 	if av != rv.APIVersion() || kind != rv.Resource.Kind {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid object type: %s, Kind=%s", av, kind))
 	}
-	if mf := gjson.GetBytes(j, "metadata.managedFields"); mf.Exists() && mf.Type != gjson.Null {
+	if md, _ := obj["metadata"].(map[string]any); md["managedFields"] != nil {
 		return nil, apierrors.NewBadRequest("metadata.managedFields must be nil")
 	}
-	config, err := decodeWrite(rv, j, opts.FieldValidation)
+	// The configuration's metadata stays as sent: the fields it names are
+	// the ones the apply owns.
+	config, err := decodedWrite(rv, obj, nil, j, opts.FieldValidation)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,17 +28,35 @@ type request struct {
 
 // decodeWrite decodes a create or update body for rv: it checks apiVersion
 // and kind, decodes metadata, and prunes unknown fields as fieldValidation
-// asks (Strict rejects them, Warn reports them, Ignore drops them).
+// asks (Strict rejects them, Warn reports them, Ignore drops them). The
+// body is decoded once: every later step reads req, where the last of
+// duplicate keys won, as in kube-apiserver.
 func decodeWrite(rv *schemas.ResourceVersion, body []byte, fv FieldValidation) (*request, error) {
 	obj, duplicates, err := decodeObject(body)
 	if err != nil {
 		return nil, unrecognized(rv, body, fmt.Errorf("couldn't get version/kind; json parse error: %w", err))
 	}
+	req, err := decodedWrite(rv, obj, duplicates, body, fv)
+	if err != nil {
+		return nil, err
+	}
+	// The object's metadata is what ObjectMeta kept, as kube-apiserver
+	// stores it: what was validated is what is written.
+	if req.metaMap, err = metaToMap(&req.meta); err != nil {
+		return nil, err
+	}
+	req.obj["metadata"] = req.metaMap
+	return req, nil
+}
+
+// decodedWrite is decodeWrite on a decoded body obj, with the duplicate
+// fields its decoding found; body is only quoted in errors.
+func decodedWrite(rv *schemas.ResourceVersion, obj map[string]any, duplicates []error, body []byte, fv FieldValidation) (*request, error) {
 	if err := checkTypeMeta(rv, obj, body); err != nil {
 		return nil, err
 	}
 	req := &request{obj: obj}
-	unknown, err := req.decodeMeta(rv, body)
+	unknown, err := req.decodeMeta(rv)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +112,8 @@ func checkTypeMeta(rv *schemas.ResourceVersion, obj map[string]any, body []byte)
 			apiVersion, rv.APIVersion()))
 	}
 	if kind != rv.Resource.Kind {
-		name, _ := gjson.GetBytes(body, "metadata.name").Value().(string)
+		md, _ := obj["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
 		return apierrors.NewInvalid(schema.GroupKind{Group: rv.Resource.Group, Kind: kind}, name, field.ErrorList{
 			field.Invalid(field.NewPath("kind"), kind, "must be "+rv.Resource.Kind),
 		})
@@ -105,7 +123,7 @@ func checkTypeMeta(rv *schemas.ResourceVersion, obj map[string]any, body []byte)
 
 // decodeMeta decodes metadata into req.meta and returns the paths of the
 // metadata fields ObjectMeta does not have; they are dropped from the tree.
-func (req *request) decodeMeta(rv *schemas.ResourceVersion, body []byte) ([]string, error) {
+func (req *request) decodeMeta(rv *schemas.ResourceVersion) ([]string, error) {
 	switch m := req.obj["metadata"].(type) {
 	case nil:
 		req.metaMap = map[string]any{}
@@ -116,8 +134,7 @@ func (req *request) decodeMeta(rv *schemas.ResourceVersion, body []byte) ([]stri
 	default:
 		return nil, cannotHandle(rv, rv.Resource.Kind, rv.Version, errors.New("metadata: must be an object"))
 	}
-	raw := gjson.GetBytes(body, "metadata").Raw
-	unknownErrs, err := kjson.UnmarshalStrict([]byte(raw), &req.meta, kjson.DisallowUnknownFields)
+	unknownErrs, err := decodeObjectMeta(req.metaMap, &req.meta)
 	if err != nil {
 		return nil, cannotHandle(rv, rv.Resource.Kind, rv.Version, err)
 	}
@@ -139,6 +156,18 @@ func (req *request) decodeMeta(rv *schemas.ResourceVersion, body []byte) ([]stri
 	req.metaMap = m
 	req.obj["metadata"] = m
 	return paths, nil
+}
+
+// decodeObjectMeta decodes the metadata tree m into meta through its JSON,
+// as kube-apiserver's GetObjectMeta does for a custom resource: from the
+// decoded tree, never from the body's bytes, where a duplicate key would
+// read otherwise. It returns the fields ObjectMeta does not have.
+func decodeObjectMeta(m map[string]any, meta *metav1.ObjectMeta) ([]error, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("engine: encode metadata: %w", err)
+	}
+	return kjson.UnmarshalStrict(b, meta, kjson.DisallowUnknownFields)
 }
 
 func metaToMap(meta *metav1.ObjectMeta) (map[string]any, error) {

@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -90,7 +91,36 @@ func (req *request) prepareCreateMeta(r *schemas.Resource, namespace string, now
 	for _, k := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(m, k)
 	}
-	return validation.ValidateObjectMeta(meta, r.Namespaced(), validation.NameIsDNSSubdomain, metadataPath), nil
+	return validateMeta(r, meta, nil), nil
+}
+
+// validateMeta validates all of an object's metadata, as kube-apiserver
+// does on every write of a custom resource: names, namespace, labels,
+// annotations, owner references, finalizers, managed fields. A new object
+// (old nil) has the custom resource's name rules; an update has the rules
+// every update has (rest.BeforeUpdate's common fields) and those of the
+// change. Every write path comes here: create, update, status, patch,
+// apply, scale.
+func validateMeta(r *schemas.Resource, meta, old *metav1.ObjectMeta) field.ErrorList {
+	if old == nil {
+		return validation.ValidateObjectMeta(meta, r.Namespaced(), validation.NameIsDNSSubdomain, metadataPath)
+	}
+	errs := validation.ValidateObjectMeta(meta, r.Namespaced(), path.ValidatePathSegmentName, metadataPath)
+	return distinct(append(errs, validation.ValidateObjectMetaUpdate(meta, old, metadataPath)...))
+}
+
+// distinct drops the repeated errors of errs: both validations check
+// labels, annotations and owner references, and one answer is enough.
+func distinct(errs field.ErrorList) field.ErrorList {
+	seen := make(map[string]bool, len(errs))
+	out := errs[:0]
+	for _, e := range errs {
+		if k := e.Error(); !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // stored is what an update keeps of the stored object.
@@ -117,7 +147,7 @@ func (req *request) prepareUpdateMeta(rv *schemas.ResourceVersion, old *stored) 
 		}
 	}
 	meta.Generation = old.meta.Generation
-	errs := validation.ValidateObjectMetaUpdate(meta, &old.meta, metadataPath)
+	errs := validateMeta(rv.Resource, meta, &old.meta)
 	if specChanged(old.obj, req.obj, rv.StatusSubresource) {
 		meta.Generation++
 	}

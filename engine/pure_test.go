@@ -200,10 +200,10 @@ func TestGenerateName(t *testing.T) {
 
 func TestPrepareUpdateMetaValidates(t *testing.T) {
 	old := &stored{obj: decodeMap(t, `{"metadata":{"name":"w","uid":"u","creationTimestamp":"2026-01-02T03:04:05Z","generation":3},"spec":{"a":1}}`)}
-	old.meta = metav1.ObjectMeta{Name: "w", UID: "u", Generation: 3, ResourceVersion: "9"}
+	old.meta = metav1.ObjectMeta{Name: "w", Namespace: "ns", UID: "u", Generation: 3, ResourceVersion: "9"}
 	req := &request{obj: decodeMap(t, `{"metadata":{"name":"w","resourceVersion":"9","labels":{"k":"-"},"generation":1},"spec":{"a":2}}`)}
 	req.metaMap = req.obj["metadata"].(map[string]any)
-	req.meta = metav1.ObjectMeta{Name: "w", ResourceVersion: "9", Labels: map[string]string{"k": "-"}, Generation: 1}
+	req.meta = metav1.ObjectMeta{Name: "w", Namespace: "ns", ResourceVersion: "9", Labels: map[string]string{"k": "-"}, Generation: 1}
 	errs := req.prepareUpdateMeta(&schemas.ResourceVersion{Resource: nsResource}, old)
 	if len(errs) != 1 || errs[0].Field != "metadata.labels" {
 		t.Fatalf("errs = %v, want one on metadata.labels", errs)

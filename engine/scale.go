@@ -84,7 +84,7 @@ func (s *Store) patchScale(ctx context.Context, rv *schemas.ResourceVersion, nam
 	if err != nil {
 		return PatchResult{}, err
 	}
-	pinned := gjson.GetBytes(patch, "metadata.resourceVersion").Exists()
+	pinned := pinsResourceVersion(patch)
 	if pt == ApplyPatchType {
 		pinned = p.config.meta.ResourceVersion != ""
 	}
@@ -112,6 +112,18 @@ func (s *Store) patchScale(ctx context.Context, rv *schemas.ResourceVersion, nam
 	}
 	res.Warnings = append(p.warnings, res.Warnings...)
 	return PatchResult{Result: res}, nil
+}
+
+// pinsResourceVersion reports whether a merge patch sets
+// metadata.resourceVersion, read as the patch is applied: case-sensitive,
+// the last of duplicate keys winning. A JSON patch (an array) pins none.
+func pinsResourceVersion(patch []byte) bool {
+	var p struct {
+		Metadata struct {
+			ResourceVersion *string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	return kjson.UnmarshalCaseSensitivePreserveInts(patch, &p) == nil && p.Metadata.ResourceVersion != nil
 }
 
 // retryScale runs write again while it loses races with other writes,

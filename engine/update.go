@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
@@ -104,7 +102,11 @@ func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersi
 	if req, err = s.admit.defaultUpdate(ctx, rv, req, old, status, opts); err != nil {
 		return nil, nil, err
 	}
-	if !status {
+	if status {
+		// A status write keeps the stored metadata; kube-apiserver
+		// validates it all the same.
+		errs = validateMeta(r, &old.meta, &old.meta)
+	} else {
 		errs = req.prepareUpdateMeta(rv, old)
 	}
 	if rv.Schema != nil {
@@ -159,11 +161,12 @@ func (s *Store) decodeStored(rv *schemas.ResourceVersion, kv storage.KeyValue) (
 	if old.obj, _, err = decodeObject(b); err != nil {
 		return nil, fmt.Errorf("engine: decode stored %s: %w", kv.Key, err)
 	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts([]byte(gjson.GetBytes(b, "metadata").Raw), &old.meta); err != nil {
-		return nil, fmt.Errorf("engine: decode stored metadata %s: %w", kv.Key, err)
-	}
-	if _, ok := old.obj["metadata"].(map[string]any); !ok {
+	md, ok := old.obj["metadata"].(map[string]any)
+	if !ok {
 		return nil, fmt.Errorf("engine: stored %s has no metadata", kv.Key)
+	}
+	if _, err := decodeObjectMeta(md, &old.meta); err != nil {
+		return nil, fmt.Errorf("engine: decode stored metadata %s: %w", kv.Key, err)
 	}
 	old.meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
 	return old, nil
