@@ -117,7 +117,7 @@ func (a admitter) pluginDefault(ctx context.Context, rv *schemas.ResourceVersion
 		}
 		return req, nil // Ignore: write on without the plugin
 	}
-	nreq, err := decodeWrite(rv, out, FieldValidationIgnore)
+	nreq, err := decodeWrite(rv, out, FieldValidationIgnore, nil)
 	if err != nil {
 		return nil, pluginBroken(h.Default, "default", fmt.Errorf("its answer is not a %s %s: %w", rv.APIVersion(), r.Kind, err))
 	}

@@ -50,7 +50,7 @@ func (s *Store) Create(ctx context.Context, rv *schemas.ResourceVersion, namespa
 // validate (plugin).
 func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts WriteOptions) (*preparedCreate, error) {
 	r := rv.Resource
-	req, err := decodeWrite(rv, body, opts.FieldValidation)
+	req, err := decodeWrite(rv, body, opts.FieldValidation, opts.BodyProblems)
 	if err != nil {
 		return nil, err
 	}

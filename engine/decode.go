@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,12 +32,12 @@ type request struct {
 // asks (Strict rejects them, Warn reports them, Ignore drops them). The
 // body is decoded once: every later step reads req, where the last of
 // duplicate keys won, as in kube-apiserver.
-func decodeWrite(rv *schemas.ResourceVersion, body []byte, fv FieldValidation) (*request, error) {
+func decodeWrite(rv *schemas.ResourceVersion, body []byte, fv FieldValidation, bodyProblems []error) (*request, error) {
 	obj, duplicates, err := decodeObject(body)
 	if err != nil {
 		return nil, unrecognized(rv, body, fmt.Errorf("couldn't get version/kind; json parse error: %w", err))
 	}
-	req, err := decodedWrite(rv, obj, duplicates, body, fv)
+	req, err := decodedWrite(rv, obj, slices.Concat(bodyProblems, duplicates), body, fv)
 	if err != nil {
 		return nil, err
 	}

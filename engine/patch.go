@@ -227,7 +227,7 @@ func (p *patcher) decode(rv *schemas.ResourceVersion, body []byte) (*request, er
 		// stored object is not the client's to answer for.
 		fv = FieldValidationIgnore
 	}
-	req, err := decodeWrite(rv, body, FieldValidationWarn)
+	req, err := decodeWrite(rv, body, FieldValidationWarn, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -122,6 +122,11 @@ type WriteOptions struct {
 	// FieldManager names the writer in metadata.managedFields: the
 	// fieldManager parameter, else the user agent's prefix.
 	FieldManager string
+	// BodyProblems are what a strict decoding of the body as the client
+	// sent it found before it became JSON (the duplicate keys of a YAML
+	// body, which the conversion drops): judged with the JSON decoding's
+	// own, as FieldValidation says.
+	BodyProblems []error
 	// applied are the managed fields a server-side apply computed; the
 	// write keeps them instead of tracking an update (apply.go).
 	applied *appliedFields

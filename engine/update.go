@@ -33,7 +33,7 @@ func (s *Store) UpdateStatus(ctx context.Context, rv *schemas.ResourceVersion, n
 
 func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions, status bool) (Result, error) {
 	r := rv.Resource
-	req, err := decodeWrite(rv, body, opts.FieldValidation)
+	req, err := decodeWrite(rv, body, opts.FieldValidation, opts.BodyProblems)
 	if err != nil {
 		return Result{}, err
 	}

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,23 +36,29 @@ func unsupportedMediaType(accepted string) error {
 
 // readBody reads at most limit bytes of the request body and returns it as
 // JSON. A body over the limit is a 413, found without reading it all; an
-// empty body is a 400.
-func readBody(r *http.Request, mediaType string, limit int64) ([]byte, error) {
-	body, err := readLimited(r, limit)
-	if err != nil {
-		return nil, err
+// empty body is a 400. problems are what a strict reading of a YAML body
+// found that its JSON no longer shows (a key given twice, of which the
+// JSON keeps the last), for the engine to judge as fieldValidation says,
+// as kube-apiserver does.
+func readBody(r *http.Request, mediaType string, limit int64) (body []byte, problems []error, err error) {
+	if body, err = readLimited(r, limit); err != nil {
+		return nil, nil, err
 	}
 	if len(body) == 0 {
-		return nil, badRequest("the request body is empty")
+		return nil, nil, badRequest("the request body is empty")
 	}
-	if mediaType == contentTypeYAML {
-		j, err := yaml.YAMLToJSON(body)
-		if err != nil {
-			return nil, badRequest("the request body is not valid YAML: %v", err)
-		}
-		return j, nil
+	if mediaType != contentTypeYAML {
+		return body, nil, nil
 	}
-	return body, nil
+	j, err := yaml.YAMLToJSON(body)
+	if err != nil {
+		return nil, nil, badRequest("the request body is not valid YAML: %v", err)
+	}
+	if _, strictErr := yaml.YAMLToJSONStrict(body); strictErr != nil {
+		// On one line: it may be sent back in a Warning header.
+		problems = []error{errors.New(strings.Join(strings.Fields(strictErr.Error()), " "))}
+	}
+	return j, problems, nil
 }
 
 // readLimited reads the whole body, or answers 413 when it is over limit.

@@ -4,7 +4,7 @@ import "net/http"
 
 // create serves POST on a collection: 201 and the stored object.
 func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
-	body, enc, ok := s.readWrite(w, r)
+	body, problems, enc, ok := s.readWrite(w, r)
 	if !ok {
 		return
 	}
@@ -14,6 +14,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	opts.FieldManager = managerOrUserAgent(opts.FieldManager, r.UserAgent())
+	opts.BodyProblems = problems
 	res, err := s.cfg.Store.Create(r.Context(), t.rv, t.namespace, body, opts)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -26,19 +27,19 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 // readWrite does what every write does first, in kube-apiserver's order:
 // negotiate the response, check the body's media type (415), read it
 // within the size limit (413). ok is false when it has answered already.
-func (s *Server) readWrite(w http.ResponseWriter, r *http.Request) (body []byte, enc encoding, ok bool) {
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request) (body []byte, problems []error, enc encoding, ok bool) {
 	enc, ok = negotiate(r, false)
 	if !ok {
 		notAcceptable(w)
-		return nil, enc, false
+		return nil, nil, enc, false
 	}
 	mt, err := bodyMediaType(r)
 	if err == nil {
-		body, err = readBody(r, mt, s.cfg.MaxBodyBytes)
+		body, problems, err = readBody(r, mt, s.cfg.MaxBodyBytes)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
-		return nil, enc, false
+		return nil, nil, enc, false
 	}
-	return body, enc, true
+	return body, problems, enc, true
 }

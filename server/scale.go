@@ -74,7 +74,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t target) bo
 		s.writeObject(w, r, http.StatusOK, enc, obj)
 		return true
 	}
-	body, enc, ok := s.readWrite(w, r)
+	body, problems, enc, ok := s.readWrite(w, r)
 	if !ok {
 		return true
 	}
@@ -84,6 +84,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t target) bo
 		return true
 	}
 	opts.FieldManager = managerOrUserAgent(opts.FieldManager, r.UserAgent())
+	opts.BodyProblems = problems
 	res, err := store.UpdateScale(r.Context(), t.rv, t.namespace, t.name, body, opts)
 	if err != nil {
 		s.writeError(w, r, err)

@@ -4,7 +4,7 @@ import "net/http"
 
 // update serves PUT on an object or its status: 200 and the stored object.
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
-	body, enc, ok := s.readWrite(w, r)
+	body, problems, enc, ok := s.readWrite(w, r)
 	if !ok {
 		return
 	}
@@ -14,6 +14,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	opts.FieldManager = managerOrUserAgent(opts.FieldManager, r.UserAgent())
+	opts.BodyProblems = problems
 	replace := s.cfg.Store.Update
 	if t.subresource == "status" {
 		replace = s.cfg.Store.UpdateStatus

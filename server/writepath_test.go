@@ -101,10 +101,25 @@ func TestDuplicateMetadataLastWins(t *testing.T) {
 		{"strict stored nothing (last)", exchange{method: "GET", path: dupWidgets + "/s2", code: 404, reason: metav1.StatusReasonNotFound}},
 		{"create, ignore", exchange{method: "POST", path: dupWidgets + "?fieldValidation=Ignore", contentType: "application/json",
 			body: strings.ReplaceAll(strings.ReplaceAll(dup, `"other"`, `"i1"`), `"real"`, `"i2"`), code: 201, check: nameIs("i2")}},
+		{"yaml create: the last metadata wins", exchange{method: "POST", path: dupWidgets, contentType: "application/yaml",
+			body: yamlDup("y1", "y2"), code: 201, check: nameIs("y2"),
+			warning: `299 - "yaml: unmarshal errors: line 6: key \"metadata\" already set in map"`}},
+		{"yaml: nothing under the first name", exchange{method: "GET", path: dupWidgets + "/y1", code: 404, reason: metav1.StatusReasonNotFound}},
+		{"yaml create, strict", exchange{method: "POST", path: dupWidgets + "?fieldValidation=Strict", contentType: "application/yaml",
+			body: yamlDup("y3", "y4"), code: 400, reason: metav1.StatusReasonBadRequest,
+			check: contains(`strict decoding error: yaml: unmarshal errors: line 6: key \"metadata\" already set in map`)}},
+		{"yaml strict stored nothing", exchange{method: "GET", path: dupWidgets + "/y4", code: 404, reason: metav1.StatusReasonNotFound}},
 		{"delete by the last name", exchange{method: "DELETE", path: dupWidgets + "/real", code: 200}},
 		{"deleted", exchange{method: "GET", path: dupWidgets + "/real", code: 404, reason: metav1.StatusReasonNotFound}},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) { s.x.run(t, base) })
 	}
+}
+
+// yamlDup is a YAML Widget whose metadata is given twice, named first
+// and then last.
+func yamlDup(first, last string) string {
+	return "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: " + first +
+		"\nmetadata:\n  name: " + last + "\nspec:\n  color: red\n"
 }
