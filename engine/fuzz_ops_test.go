@@ -28,7 +28,7 @@ import (
 //	get NAME             GET
 //	list [DELTA]         a list; with DELTA, a forged continue token at the
 //	                     current revision + DELTA
-//	big NAME KIB         POST of an object of KIB KiB
+//	big NAME KIB         POST of an object of KIB KiB and a few bytes
 //
 // The write flags are strict, ignore (fieldValidation) and dry (dryRun).
 // "$RV" in a body stands for NAME's current resourceVersion, which the
@@ -47,9 +47,9 @@ const (
 	// issue's were, is enough to reach every defect of the write path.
 	maxOps  = 8
 	maxBody = 4 << 10
-	// maxBigKiB is the body limit of the server (server.DefaultMaxBodyBytes):
-	// no larger object reaches the engine.
-	maxBigKiB = 3 << 10
+	// maxBigKiB keeps a big object under the server's body limit
+	// (server.DefaultMaxBodyBytes, 3 MiB): no larger one reaches the engine.
+	maxBigKiB = 3<<10 - 1
 )
 
 // call runs one op on the store and answers the object (or list) it got.
