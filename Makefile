@@ -29,7 +29,7 @@ test: build kubectl plugins vet
 	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
 	$(MAKE) fuzz
 
-# FuzzWritePath for a bounded number of inputs (about 30 s on two cores);
+# FuzzWritePath for a bounded number of inputs (20-40 s on two cores);
 # `make fuzz FUZZTIME=200000x` runs it longer. The budget is a count: with
 # Go 1.26 a duration can fail with no failing input (golang/go#75804).
 # A failure writes its input under engine/testdata/fuzz/, where plain
