@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build run test test-unit kubectl plugins proto proto-tools proto-check bench vet fmt verify clean
+.PHONY: build run test test-unit fuzz kubectl plugins proto proto-tools proto-check bench vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
@@ -27,6 +27,16 @@ kubectl:
 
 test: build kubectl plugins vet
 	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
+	$(MAKE) fuzz
+
+# FuzzWritePath for a bounded number of inputs (20-40 s on two cores);
+# `make fuzz FUZZTIME=200000x` runs it longer. The budget is a count: with
+# Go 1.26 a duration can fail with no failing input (golang/go#75804).
+# A failure writes its input under engine/testdata/fuzz/, where plain
+# `go test ./engine/` replays it.
+FUZZTIME ?= 5000x
+fuzz:
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzWritePath$$' -fuzztime $(FUZZTIME) ./engine/
 
 # Unit tests only: no binaries, no acceptance tests.
 test-unit:
