@@ -99,23 +99,6 @@ var fuzzSeeds = []struct{ name, prog string }{
 	{"big-object", lines("big real 2048")},
 }
 
-// knownDefects are the seeds that fail until issue 13's fixes land: they
-// are skipped, so that `go test ./engine/` passes meanwhile. Remove an
-// entry when its fix is merged. The fuzzer's own inputs are not skipped:
-// until then `make fuzz` can find these defects again from other seeds.
-var knownDefects = map[string]string{
-	"duplicate-metadata-post": "issue 13 defect 1: stored under the first metadata's name",
-	"duplicate-metadata-put":  "issue 13 defect 1: a PUT renames the stored object",
-	"json-patch-doubling":     "issue 13 defect 2: no bound on a JSON patch's copies",
-	"null-finalizer-merge":    "issue 13 defect 3: finalizers not validated on update",
-	"bad-finalizers-merge":    "issue 13 defect 3: finalizers not validated on update",
-	"null-finalizer-put":      "issue 13 defect 3: finalizers not validated on update",
-	"bad-finalizer-json":      "issue 13 defect 3: finalizers not validated on update",
-	"null-label":              "beside issue 13 defect 3: a null label value is stored as null, kube stores \"\"",
-	"future-continue":         "issue 13 defect 4: a future revision answers 500",
-	"big-object":              "issue 13 defect 5: an object over etcd's limit answers 500",
-}
-
 // bigSpecWidget has a spec of about 150 bytes.
 var bigSpecWidget = `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"real"},"spec":{"size":1,"tags":["` +
 	strings.Repeat("x", 100) + `"]}}`
@@ -139,16 +122,11 @@ func lines(l ...string) string { return strings.Join(l, "\n") }
 // dry-run write stores nothing, stored metadata is valid, and no call
 // runs long or allocates without bound.
 func FuzzWritePath(f *testing.F) {
-	seedOf := map[string]string{}
 	for _, seed := range fuzzSeeds {
 		f.Add(seed.prog)
-		seedOf[seed.prog] = seed.name
 	}
 	rv := widgets(f)
 	f.Fuzz(func(t *testing.T, prog string) {
-		if defect, ok := knownDefects[seedOf[prog]]; ok {
-			t.Skipf("seed %s: %s", seedOf[prog], defect)
-		}
 		e := newFuzzEnv(t, rv)
 		for _, o := range parseProgram(prog) {
 			e.run(o)
