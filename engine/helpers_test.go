@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/schemas/structural"
@@ -32,32 +32,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "engine-test-etcd-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	e, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: dir, Fast: true,
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer e.Close()
-	cli, err := etcdstorage.NewClient(ctx, e.Endpoints())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer cli.Close()
-	testClient = cli
-	return m.Run()
+	os.Exit(etcdtest.Main(m, func(c *clientv3.Client) { testClient = c }))
 }
 
 // testNow is the clock of every test store: the time of the recorded

@@ -2,8 +2,6 @@ package migrate_test
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -12,7 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/specd-io/specd/engine"
-	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -24,32 +22,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "migrate-test-etcd-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	e, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: dir, Fast: true,
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer e.Close()
-	cli, err := etcdstorage.NewClient(ctx, e.Endpoints())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer cli.Close()
-	testClient = cli
-	return m.Run()
+	os.Exit(etcdtest.Main(m, func(c *clientv3.Client) { testClient = c }))
 }
 
 // testNow is the clock of every test store.

@@ -1,10 +1,14 @@
-// Package etcdtest starts an embedded etcd for a test: fast timing, no
+// Package etcdtest starts an embedded etcd for a test (Start) or for a
+// package's tests (Main): fast timing, no
 // fsync, a temporary data directory, quiet logs, and a client. Both are
 // closed when the test ends, the client first so etcd closes at once.
 package etcdtest
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
+	"os"
 	"testing"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -31,4 +35,34 @@ func Start(tb testing.TB) *clientv3.Client {
 	}
 	tb.Cleanup(func() { _ = cli.Close() })
 	return cli
+}
+
+// Main runs a package's tests on one embedded etcd that they share, for
+// a TestMain: os.Exit(etcdtest.Main(m, func(c *clientv3.Client) { client = c })).
+// use is given the client before any test runs. It returns m.Run's code,
+// or 1 when etcd cannot start.
+func Main(m *testing.M, use func(*clientv3.Client)) int {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "specd-test-etcd-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "etcdtest:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	e, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: dir, Fast: true,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "etcdtest:", err)
+		return 1
+	}
+	defer e.Close()
+	cli, err := etcdstorage.NewClient(ctx, e.Endpoints())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "etcdtest:", err)
+		return 1
+	}
+	// Closed before etcd, so that etcd closes at once.
+	defer cli.Close()
+	use(cli)
+	return m.Run()
 }
