@@ -1,7 +1,7 @@
-// Package etcdtest starts an embedded etcd for a test (Start) or for a
-// package's tests (Main): fast timing, no
-// fsync, a temporary data directory, quiet logs, and a client. Both are
-// closed when the test ends, the client first so etcd closes at once.
+// Package etcdtest starts an embedded etcd for a test (Start) or for all
+// of a package's tests (Main): fast timing, no fsync, a temporary data
+// directory, quiet logs, and a client. Both are closed when the test (or
+// the package's tests) end, the client first so etcd closes at once.
 package etcdtest
 
 import (
