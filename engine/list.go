@@ -71,6 +71,11 @@ func (s *Store) listResult(ctx context.Context, rv *schemas.ResourceVersion, nam
 	if err != nil {
 		return storage.ListResult{}, "", listError(err, prefix, opts.StartKey)
 	}
+	if min := notOlderThan(req); res.Revision < min {
+		// Storage has not reached the revision asked for: it is from
+		// the future (forged, or of another cluster).
+		return storage.ListResult{}, "", tooLargeResourceVersion(min, res.Revision)
+	}
 	next := ""
 	if res.More && last != "" {
 		if next, err = encodeContinue(prefix, last, res.Revision); err != nil {

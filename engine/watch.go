@@ -101,7 +101,10 @@ func (s *Store) watchFromStorage(ctx context.Context, w *Watch, opts CacheWatchO
 				}
 			}
 		}
-		opts.AfterRevision = max(res.Revision, minRev)
+		if minRev > res.Revision {
+			return nil, tooLargeResourceVersion(minRev, res.Revision)
+		}
+		opts.AfterRevision = res.Revision
 		cw, err := s.cache.Watch(ctx, s.ResourcePrefix(w.rv.Resource), opts)
 		var expired *ExpiredError
 		if errors.As(err, &expired) && attempt == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/tidwall/sjson"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
@@ -363,4 +365,22 @@ func (inf *informer) snapshot() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestWatchFromTheFuture: a watch that asks for the objects as of a
+// revision storage has not reached answers as kube-apiserver does, 504
+// with cause ResourceVersionTooLarge, instead of objects older than asked.
+func TestWatchFromTheFuture(t *testing.T) {
+	s, _, _, rv := coldStore(t)
+	mustCreate(t, s, rv, "default", widget("w", 1))
+	future := strconv.FormatInt(currentRevision(t)+1000, 10)
+	initial := true
+	_, err := s.Watch(t.Context(), rv, "default", engine.WatchRequest{ResourceVersion: future,
+		ResourceVersionMatch: "NotOlderThan", SendInitialEvents: &initial, AllowBookmarks: true})
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) || st.Status().Code != http.StatusGatewayTimeout ||
+		st.Status().Details == nil || len(st.Status().Details.Causes) == 0 ||
+		st.Status().Details.Causes[0].Type != metav1.CauseTypeResourceVersionTooLarge {
+		t.Fatalf("watch from revision %s: %v, want 504 ResourceVersionTooLarge", future, err)
+	}
 }

@@ -26,6 +26,16 @@ func parseResourceVersion(v string) (int64, error) {
 	return n, nil
 }
 
+// notOlderThan is the revision a list must have reached: N of a
+// resourceVersion N that is not matched exactly, 0 for any other.
+func notOlderThan(req ListRequest) int64 {
+	if req.Continue != "" || metav1.ResourceVersionMatch(req.ResourceVersionMatch) == metav1.ResourceVersionMatchExact {
+		return 0
+	}
+	n, _ := parseResourceVersion(req.ResourceVersion)
+	return n
+}
+
 // listFromCache serves the first page of a list from the watch cache when
 // its resourceVersion allows it: "0" (any), N not older than the cache
 // (NotOlderThan or no match), or unset (a consistent read, once the cache

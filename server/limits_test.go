@@ -133,8 +133,10 @@ func TestFutureResourceVersion(t *testing.T) {
 		}
 	}
 	for name, query := range map[string]string{
-		"continue": "?limit=1&continue=" + forged,
-		"exact":    fmt.Sprintf("?resourceVersion=%d&resourceVersionMatch=Exact", future),
+		"continue":       "?limit=1&continue=" + forged,
+		"exact":          fmt.Sprintf("?resourceVersion=%d&resourceVersionMatch=Exact", future),
+		"not older than": fmt.Sprintf("?resourceVersion=%d&resourceVersionMatch=NotOlderThan", future),
+		"no match":       fmt.Sprintf("?resourceVersion=%d", future),
 	} {
 		t.Run(name, func(t *testing.T) {
 			exchange{method: "GET", path: limitWidgets + query, code: 504, reason: metav1.StatusReasonTimeout, check: wantTooLarge}.run(t, base)
