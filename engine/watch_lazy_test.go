@@ -188,15 +188,21 @@ func TestInformerOnColdResource(t *testing.T) {
 				tc.list.ResourceVersionMatch = "Exact"
 			}
 			done := make(chan struct{})
+			inf := &informer{t: t, s: s, rv: rv, state: map[string]int64{}, watching: make(chan struct{})}
 			go func() {
 				defer close(done)
 				churn(t, s, rv, 60, func(i int) {
 					if tc.stopCache && i%20 == 10 {
+						// Under the watch, however slow the machine is to
+						// start it.
+						select {
+						case <-inf.watching:
+						case <-ctx.Done():
+						}
 						caches.Stop(s.ResourcePrefix(rv.Resource))
 					}
 				})
 			}()
-			inf := &informer{t: t, s: s, rv: rv, state: map[string]int64{}}
 			inf.list(ctx, tc.list)
 			if tc.fromEtcd && st.watches.Load() != 0 {
 				t.Fatal("the cache runs before the first watch")
@@ -267,6 +273,8 @@ type informer struct {
 	last    int64
 	relists int
 	watches int
+	// watching is closed once the first watch has started.
+	watching chan struct{}
 }
 
 func (inf *informer) list(ctx context.Context, req engine.ListRequest) {
@@ -302,7 +310,9 @@ func (inf *informer) watchUntil(ctx context.Context, done <-chan struct{}) {
 		if err != nil {
 			inf.t.Fatal(err)
 		}
-		inf.watches++
+		if inf.watches++; inf.watches == 1 {
+			close(inf.watching)
+		}
 		finished := inf.drain(ctx, w, done)
 		w.Stop()
 		if finished {
