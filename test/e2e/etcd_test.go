@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -16,6 +17,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 )
 
 // startEtcdClient starts an etcd (startEtcd) and returns its endpoints and
@@ -89,6 +93,44 @@ func TestExternalEtcd(t *testing.T) {
 	}
 	if key, _ := findInEtcd(t, cli, string(created.GetUID())); key != "" {
 		t.Errorf("deleted widget still in etcd under %s", key)
+	}
+}
+
+// TestExternalEtcdTLS runs specd against an etcd that requires client
+// certificates: a plain client is refused, and specd given
+// --etcd-cafile, --etcd-certfile and --etcd-keyfile serves and stores
+// there.
+func TestExternalEtcdTLS(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	etcd := etcdtest.StartTLS(t)
+
+	plain, err := clientv3.New(clientv3.Config{Endpoints: etcd.Endpoints, DialTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	plainCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := plain.Get(plainCtx, "", clientv3.WithPrefix()); err == nil {
+		t.Fatal("a client without a certificate read etcd")
+	}
+
+	s := startSpecd(t, specdOptions{EtcdServers: etcd.Endpoints,
+		Args: []string{"--etcd-cafile", etcd.CAFile, "--etcd-certfile", etcd.CertFile, "--etcd-keyfile", etcd.KeyFile}})
+	created, err := dynamicClient(t, s).Resource(widgets.GVR()).Namespace("default").Create(ctx,
+		&unstructured.Unstructured{Object: widgetObject("default", "over-tls")}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	cli, err := etcdstorage.Connect(ctx, etcdstorage.ClientConfig{Endpoints: etcd.Endpoints,
+		CAFile: etcd.CAFile, CertFile: etcd.CertFile, KeyFile: etcd.KeyFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if key, _ := findInEtcd(t, cli, string(created.GetUID())); key == "" {
+		t.Errorf("the widget specd created is not in the TLS etcd")
 	}
 }
 
