@@ -75,7 +75,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs := flag.NewFlagSet("specd serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files (required)")
-	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data")
+	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data and socket, made 0700")
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
 	fs.StringVar(&etcdServers, "etcd-servers", "", "comma-separated etcd URLs; without it specd starts an embedded etcd")
 	cfg.EtcdTLS.register(fs)

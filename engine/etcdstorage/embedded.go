@@ -2,6 +2,7 @@ package etcdstorage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/fileutil"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 )
@@ -50,6 +52,7 @@ func MaxValueBytes(maxRequestBytes int64) int64 { return maxRequestBytes - Reque
 // in its data directory and on nothing else.
 type Embedded struct {
 	etcd      *embed.Etcd
+	lock      *fileutil.LockedFile
 	endpoints []string
 	closeOnce sync.Once
 }
@@ -57,6 +60,11 @@ type Embedded struct {
 // SocketName is the file, in the data directory, of the embedded etcd's
 // client socket.
 const SocketName = "etcd.sock"
+
+// lockName is the file, in the data directory, that an embedded etcd
+// holds locked while it runs. etcd would unlink the socket of one already
+// running there before waiting forever for its database.
+const lockName = "specd.lock"
 
 // maxSocketPath is the longest path a unix socket can have on Linux
 // (sun_path is 108 bytes, NUL included).
@@ -87,7 +95,26 @@ func StartEmbedded(ctx context.Context, c EmbeddedConfig) (*Embedded, error) {
 	if len(socket) > maxSocketPath {
 		return nil, fmt.Errorf("etcdstorage: the embedded etcd's socket %s is longer than the %d bytes a unix socket path may have: use a shorter --data-dir", socket, maxSocketPath)
 	}
+	lock, err := fileutil.TryLockFile(filepath.Join(dir, lockName), os.O_WRONLY|os.O_CREATE, 0o600)
+	if errors.Is(err, fileutil.ErrLocked) {
+		return nil, fmt.Errorf("etcdstorage: data directory %s is in use by another embedded etcd (%s is locked)", dir, lockName)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("etcdstorage: data directory: %w", err)
+	}
 	clientURL := url.URL{Scheme: "unix", Path: socket}
+	e, err := startEtcd(ctx, c, dir, clientURL)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &Embedded{etcd: e, lock: lock, endpoints: []string{clientURL.String()}}, nil
+}
+
+// startEtcd starts etcd in dir, serving clients at clientURL, and waits
+// until it is ready.
+func startEtcd(ctx context.Context, c EmbeddedConfig, dir string, clientURL url.URL) (*embed.Etcd, error) {
+	socket := clientURL.Path
 	e, err := embed.StartEtcd(embedConfig(c, dir, clientURL))
 	if err != nil {
 		return nil, fmt.Errorf("etcdstorage: start embedded etcd: %w", err)
@@ -112,7 +139,7 @@ func StartEmbedded(ctx context.Context, c EmbeddedConfig) (*Embedded, error) {
 		e.Close()
 		return nil, fmt.Errorf("etcdstorage: start embedded etcd: %w", ctx.Err())
 	}
-	return &Embedded{etcd: e, endpoints: []string{clientURL.String()}}, nil
+	return e, nil
 }
 
 // embedConfig is the configuration of a single member in dir, serving
@@ -163,8 +190,12 @@ func (e *Embedded) Err() <-chan error { return e.etcd.Err() }
 // waits several seconds for open watches before it stops. Close is safe to
 // call more than once.
 func (e *Embedded) Close() error {
-	e.closeOnce.Do(e.etcd.Close)
-	return nil
+	var err error
+	e.closeOnce.Do(func() {
+		e.etcd.Close()
+		err = e.lock.Close()
+	})
+	return err
 }
 
 // privateDir makes dir, and its missing parents, with mode 0700, and

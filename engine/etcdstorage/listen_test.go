@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/specd-io/specd/engine/etcdstorage"
 )
@@ -114,6 +115,26 @@ func TestEmbeddedTwoInOneProcess(t *testing.T) {
 	if kv, err := etcdstorage.New(cliB).Get(ctx, "/only-in-a"); err == nil {
 		t.Errorf("b has a's key: %q", kv.Value)
 	}
+}
+
+// TestEmbeddedSameDirTwice: a second embedded etcd on a data directory in
+// use is refused, and the first keeps serving, new clients included.
+func TestEmbeddedSameDirTwice(t *testing.T) {
+	dir := t.TempDir()
+	first := startEmbedded(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if second, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: dir, Fast: true, ReadyTimeout: 3 * time.Second}); err == nil {
+		second.Close()
+		t.Fatal("a second embedded etcd started on the same data directory")
+	} else if !strings.Contains(err.Error(), "in use") {
+		t.Errorf("error %q does not say the directory is in use", err)
+	}
+	cli, err := etcdstorage.NewClient(ctx, first.Endpoints())
+	if err != nil {
+		t.Fatalf("the first no longer answers: %v", err)
+	}
+	cli.Close()
 }
 
 func startEmbedded(t *testing.T, dir string) *etcdstorage.Embedded {

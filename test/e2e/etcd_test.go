@@ -17,6 +17,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
 
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
@@ -105,7 +106,7 @@ func TestExternalEtcdTLS(t *testing.T) {
 	ctx := testContext(t, 2*time.Minute)
 	etcd := etcdtest.StartTLS(t)
 
-	plain, err := clientv3.New(clientv3.Config{Endpoints: etcd.Endpoints, DialTimeout: 2 * time.Second})
+	plain, err := clientv3.New(clientv3.Config{Endpoints: etcd.Endpoints, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}
