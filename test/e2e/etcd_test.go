@@ -157,23 +157,26 @@ func findInEtcd(t *testing.T, cli *clientv3.Client, uid string) (string, map[str
 }
 
 // startEtcd starts a single-member etcd inside the test process on free
-// loopback ports, with a data directory of the test's, and stops it when
-// the test ends. It returns the client URLs.
+// loopback port the kernel picks (none is picked and closed first), with a
+// data directory of the test's, and stops it when the test ends. It
+// returns the client URLs.
 func startEtcd(t *testing.T) []string {
 	t.Helper()
-	return startEtcdAt(t, loopbackURL(t))
+	return startEtcdAt(t, url.URL{Scheme: "http", Host: "127.0.0.1:0"})
 }
 
-// startEtcdAt is startEtcd serving clients at client.
+// startEtcdAt is startEtcd serving clients at client. A single member
+// needs no peer listener: its peer URL is only a name.
 func startEtcdAt(t *testing.T, client url.URL) []string {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := embed.NewConfig()
 	cfg.Name = "e2e"
 	cfg.Dir = filepath.Join(dir, "data")
-	peer := loopbackURL(t)
+	peer := url.URL{Scheme: "unix", Path: filepath.Join(dir, "peer.unused")}
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = nil, []url.URL{peer}
+	cfg.EnableGRPCGateway = false // it would dial the configured port, maybe 0
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.TickMs, cfg.ElectionMs, cfg.UnsafeNoFsync = 10, 100, true
 	cfg.LogLevel = "warn"
@@ -199,7 +202,11 @@ func startEtcdAt(t *testing.T, client url.URL) []string {
 	case <-time.After(30 * time.Second):
 		t.Fatal("etcd not ready after 30s")
 	}
-	return []string{client.String()}
+	var endpoints []string
+	for _, l := range e.Clients {
+		endpoints = append(endpoints, "http://"+l.Addr().String())
+	}
+	return endpoints
 }
 
 func loopbackURL(t *testing.T) url.URL {
