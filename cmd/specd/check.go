@@ -24,6 +24,7 @@ type checkConfig struct {
 	// EtcdServers, when given, is where check reads whether objects are
 	// stored in a version that is removed; EtcdTimeout bounds each read.
 	EtcdServers []string
+	EtcdTLS     etcdTLS
 	EtcdTimeout time.Duration
 }
 
@@ -37,6 +38,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	fs.Int64Var(&cfg.Seed, "seed", 1, "seed of the random objects generated from the schemas")
 	fs.IntVar(&cfg.Rounds, "rounds", 20, "random objects generated per resource version (0: none)")
 	fs.Var((*listFlag)(&cfg.EtcdServers), "etcd-servers", "comma-separated URLs of the etcd specd serve stores in: with --previous, read (only) whether objects are stored in a removed version")
+	cfg.EtcdTLS.register(fs)
 	fs.DurationVar(&cfg.EtcdTimeout, "etcd-timeout", 10*time.Second, "bound of the connection to etcd and of each read")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -55,7 +57,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	case cfg.EtcdTimeout <= 0:
 		return cfg, fmt.Errorf("--etcd-timeout %s: must be positive", cfg.EtcdTimeout)
 	}
-	return cfg, nil
+	return cfg, cfg.EtcdTLS.check(cfg.EtcdServers)
 }
 
 // checkCommand exits 0 when the schemas are clean, 1 on any problem or
@@ -112,8 +114,8 @@ func runCheck(ctx context.Context, cfg checkConfig, stderr io.Writer) *check.Rep
 	if previous != nil {
 		var stored check.StoredObjects
 		if len(cfg.EtcdServers) > 0 {
-			objs := &etcdObjects{endpoints: cfg.EtcdServers, prefix: storeKeyPrefix, timeout: cfg.EtcdTimeout,
-				log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+			objs := &etcdObjects{client: cfg.EtcdTLS.clientConfig(cfg.EtcdServers, log), prefix: storeKeyPrefix, timeout: cfg.EtcdTimeout, log: log}
 			defer objs.Close()
 			stored = objs
 		}

@@ -52,10 +52,10 @@ func (s storedObjects) StoredVersions(ctx context.Context, res *schemas.Resource
 // no version never dials etcd; the connection and every read are bounded
 // by timeout. Nothing is written.
 type etcdObjects struct {
-	endpoints []string
-	prefix    string
-	timeout   time.Duration
-	log       *slog.Logger
+	client  etcdstorage.ClientConfig
+	prefix  string
+	timeout time.Duration
+	log     *slog.Logger
 
 	once    sync.Once
 	stored  storedObjects
@@ -69,7 +69,7 @@ func (e *etcdObjects) connect(ctx context.Context) error {
 	e.once.Do(func() {
 		ctx, cancel := context.WithTimeout(ctx, e.timeout)
 		defer cancel()
-		cli, err := etcdstorage.NewClientWithLogger(ctx, e.endpoints, e.log)
+		cli, err := etcdstorage.Connect(ctx, e.client)
 		if err != nil {
 			e.dialErr = err
 			return

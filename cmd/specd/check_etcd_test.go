@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/engine/migrate"
 )
@@ -114,4 +115,39 @@ func freeLoopback(t *testing.T) string {
 	addr := l.Addr().String()
 	_ = l.Close()
 	return addr
+}
+
+// TestCheckEtcdTLS: check reads an etcd that requires client certificates
+// with --etcd-cafile, --etcd-certfile and --etcd-keyfile, and cannot
+// without them.
+func TestCheckEtcdTLS(t *testing.T) {
+	etcd := etcdtest.StartTLS(t)
+	cli, err := etcdstorage.Connect(t.Context(), etcdstorage.ClientConfig{Endpoints: etcd.Endpoints,
+		CAFile: etcd.CAFile, CertFile: etcd.CertFile, KeyFile: etcd.KeyFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if _, err := cli.Put(t.Context(), "/specd/test.example.com/things/default/a",
+		`{"apiVersion":"test.example.com/v1beta1","kind":"Thing","metadata":{"name":"a"}}`); err != nil {
+		t.Fatal(err)
+	}
+	previous, next := storageChange(t)
+	args := []string{"check", "--schemas", next, "--previous", previous, "--rounds", "0",
+		"--etcd-servers", strings.Join(etcd.Endpoints, ","), "--etcd-timeout", "2s"}
+	for name, tc := range map[string]struct {
+		flags []string
+		want  string
+	}{
+		"with the certificates":    {[]string{"--etcd-cafile", etcd.CAFile, "--etcd-certfile", etcd.CertFile, "--etcd-keyfile", etcd.KeyFile}, "1 object(s) of things.test.example.com are stored in it (default/a)"},
+		"without a certificate":    {[]string{"--etcd-cafile", etcd.CAFile}, "whether there are any is unknown"},
+		"without the certificates": {nil, "whether there are any is unknown"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			if code := run(t.Context(), append(args, tc.flags...), &stdout, &stderr); code != 1 || !strings.Contains(stdout.String(), tc.want) {
+				t.Errorf("exit code %d, want 1 and %q in\n%s%s", code, tc.want, stdout.String(), stderr.String())
+			}
+		})
+	}
 }

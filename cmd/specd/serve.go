@@ -191,7 +191,7 @@ func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (storag
 		}
 		log.Info("embedded etcd started", "data-dir", cfg.DataDir, "endpoints", endpoints)
 	}
-	client, err := etcdstorage.NewClient(ctx, endpoints)
+	client, err := etcdstorage.Connect(ctx, cfg.EtcdTLS.clientConfig(endpoints, log))
 	if err != nil {
 		stopEmbedded()
 		return nil, nil, nil, fmt.Errorf("etcd %v: %w", endpoints, err)

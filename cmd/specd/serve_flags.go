@@ -19,8 +19,10 @@ type serveConfig struct {
 	DataDir     string
 	Listen      string
 	EtcdServers []string
-	Plugins     string
-	LogLevel    slog.Level
+	// EtcdTLS are the files to reach the --etcd-servers over TLS with.
+	EtcdTLS  etcdTLS
+	Plugins  string
+	LogLevel slog.Level
 	// Disable names the groups ("G") and group versions ("G/V") not to
 	// serve.
 	Disable []string
@@ -73,9 +75,10 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs := flag.NewFlagSet("specd serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files (required)")
-	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data")
+	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data and socket, made 0700")
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
 	fs.StringVar(&etcdServers, "etcd-servers", "", "comma-separated etcd URLs; without it specd starts an embedded etcd")
+	cfg.EtcdTLS.register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G) or group version (G/V) not to serve; repeatable or comma-separated")
@@ -107,6 +110,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		if u = strings.TrimSpace(u); u != "" {
 			cfg.EtcdServers = append(cfg.EtcdServers, u)
 		}
+	}
+	if err := cfg.EtcdTLS.check(cfg.EtcdServers); err != nil {
+		return cfg, err
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		return cfg, fmt.Errorf("--log-level: %w", err)

@@ -1,5 +1,6 @@
 // Package etcdstorage implements storage.Storage on etcd's v3 client, and
-// starts an embedded etcd server for single-node use and tests. Embedded and
+// starts an embedded etcd server for single-node use and tests; the embedded
+// one listens only on a unix socket in its data directory. Embedded and
 // external clusters are reached through the same client, so there is one
 // storage code path.
 //

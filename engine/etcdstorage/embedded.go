@@ -2,13 +2,16 @@ package etcdstorage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/fileutil"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 )
@@ -45,15 +48,35 @@ const RequestOverhead = 16 << 10
 // maxRequestBytes takes in one of specd's writes.
 func MaxValueBytes(maxRequestBytes int64) int64 { return maxRequestBytes - RequestOverhead }
 
-// Embedded is a running single-member etcd on 127.0.0.1.
+// Embedded is a running single-member etcd that listens on a unix socket
+// in its data directory and on nothing else.
 type Embedded struct {
 	etcd      *embed.Etcd
+	lock      *fileutil.LockedFile
 	endpoints []string
 	closeOnce sync.Once
 }
 
-// StartEmbedded starts an etcd server on free loopback ports and waits until
-// it serves clients.
+// SocketName is the file, in the data directory, of the embedded etcd's
+// client socket.
+const SocketName = "etcd.sock"
+
+// lockName is the file, in the data directory, that an embedded etcd
+// holds locked while it runs. etcd would unlink the socket of one already
+// running there before waiting forever for its database.
+const lockName = "specd.lock"
+
+// maxSocketPath is the longest path a unix socket can have on Linux
+// (sun_path is 108 bytes, NUL included).
+const maxSocketPath = 107
+
+// StartEmbedded starts an etcd server and waits until it serves clients.
+// It listens on no TCP port: its clients reach it through the socket
+// SocketName in the data directory, which is made 0700 (an existing one
+// that has content and that other users can enter is refused) and the
+// socket made 0600, so
+// only the user specd runs as can talk to it. A single member has no peer
+// to talk to, so it has no peer listener.
 func StartEmbedded(ctx context.Context, c EmbeddedConfig) (*Embedded, error) {
 	if c.DataDir == "" {
 		return nil, fmt.Errorf("etcdstorage: embedded etcd needs a data directory")
@@ -64,37 +87,73 @@ func StartEmbedded(ctx context.Context, c EmbeddedConfig) (*Embedded, error) {
 	if c.ReadyTimeout == 0 {
 		c.ReadyTimeout = 30 * time.Second
 	}
-	var lastErr error
-	// Free ports are found by listening and closing; another process can
-	// take one in between, so try a few times.
-	for range 3 {
-		e, err := startOnce(ctx, c)
-		if err == nil {
-			return e, nil
-		}
-		lastErr = err
-		if ctx.Err() != nil {
-			break
-		}
+	dir, err := privateDir(c.DataDir)
+	if err != nil {
+		return nil, err
 	}
-	return nil, lastErr
+	socket := filepath.Join(dir, SocketName)
+	if len(socket) > maxSocketPath {
+		return nil, fmt.Errorf("etcdstorage: the embedded etcd's socket %s is longer than the %d bytes a unix socket path may have: use a shorter --data-dir", socket, maxSocketPath)
+	}
+	lock, err := fileutil.TryLockFile(filepath.Join(dir, lockName), os.O_WRONLY|os.O_CREATE, 0o600)
+	if errors.Is(err, fileutil.ErrLocked) {
+		return nil, fmt.Errorf("etcdstorage: data directory %s is in use by another embedded etcd (%s is locked)", dir, lockName)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("etcdstorage: data directory: %w", err)
+	}
+	clientURL := url.URL{Scheme: "unix", Path: socket}
+	e, err := startEtcd(ctx, c, dir, clientURL)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &Embedded{etcd: e, lock: lock, endpoints: []string{clientURL.String()}}, nil
 }
 
-func startOnce(ctx context.Context, c EmbeddedConfig) (*Embedded, error) {
-	clientURL, err := freeLoopbackURL()
+// startEtcd starts etcd in dir, serving clients at clientURL, and waits
+// until it is ready.
+func startEtcd(ctx context.Context, c EmbeddedConfig, dir string, clientURL url.URL) (*embed.Etcd, error) {
+	socket := clientURL.Path
+	e, err := embed.StartEtcd(embedConfig(c, dir, clientURL))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("etcdstorage: start embedded etcd: %w", err)
 	}
-	peerURL, err := freeLoopbackURL()
-	if err != nil {
-		return nil, err
+	// etcd made the socket with the process's umask; the directory already
+	// keeps other users out, and this keeps them out of the socket too.
+	if err := os.Chmod(socket, 0o600); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("etcdstorage: embedded etcd socket: %w", err)
 	}
+	timer := time.NewTimer(c.ReadyTimeout)
+	defer timer.Stop()
+	select {
+	case <-e.Server.ReadyNotify():
+	case err := <-e.Err():
+		e.Close()
+		return nil, fmt.Errorf("etcdstorage: embedded etcd: %w", err)
+	case <-timer.C:
+		e.Close()
+		return nil, fmt.Errorf("etcdstorage: embedded etcd not ready after %s", c.ReadyTimeout)
+	case <-ctx.Done():
+		e.Close()
+		return nil, fmt.Errorf("etcdstorage: start embedded etcd: %w", ctx.Err())
+	}
+	return e, nil
+}
+
+// embedConfig is the configuration of a single member in dir, serving
+// clients at clientURL only.
+func embedConfig(c EmbeddedConfig, dir string, clientURL url.URL) *embed.Config {
+	// etcd names a member by its peer URLs. This one is never listened
+	// on or dialled: a single member sends raft messages to no one.
+	peerURL := url.URL{Scheme: "unix", Path: filepath.Join(dir, "peer.sock.unused")}
 	cfg := embed.NewConfig()
 	cfg.Name = "specd"
-	cfg.Dir = c.DataDir
+	cfg.Dir = dir
 	cfg.ListenClientUrls = []url.URL{clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{clientURL}
-	cfg.ListenPeerUrls = []url.URL{peerURL}
+	cfg.ListenPeerUrls = nil
 	cfg.AdvertisePeerUrls = []url.URL{peerURL}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(newSlogCore(c.Logger, zap.WarnLevel)))
@@ -118,25 +177,7 @@ func startOnce(ctx context.Context, c EmbeddedConfig) (*Embedded, error) {
 		cfg.ElectionMs = 100
 		cfg.UnsafeNoFsync = true
 	}
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("etcdstorage: start embedded etcd: %w", err)
-	}
-	timer := time.NewTimer(c.ReadyTimeout)
-	defer timer.Stop()
-	select {
-	case <-e.Server.ReadyNotify():
-	case err := <-e.Err():
-		e.Close()
-		return nil, fmt.Errorf("etcdstorage: embedded etcd: %w", err)
-	case <-timer.C:
-		e.Close()
-		return nil, fmt.Errorf("etcdstorage: embedded etcd not ready after %s", c.ReadyTimeout)
-	case <-ctx.Done():
-		e.Close()
-		return nil, fmt.Errorf("etcdstorage: start embedded etcd: %w", ctx.Err())
-	}
-	return &Embedded{etcd: e, endpoints: []string{clientURL.String()}}, nil
+	return cfg
 }
 
 // Endpoints are the client URLs to give NewClient.
@@ -149,18 +190,46 @@ func (e *Embedded) Err() <-chan error { return e.etcd.Err() }
 // waits several seconds for open watches before it stops. Close is safe to
 // call more than once.
 func (e *Embedded) Close() error {
-	e.closeOnce.Do(e.etcd.Close)
-	return nil
+	var err error
+	e.closeOnce.Do(func() {
+		e.etcd.Close()
+		err = e.lock.Close()
+	})
+	return err
 }
 
-func freeLoopbackURL() (url.URL, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// privateDir makes dir, and its missing parents, with mode 0700, and
+// returns its absolute path. An existing empty dir (one made by mkdir or
+// t.TempDir) is made 0700 too. A dir with content that its group or
+// others can enter is refused rather than tightened: it may be shared on
+// purpose (a --data-dir of "." or of a home directory). etcd itself only
+// warns (fileutil.CheckDirPermission), which would leave the socket
+// reachable for the moment before its mode is set.
+func privateDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return url.URL{}, fmt.Errorf("etcdstorage: find a free port: %w", err)
+		return "", fmt.Errorf("etcdstorage: data directory %s: %w", dir, err)
 	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		return url.URL{}, fmt.Errorf("etcdstorage: find a free port: %w", err)
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return "", fmt.Errorf("etcdstorage: data directory: %w", err)
 	}
-	return url.URL{Scheme: "http", Host: addr}, nil
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("etcdstorage: data directory: %w", err)
+	}
+	perm := fi.Mode().Perm()
+	if perm&0o077 == 0 {
+		return abs, nil
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return "", fmt.Errorf("etcdstorage: data directory: %w", err)
+	}
+	if len(entries) > 0 {
+		return "", fmt.Errorf("etcdstorage: data directory %s has mode %04o: it holds the embedded etcd's socket and data, so only its owner may use it (chmod 0700 %s)", abs, perm, abs)
+	}
+	if err := os.Chmod(abs, 0o700); err != nil {
+		return "", fmt.Errorf("etcdstorage: data directory: %w", err)
+	}
+	return abs, nil
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -16,6 +17,10 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 )
 
 // startEtcdClient starts an etcd (startEtcd) and returns its endpoints and
@@ -92,6 +97,44 @@ func TestExternalEtcd(t *testing.T) {
 	}
 }
 
+// TestExternalEtcdTLS runs specd against an etcd that requires client
+// certificates: a plain client is refused, and specd given
+// --etcd-cafile, --etcd-certfile and --etcd-keyfile serves and stores
+// there.
+func TestExternalEtcdTLS(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	etcd := etcdtest.StartTLS(t)
+
+	plain, err := clientv3.New(clientv3.Config{Endpoints: etcd.Endpoints, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	plainCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := plain.Get(plainCtx, "", clientv3.WithPrefix()); err == nil {
+		t.Fatal("a client without a certificate read etcd")
+	}
+
+	s := startSpecd(t, specdOptions{EtcdServers: etcd.Endpoints,
+		Args: []string{"--etcd-cafile", etcd.CAFile, "--etcd-certfile", etcd.CertFile, "--etcd-keyfile", etcd.KeyFile}})
+	created, err := dynamicClient(t, s).Resource(widgets.GVR()).Namespace("default").Create(ctx,
+		&unstructured.Unstructured{Object: widgetObject("default", "over-tls")}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	cli, err := etcdstorage.Connect(ctx, etcdstorage.ClientConfig{Endpoints: etcd.Endpoints,
+		CAFile: etcd.CAFile, CertFile: etcd.CertFile, KeyFile: etcd.KeyFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if key, _ := findInEtcd(t, cli, string(created.GetUID())); key == "" {
+		t.Errorf("the widget specd created is not in the TLS etcd")
+	}
+}
+
 // findInEtcd scans every key in etcd for the JSON object with the given
 // uid; it returns its key and value, or "" if none has it.
 func findInEtcd(t *testing.T, cli *clientv3.Client, uid string) (string, map[string]any) {
@@ -114,23 +157,26 @@ func findInEtcd(t *testing.T, cli *clientv3.Client, uid string) (string, map[str
 }
 
 // startEtcd starts a single-member etcd inside the test process on free
-// loopback ports, with a data directory of the test's, and stops it when
-// the test ends. It returns the client URLs.
+// loopback port the kernel picks (none is picked and closed first), with a
+// data directory of the test's, and stops it when the test ends. It
+// returns the client URLs.
 func startEtcd(t *testing.T) []string {
 	t.Helper()
-	return startEtcdAt(t, loopbackURL(t))
+	return startEtcdAt(t, url.URL{Scheme: "http", Host: "127.0.0.1:0"})
 }
 
-// startEtcdAt is startEtcd serving clients at client.
+// startEtcdAt is startEtcd serving clients at client. A single member
+// needs no peer listener: its peer URL is only a name.
 func startEtcdAt(t *testing.T, client url.URL) []string {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := embed.NewConfig()
 	cfg.Name = "e2e"
 	cfg.Dir = filepath.Join(dir, "data")
-	peer := loopbackURL(t)
+	peer := url.URL{Scheme: "unix", Path: filepath.Join(dir, "peer.unused")}
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = nil, []url.URL{peer}
+	cfg.EnableGRPCGateway = false // it would dial the configured port, maybe 0
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.TickMs, cfg.ElectionMs, cfg.UnsafeNoFsync = 10, 100, true
 	cfg.LogLevel = "warn"
@@ -156,7 +202,11 @@ func startEtcdAt(t *testing.T, client url.URL) []string {
 	case <-time.After(30 * time.Second):
 		t.Fatal("etcd not ready after 30s")
 	}
-	return []string{client.String()}
+	var endpoints []string
+	for _, l := range e.Clients {
+		endpoints = append(endpoints, "http://"+l.Addr().String())
+	}
+	return endpoints
 }
 
 func loopbackURL(t *testing.T) url.URL {

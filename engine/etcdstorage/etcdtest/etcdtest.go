@@ -20,8 +20,15 @@ import (
 func Start(tb testing.TB) *clientv3.Client {
 	tb.Helper()
 	ctx := tb.Context()
+	// Not tb.TempDir(): a long test name would make the socket path
+	// longer than a unix socket's 107 bytes.
+	dir, err := os.MkdirTemp("", "etcd-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = os.RemoveAll(dir) })
 	e, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{
-		DataDir: tb.TempDir(),
+		DataDir: dir,
 		Fast:    true,
 		Logger:  slog.New(slog.DiscardHandler),
 	})
