@@ -212,3 +212,22 @@ func startEtcdAt(t *testing.T, client url.URL) []string {
 func loopbackURL(t *testing.T) url.URL {
 	return url.URL{Scheme: "http", Host: freeAddr(t)}
 }
+
+// TestMaxObjectBytes runs the example of serving.md's "Size limits":
+// with --max-object-bytes 4096, a Widget of about 5 KB is refused with 413
+// before it reaches etcd, and nothing is stored.
+func TestMaxObjectBytes(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, time.Minute)
+	s := startSpecd(t, specdOptions{Args: []string{"--max-object-bytes", "4096"}})
+	obj := widgetObject("default", "large")
+	obj["metadata"].(map[string]any)["annotations"] = map[string]any{"note": strings.Repeat("x", 5000)}
+	widgetsOf := dynamicClient(t, s).Resource(widgets.GVR()).Namespace("default")
+	_, err := widgetsOf.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
+	if !apierrors.IsRequestEntityTooLargeError(err) || !strings.Contains(err.Error(), "bytes when stored, limit is 4096") {
+		t.Fatalf("create of a 5 KB widget: %v, want 413 naming the limit 4096", err)
+	}
+	if _, err := widgetsOf.Get(ctx, "large", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the refused widget: %v, want NotFound", err)
+	}
+}
