@@ -51,14 +51,12 @@ type binding struct {
 // activeBindings are the bindings of reg that serving may call.
 func activeBindings(reg *schemas.Registry) []binding {
 	var out []binding
-	for _, g := range reg.Groups() {
-		for _, res := range g.Resources {
-			if !served(res) {
-				continue
-			}
-			for _, rv := range res.Versions {
-				out = append(out, versionBindings(rv)...)
-			}
+	for _, res := range reg.Resources() {
+		if !res.Served() {
+			continue
+		}
+		for _, rv := range res.Versions {
+			out = append(out, versionBindings(rv)...)
 		}
 	}
 	return out
@@ -77,14 +75,4 @@ func versionBindings(rv *schemas.ResourceVersion) []binding {
 		}
 	}
 	return out
-}
-
-// served reports whether any version of res is served.
-func served(res *schemas.Resource) bool {
-	for _, rv := range res.Versions {
-		if rv.Served() {
-			return true
-		}
-	}
-	return false
 }

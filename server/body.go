@@ -50,13 +50,18 @@ func readBody(r *http.Request, mediaType string, limit int64) (body []byte, prob
 	if mediaType != contentTypeYAML {
 		return body, nil, nil
 	}
+	// One parse in the usual case: the strict one, whose JSON is the
+	// same when it succeeds. When it fails, the plain one keeps the last
+	// of duplicate keys, and the strict error is for the engine to judge.
+	if j, strictErr := yaml.YAMLToJSONStrict(body); strictErr == nil {
+		return j, nil, nil
+	} else {
+		// On one line: it may be sent back in a Warning header.
+		problems = []error{errors.New(strings.Join(strings.Fields(strictErr.Error()), " "))}
+	}
 	j, err := yaml.YAMLToJSON(body)
 	if err != nil {
 		return nil, nil, badRequest("the request body is not valid YAML: %v", err)
-	}
-	if _, strictErr := yaml.YAMLToJSONStrict(body); strictErr != nil {
-		// On one line: it may be sent back in a Warning header.
-		problems = []error{errors.New(strings.Join(strings.Fields(strictErr.Error()), " "))}
 	}
 	return j, problems, nil
 }

@@ -69,13 +69,14 @@ func resourceTarget(reg *schemas.Registry, path string) (target, bool) {
 func resourceVerb(r *http.Request, t target) string {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		if isWatch(r.URL.Query()) {
+		switch {
+		case t.name != "":
+			// A named GET is a get even with ?watch, as dispatch serves it.
+			return "get"
+		case isWatch(r.URL.Query()):
 			return "watch"
 		}
-		if t.name == "" {
-			return "list"
-		}
-		return "get"
+		return "list"
 	case http.MethodDelete:
 		if t.name == "" {
 			return "deletecollection"

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -182,4 +183,16 @@ func scrapeCounter(t *testing.T, s *Server, series string) float64 {
 		}
 	}
 	return 0
+}
+
+// TestRequestInfoOfDiscoveryPaths: naming the request of a failure on a
+// path above the resources (a discovery handler's panic) must not panic
+// itself, or the 500 is lost with its log line and count.
+func TestRequestInfoOfDiscoveryPaths(t *testing.T) {
+	for _, path := range []string{"/apis/", "/apis/shop.example.com", "/apis/shop.example.com/v1", "/apis/shop.example.com/v1/"} {
+		info := newRequestInfo(testRegistry(), httptest.NewRequest(http.MethodGet, path, nil))
+		if info.verb != "get" || info.resource != "" {
+			t.Errorf("%s: %+v, want verb get and no resource", path, info)
+		}
+	}
 }

@@ -59,7 +59,7 @@ func resolve(reg *schemas.Registry, group, version, rest string) (t target, name
 		n++
 	}
 	seg := parts[:n]
-	if rest != "" {
+	if rest != "" || n == 0 {
 		return target{}, false, false
 	}
 	if n >= 3 && seg[0] == "namespaces" {

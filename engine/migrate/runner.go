@@ -201,27 +201,12 @@ func (r *Runner) AfterSwap(_ context.Context, old, next *schemas.Registry) {
 // storageMoves reports whether next serves a resource in another storage
 // version than old does, or one that old does not serve.
 func storageMoves(old, next *schemas.Registry) bool {
-	for _, g := range next.Groups() {
-		for _, res := range g.Resources {
-			if !served(res) {
-				continue
-			}
-			ores := resourceNamed(old, res.Group+"/"+res.Plural)
-			if !served(ores) || ores.StorageVersion != res.StorageVersion {
-				return true
-			}
+	for _, res := range next.Resources() {
+		if !res.Served() {
+			continue
 		}
-	}
-	return false
-}
-
-// served reports whether any version of res is served.
-func served(res *schemas.Resource) bool {
-	if res == nil {
-		return false
-	}
-	for _, rv := range res.Versions {
-		if rv.Served() {
+		ores := old.Resource(res.GroupResource())
+		if !ores.Served() || ores.StorageVersion != res.StorageVersion {
 			return true
 		}
 	}

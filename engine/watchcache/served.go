@@ -18,11 +18,12 @@ import (
 // It follows reloads as a serving.Follower (follow.go).
 type Served struct {
 	inner *Caches
-	// key names a resource's cache: engine.Store.CacheKey.
+	// key names a resource's cache: engine.Store.ResourcePrefix, or
+	// engine.CacheKeyOf before the Store exists.
 	key func(*schemas.Resource) string
 
 	mu   sync.Mutex
-	gens map[string]*cacheGen // by cache key; absent: live
+	gens map[string]*cacheGen // by cache key: the generation serving now
 }
 
 var _ engine.Cache = (*Served)(nil)

@@ -16,8 +16,8 @@ const module = "github.com/specd-io/specd"
 
 // leaves import nothing of the module: contracts that every side of a
 // boundary imports (the storage contract, the plugin hook types). Add a
-// package here when it is created; one that does not exist yet is
-// reported in the test log, not as a failure.
+// package here when it is created; a leaf that does not exist fails the
+// test, as any rule that matches no package does.
 var leaves = []string{
 	"engine/storage",
 	"plugins/hook",
