@@ -38,7 +38,7 @@ func (s *Store) Create(ctx context.Context, rv *schemas.ResourceVersion, namespa
 	if err != nil {
 		return Result{}, err
 	}
-	out, err := appendWithResourceVersion(make([]byte, 0, len(p.object)+32), p.object, rev)
+	out, err := served(p.object, rev)
 	if err != nil {
 		return Result{}, err
 	}

@@ -80,7 +80,7 @@ func (s *Store) markDeleting(ctx context.Context, rv *schemas.ResourceVersion, k
 	if err != nil {
 		return Result{}, err
 	}
-	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, rev)
+	out, err := served(obj, rev)
 	if err != nil {
 		return Result{}, err
 	}

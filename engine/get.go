@@ -16,9 +16,5 @@ func (s *Store) Get(ctx context.Context, rv *schemas.ResourceVersion, namespace,
 	if err != nil {
 		return nil, err
 	}
-	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, kv.ModRevision)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return served(obj, kv.ModRevision)
 }

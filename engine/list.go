@@ -155,7 +155,7 @@ func appendString(b []byte, s string) []byte {
 func (s *Store) consistentList(ctx context.Context, prefix string, copts CacheListOptions) (CacheListOptions, error) {
 	cur, err := s.storage.List(ctx, prefix, storage.ListOptions{Limit: 1})
 	if err != nil {
-		return copts, err
+		return copts, storageStatus(err)
 	}
 	copts.MinRevision, copts.Consistent = cur.Revision, true
 	return copts, nil

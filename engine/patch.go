@@ -108,7 +108,7 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 	if err != nil {
 		return Result{}, err
 	}
-	if cur, err = appendWithResourceVersion(make([]byte, 0, len(cur)+32), cur, kv.ModRevision); err != nil {
+	if cur, err = served(cur, kv.ModRevision); err != nil {
 		return Result{}, err
 	}
 	body, wopts, err := p.apply(s, rv, cur)
@@ -139,7 +139,7 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 			return Result{}, storageError(r, name, err)
 		}
 	}
-	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, rev)
+	out, err := served(obj, rev)
 	if err != nil {
 		return Result{}, err
 	}

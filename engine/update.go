@@ -56,7 +56,7 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 			return Result{}, storageError(r, name, err)
 		}
 	}
-	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, rev)
+	out, err := served(obj, rev)
 	if err != nil {
 		return Result{}, err
 	}

@@ -90,7 +90,7 @@ func (s *Store) watchFromStorage(ctx context.Context, w *Watch, opts CacheWatchO
 	for attempt := 0; ; attempt++ {
 		res, err := s.storage.List(ctx, opts.Prefix, storage.ListOptions{})
 		if err != nil {
-			return nil, err
+			return nil, storageStatus(err)
 		}
 		items := res.Items
 		if opts.Key != "" {
@@ -243,7 +243,7 @@ func (w *Watch) event(t storage.EventType, value, prev []byte, rev int64, enc *s
 	return WatchEvent{Type: t, Object: obj}, true, nil
 }
 
-// served is obj with its resourceVersion, as a watch sends it.
+// served is obj with its resourceVersion, as every answer carries it.
 func served(obj []byte, rev int64) ([]byte, error) {
 	out, err := appendWithResourceVersion(make([]byte, 0, len(obj)+32), obj, rev)
 	if err != nil {

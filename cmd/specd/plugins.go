@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 
+	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/plugins"
 	"github.com/specd-io/specd/server"
@@ -32,14 +32,9 @@ func pluginChecks(host *plugins.Host) func() []server.Check {
 	}
 }
 
-// startControllers runs the controllers of the reconcile plugins until the
-// returned stop is called; stop waits for them to stop and resign.
-func startControllers(ctx context.Context, cfg controller.ElectedConfig) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { controller.RunElectedControllers(ctx, cfg) })
-	return func() {
-		cancel()
-		wg.Wait()
-	}
+// controllers runs the controllers of the reconcile plugins, in the
+// replica elected among those on the same etcd, until ctx ends; they
+// resign then.
+func controllers(cfg controller.ElectedConfig) background.Job {
+	return background.JobFunc(func(ctx context.Context) { controller.RunElectedControllers(ctx, cfg) })
 }

@@ -136,8 +136,8 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	log.Info("serving", "address", "http://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.
 	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration).Stop()
-	defer startControllers(ctx, controller.ElectedConfig{Client: out.etcd, Address: cfg.Listen, Store: store,
-		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})()
+	defer background.New(controllers(controller.ElectedConfig{Client: out.etcd, Address: cfg.Listen, Store: store,
+		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
 }
 

@@ -45,3 +45,9 @@ func (g *Group) Start(ctx context.Context) (stop func()) {
 		<-done
 	}
 }
+
+// JobFunc is a function that is a Job.
+type JobFunc func(ctx context.Context)
+
+// Run calls f.
+func (f JobFunc) Run(ctx context.Context) { f(ctx) }
