@@ -18,6 +18,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/klog/v2"
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
@@ -30,6 +31,7 @@ import (
 	"github.com/specd-io/specd/plugins"
 	"github.com/specd-io/specd/schemas/serving"
 	"github.com/specd-io/specd/server"
+	"github.com/specd-io/specd/server/certs"
 )
 
 func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
@@ -42,6 +44,8 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	// The k8s.io/apiserver packages specd serves with log through klog.
+	klog.SetSlogLogger(log)
 	tightenGC()
 	if err := serve(ctx, cfg, log); err != nil {
 		fmt.Fprintf(stderr, "specd serve: %v\n", err)
@@ -51,9 +55,11 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 }
 
 // outside is what serve opens before it builds anything on it: the API's
-// listener, the plugins, the schemas and the storage.
+// listener and its TLS, the plugins, the schemas and the storage.
 type outside struct {
-	listener  net.Listener
+	listener net.Listener
+	// tls is nil with --insecure-serving.
+	tls       *certs.Serving
 	host      *plugins.Host
 	callbacks *plugins.LateCallbacks
 	schemas   *serving.Set
@@ -96,6 +102,11 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	defer closeStorage()
 	out.storage, out.etcd = st, etcdClient
+	// After the embedded etcd, which vets --data-dir's permissions before
+	// anything is written there.
+	if out.tls, err = cfg.TLS.open(ctx, cfg.DataDir, cfg.Listen, out.listener.Addr(), log); err != nil {
+		return err
+	}
 	return serveOn(ctx, cfg, out, log)
 }
 
@@ -131,28 +142,47 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Logger:     log,
 		Version:    version.Info{GitVersion: specdVersion},
 	})
-	httpServer, httpDone := startHTTP(out.listener, handler, log)
+	// The request chain (authentication, impersonation, audit,
+	// authorization) wraps specd's routes here; out.tls.ClientCA() is
+	// what the x509 authenticator verifies client certificates with.
+	wrap := func(h http.Handler) http.Handler { return h }
+	httpServer, httpDone := startHTTP(out.listener, wrap(handler), handler.CloseWatches, out.tls, log)
 	ready.Store(true)
-	log.Info("serving", "address", "http://"+out.listener.Addr().String())
+	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.
 	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration).Stop()
-	defer background.New(controllers(controller.ElectedConfig{Client: out.etcd, Address: cfg.Listen, Store: store,
+	defer background.New(controllers(controller.ElectedConfig{Client: out.etcd, Address: out.listener.Addr().String(), Store: store,
 		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
 }
 
-// startHTTP serves handler on listener; done receives why it stopped.
-func startHTTP(listener net.Listener, handler *server.Server, log *slog.Logger) (*http.Server, <-chan error) {
+// startHTTP serves handler on listener, over TLS unless serving is nil;
+// done receives why it stopped. closeWatches ends the open watches,
+// which never end by themselves, on Shutdown.
+func startHTTP(listener net.Listener, handler http.Handler, closeWatches func(), serving *certs.Serving, log *slog.Logger) (*http.Server, <-chan error) {
 	httpServer := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	// Open watches never end by themselves: Shutdown ends them.
-	httpServer.RegisterOnShutdown(handler.CloseWatches)
+	httpServer.RegisterOnShutdown(closeWatches)
 	done := make(chan error, 1)
-	go func() { done <- httpServer.Serve(listener) }()
+	if serving == nil {
+		go func() { done <- httpServer.Serve(listener) }()
+		return httpServer, done
+	}
+	// ServeTLS with no files: the certificates come from the TLS config,
+	// and it sets HTTP/2 up as ListenAndServeTLS would.
+	httpServer.TLSConfig = serving.TLSConfig()
+	go func() { done <- httpServer.ServeTLS(listener, "", "") }()
 	return httpServer, done
+}
+
+func scheme(serving *certs.Serving) string {
+	if serving == nil {
+		return "http"
+	}
+	return "https"
 }
 
 // awaitShutdown waits for ctx to end, then shuts the HTTP server down.

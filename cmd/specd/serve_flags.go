@@ -20,7 +20,10 @@ type serveConfig struct {
 	Listen      string
 	EtcdServers []string
 	// EtcdTLS are the files to reach the --etcd-servers over TLS with.
-	EtcdTLS  etcdTLS
+	EtcdTLS etcdTLS
+	// TLS is how the API is served: HTTPS with given or generated
+	// certificates, or plain HTTP.
+	TLS      servingTLS
 	Plugins  string
 	LogLevel slog.Level
 	// Disable names the groups ("G") and group versions ("G/V") not to
@@ -79,6 +82,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
 	fs.StringVar(&etcdServers, "etcd-servers", "", "comma-separated etcd URLs; without it specd starts an embedded etcd")
 	cfg.EtcdTLS.register(fs)
+	cfg.TLS.register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G) or group version (G/V) not to serve; repeatable or comma-separated")
@@ -112,6 +116,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		}
 	}
 	if err := cfg.EtcdTLS.check(cfg.EtcdServers); err != nil {
+		return cfg, err
+	}
+	if err := cfg.TLS.check(cfg.Listen); err != nil {
 		return cfg, err
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
