@@ -9,7 +9,8 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
 
 # Embedded etcd (data in ./data), the example schemas and plugins, on
-# 127.0.0.1:8080.
+# https://127.0.0.1:8080 with certificates generated into ./data; then
+# `export KUBECONFIG=data/admin.kubeconfig` in another terminal.
 run: build plugins
 	bin/specd serve --schemas examples/schemas --plugins bin/plugins --data-dir data --listen 127.0.0.1:8080
 

@@ -18,9 +18,12 @@ import (
 	"k8s.io/client-go/restmapper"
 )
 
-// restConfig is a client-go configuration for s: plain HTTP, no credentials.
+// restConfig is a client-go configuration for s: plain HTTP with no
+// credentials, or the admin kubeconfig's when s is Secure.
 func restConfig(s *specd) *rest.Config {
-	return &rest.Config{Host: s.URL, Timeout: 20 * time.Second, QPS: 1000, Burst: 1000}
+	cfg := rest.CopyConfig(s.rest)
+	cfg.Timeout, cfg.QPS, cfg.Burst = 20*time.Second, 1000, 1000
+	return cfg
 }
 
 func dynamicClient(t testing.TB, s *specd) *dynamic.DynamicClient {

@@ -91,6 +91,13 @@ func fences(md string) ([]fence, error) {
 //	<!-- docs-test: schemas examples/scale -->
 var docSchemasLine = regexp.MustCompile(`(?m)^<!-- docs-test: schemas ([^>]*) -->$`)
 
+// docSecureLine is how a page asks TestDocs to run its examples against
+// specd serving HTTPS with the certificates it generates: kubectl with the
+// admin kubeconfig, http blocks with the admin's client certificate.
+var docSecureLine = regexp.MustCompile(`(?m)^<!-- docs-test: secure -->$`)
+
+func docSecure(md string) bool { return docSecureLine.MatchString(md) }
+
 // docSchemas returns the schema directories a page asks to be served
 // beside examples/schemas.
 func docSchemas(md string) []string {

@@ -52,7 +52,7 @@ func TestDocs(t *testing.T) {
 			t.Errorf("%s:%v", name, err)
 			continue
 		}
-		served := docSchemas(string(md))
+		served, secure := docSchemas(string(md)), docSecure(string(md))
 		if len(steps) == 0 {
 			t.Logf("%s: no examples to run", name)
 			continue
@@ -60,7 +60,7 @@ func TestDocs(t *testing.T) {
 		ran++
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			runDoc(t, name, served, steps)
+			runDoc(t, name, served, secure, steps)
 		})
 	}
 	if ran == 0 {
@@ -70,9 +70,9 @@ func TestDocs(t *testing.T) {
 
 // runDoc runs one file's steps in order against its own specd, serving
 // the example schemas and, merged with them, the schema directories the
-// page names (docSchemas).
-func runDoc(t *testing.T, name string, extra []string, steps []docStep) {
-	opts := specdOptions{}
+// page names (docSchemas); over TLS if the page asks (docSecure).
+func runDoc(t *testing.T, name string, extra []string, secure bool, steps []docStep) {
+	opts := specdOptions{Secure: secure}
 	if len(extra) > 0 {
 		opts.Schemas = t.TempDir()
 		for _, dir := range append([]string{"examples/schemas"}, extra...) {
@@ -83,13 +83,14 @@ func runDoc(t *testing.T, name string, extra []string, steps []docStep) {
 	}
 	s := startSpecd(t, opts)
 	k := newKubectl(t, s)
-	client := &http.Client{Timeout: docRequestTimeout}
+	client := *s.Client
+	client.Timeout = docRequestTimeout
 	for _, step := range steps {
 		where := fmt.Sprintf("%s:%d", name, step.Line)
 		var err error
 		if step.HTTP != nil {
 			where += ": " + step.HTTP.Method + " " + step.HTTP.Target
-			err = runHTTPExample(t.Context(), client, s.URL, step.HTTP)
+			err = runHTTPExample(t.Context(), &client, s.URL, step.HTTP)
 		} else {
 			where += ": $ " + step.Kubectl.Command
 			err = runKubectlExample(t, k, step.Kubectl)

@@ -202,6 +202,9 @@ func startEtcdAt(t *testing.T, client url.URL) []string {
 	case <-time.After(30 * time.Second):
 		t.Fatal("etcd not ready after 30s")
 	}
+	if client.Scheme == "unix" {
+		return []string{client.String()}
+	}
 	var endpoints []string
 	for _, l := range e.Clients {
 		endpoints = append(endpoints, "http://"+l.Addr().String())
@@ -209,8 +212,18 @@ func startEtcdAt(t *testing.T, client url.URL) []string {
 	return endpoints
 }
 
-func loopbackURL(t *testing.T) url.URL {
-	return url.URL{Scheme: "http", Host: freeAddr(t)}
+// etcdSocketURL is a client URL for an etcd the test starts later
+// (startEtcdAt): a unix socket in a new directory, so nothing can take it
+// in between, as a TCP port picked early could be. The directory is
+// short-named: a socket path has at most 108 bytes.
+func etcdSocketURL(t *testing.T) url.URL {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "e2e-etcd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return url.URL{Scheme: "unix", Path: filepath.Join(dir, "etcd.sock")}
 }
 
 // TestMaxObjectBytes runs the example of serving.md's "Size limits":

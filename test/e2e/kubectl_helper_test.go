@@ -37,7 +37,8 @@ func (r kubectlResult) String() string {
 }
 
 // newKubectl writes a kubeconfig for s (server http://127.0.0.1:PORT, no
-// credentials, namespace default) and returns a runner that uses it.
+// credentials, namespace default), or uses the admin kubeconfig specd
+// wrote when s is Secure, and returns a runner that uses it.
 func newKubectl(t testing.TB, s *specd) *kubectl {
 	t.Helper()
 	dir := t.TempDir()
@@ -46,6 +47,10 @@ func newKubectl(t testing.TB, s *specd) *kubectl {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if s.Kubeconfig != "" {
+		k.kubeconfig = s.Kubeconfig
+		return k
 	}
 	k.kubeconfig = writeFile(t, dir, "kubeconfig", fmt.Sprintf(`apiVersion: v1
 kind: Config

@@ -9,21 +9,26 @@ import (
 )
 
 // TestReadmeQuickStart runs the kubectl lines of README.md's quick start
-// against specd serving the example schemas, as a new user would after
-// `make run`, so the README cannot drift from what specd does.
+// against specd serving the example schemas over TLS, as a new user would
+// after `make run`, with the kubeconfig the README exports, so the README
+// cannot drift from what specd does.
 func TestReadmeQuickStart(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := quickStartKubectlLines(t, string(readme))
-	s := startSpecd(t, specdOptions{})
+	s := startSpecd(t, specdOptions{Secure: true})
 	k := newKubectl(t, s)
+	if got := quickStartKubeconfig(t, string(readme), s.DataDir); got != s.Kubeconfig {
+		t.Fatalf("the README exports KUBECONFIG=%s; specd wrote %s", got, s.Kubeconfig)
+	}
 	var outputs []string
 	for _, line := range lines {
 		args := strings.Fields(line)[1:]
 		if args[0] == "config" {
-			continue // the test's kubeconfig already points at this specd
+			// It would change the reader's own kubeconfig.
+			t.Fatalf("the quick start runs %q: use the exported KUBECONFIG instead", line)
 		}
 		for i, a := range args {
 			// Manifests are named relative to the repository root.
@@ -39,6 +44,22 @@ func TestReadmeQuickStart(t *testing.T) {
 			t.Errorf("the quick start's output does not contain %q:\n%s", want, all)
 		}
 	}
+}
+
+// makeRunDataDir is the --data-dir of `make run`.
+const makeRunDataDir = "data/"
+
+var exportKubeconfig = regexp.MustCompile(`(?m)^export KUBECONFIG=(\S+)$`)
+
+// quickStartKubeconfig is the file the README's quick start exports as
+// KUBECONFIG, in dataDir rather than in `make run`'s.
+func quickStartKubeconfig(t *testing.T, readme, dataDir string) string {
+	t.Helper()
+	m := exportKubeconfig.FindStringSubmatch(readme)
+	if m == nil || !strings.HasPrefix(m[1], makeRunDataDir) {
+		t.Fatalf("README.md's quick start does not export a KUBECONFIG in %s: %q", makeRunDataDir, m)
+	}
+	return filepath.Join(dataDir, strings.TrimPrefix(m[1], makeRunDataDir))
 }
 
 var shellBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")

@@ -31,7 +31,7 @@ func TestReloadRequestedWhileStarting(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			writeFile(t, dir, "tools.yaml", testschemas.Tools)
-			etcdURL := loopbackURL(t)
+			etcdURL := etcdSocketURL(t)
 			s := startSpecd(t, specdOptions{Schemas: dir, EtcdServers: []string{etcdURL.String()}, Args: tc.args, NoWait: true})
 			waitForLog(t, s, `msg="schemas loaded"`)
 

@@ -3,18 +3,22 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 const (
@@ -22,6 +26,8 @@ const (
 	readyTimeout = 30 * time.Second
 	// stopTimeout bounds a clean shutdown after SIGTERM.
 	stopTimeout = 15 * time.Second
+	// clientTimeout bounds a request of specd.Client.
+	clientTimeout = 30 * time.Second
 )
 
 // exampleSchemas is the schema directory `make run` serves.
@@ -38,16 +44,26 @@ type specdOptions struct {
 	// Args are more flags for specd serve, such as --disable.
 	Args []string
 	// NoWait: startSpecd returns once the process runs, without waiting
-	// for /readyz (the test calls waitReady).
+	// for /readyz (the test calls waitReady, which sets Addr and URL).
 	NoWait bool
+	// Secure serves HTTPS with the certificates specd generates (the
+	// default of specd serve); without it specd runs with
+	// --insecure-serving.
+	Secure bool
 }
 
 // specd is one running `specd serve`.
 type specd struct {
-	Addr    string // host:port it serves on
-	URL     string // http://Addr
+	Addr    string // host:port it serves on, as it logs it
+	URL     string // http(s)://Addr
 	DataDir string
 	Schemas string
+	// Kubeconfig is the admin kubeconfig specd wrote (Secure only).
+	Kubeconfig string
+	// Client reaches specd: over TLS as the admin of Kubeconfig when
+	// Secure. Its Timeout is clientTimeout; copy it with none for a watch.
+	Client *http.Client
+	rest   *rest.Config
 
 	opts   specdOptions
 	cmd    *exec.Cmd
@@ -74,31 +90,33 @@ func startSpecd(t testing.TB, opts specdOptions) *specd {
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
 	}
-	// A free port can be taken between the probe and specd's listen; try
-	// again a few times if specd exits before it is ready.
-	for attempt := 1; ; attempt++ {
-		s, err := launch(t, opts)
-		if err == nil {
-			return s
-		}
-		if attempt == 3 || !strings.Contains(s.stderr.String(), "address already in use") {
-			t.Fatalf("specd serve did not become ready: %v", err)
-		}
-	}
-}
-
-func launch(t testing.TB, opts specdOptions) (*specd, error) {
-	t.Helper()
 	s := &specd{
-		Addr:    freeAddr(t),
 		DataDir: opts.DataDir,
 		Schemas: opts.Schemas,
 		opts:    opts,
 		stderr:  &syncBuffer{},
 		exited:  make(chan struct{}),
 	}
-	s.URL = "http://" + s.Addr
-	args := []string{"serve", "--schemas", opts.Schemas, "--data-dir", opts.DataDir, "--listen", s.Addr}
+	s.start(t)
+	if opts.NoWait {
+		return s
+	}
+	if err := s.waitReady(readyTimeout); err != nil {
+		s.Kill()
+		t.Fatalf("specd serve did not become ready: %v", err)
+	}
+	return s
+}
+
+// start runs specd on a loopback port the kernel picks: which one, specd
+// says in its log (waitAddress).
+func (s *specd) start(t testing.TB) {
+	t.Helper()
+	opts := s.opts
+	args := []string{"serve", "--schemas", opts.Schemas, "--data-dir", opts.DataDir, "--listen", "127.0.0.1:0"}
+	if !opts.Secure {
+		args = append(args, "--insecure-serving")
+	}
 	if len(opts.EtcdServers) > 0 {
 		args = append(args, "--etcd-servers", strings.Join(opts.EtcdServers, ","))
 	}
@@ -124,19 +142,65 @@ func launch(t testing.TB, opts specdOptions) (*specd, error) {
 			t.Logf("--- specd %s stderr ---\n%s", s.Addr, s.stderr.String())
 		}
 	})
-	if opts.NoWait {
-		return s, nil
-	}
-	if err := s.waitReady(readyTimeout); err != nil {
-		s.Kill()
-		return s, err
-	}
-	return s, nil
 }
 
+// servingLine is specd's log line that says where it serves.
+var servingLine = regexp.MustCompile(`msg=serving address=(https?)://(\S+)`)
+
+// waitAddress waits until specd has logged where it serves, and sets Addr,
+// URL, and the clients that reach it.
+func (s *specd) waitAddress(deadline time.Time) error {
+	for s.Addr == "" {
+		if m := servingLine.FindStringSubmatch(s.stderr.String()); m != nil {
+			return s.setAddress(m[1], m[2])
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("specd exited before it served: %v", s.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return errors.New("specd did not log its serving address")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
+
+// setAddress sets where specd serves, and the clients that reach it: over
+// TLS, those of the admin kubeconfig specd wrote.
+func (s *specd) setAddress(scheme, addr string) error {
+	s.Addr, s.URL = addr, scheme+"://"+addr
+	s.rest = &rest.Config{Host: s.URL}
+	if s.opts.Secure {
+		s.Kubeconfig = filepath.Join(s.DataDir, "admin.kubeconfig")
+		cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+		if err != nil {
+			return err
+		}
+		if cfg.Host != s.URL {
+			return fmt.Errorf("%s points at %s, specd serves at %s", s.Kubeconfig, cfg.Host, s.URL)
+		}
+		s.rest = cfg
+	}
+	client, err := rest.HTTPClientFor(s.rest)
+	if err != nil {
+		return err
+	}
+	client.Timeout = clientTimeout
+	s.Client = client
+	return nil
+}
+
+// waitReady waits until specd has said where it serves and /readyz
+// answers 200 there.
 func (s *specd) waitReady(timeout time.Duration) error {
-	client := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(timeout)
+	if err := s.waitAddress(deadline); err != nil {
+		return err
+	}
+	client := *s.Client
+	client.Timeout = time.Second
 	var last string
 	for time.Now().Before(deadline) {
 		select {
@@ -202,17 +266,6 @@ func (s *specd) Kill() {
 // Options are the options to start another specd on the same data and
 // schemas.
 func (s *specd) Options() specdOptions { return s.opts }
-
-// freeAddr returns a loopback address with a port that was free a moment ago.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // syncBuffer is a bytes.Buffer safe for the process's writes and the test's
 // reads at once.
