@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/util/cert"
@@ -74,7 +75,7 @@ func Ensure(dir string, hosts []string) (Files, error) {
 	if err != nil {
 		return Files{}, err
 	}
-	hosts = append(hosts, "localhost", "127.0.0.1", "::1")
+	hosts = slices.Concat(hosts, []string{"localhost", "127.0.0.1", "::1"})
 	serving := leafSpec{subject: pkix.Name{CommonName: "specd"}, usage: x509.ExtKeyUsageServerAuth, hosts: hosts}
 	if err := ensureLeaf(ca, f.ServingCert, f.ServingKey, serving); err != nil {
 		return Files{}, err
