@@ -131,6 +131,7 @@ func (a *Authorizer) drain(ctx context.Context, k kind, w *engine.Watch, from st
 				a.ix.replace(k, listed)
 				listing, listed = false, nil
 				a.synced[k].Store(true)
+				a.ix.notify() // the Aggregator waits for this list
 			}
 		} else if obj, err := a.event(k, ev, listing); err != nil {
 			a.log.Warn("RBAC object not understood; ignored", "resource", plurals[k], "name", meta.Get("name").Str, "err", err)
