@@ -23,21 +23,21 @@ func TestRBACObjects(t *testing.T) {
 		object  string
 		wantErr string // "" when valid; else a substring of the errors
 	}{
-		"role": {"roles", `{"rules":[{"apiGroups":["shop.example.com"],"resources":["widgets","widgets/status"],"resourceNames":["a"],"verbs":["get","list"]}]}`, ""},
+		"role":               {"roles", `{"rules":[{"apiGroups":["shop.example.com"],"resources":["widgets","widgets/status"],"resourceNames":["a"],"verbs":["get","list"]}]}`, ""},
 		"role without rules": {"roles", `{}`, ""},
 		"rule without verbs": {"roles", `{"rules":[{"apiGroups":[""],"resources":["pods"]}]}`, "rules[0].verbs"},
-		"rule with no verb": {"roles", `{"rules":[{"verbs":[],"apiGroups":[""],"resources":["pods"]}]}`, "rules[0].verbs"},
+		"rule with no verb":  {"roles", `{"rules":[{"verbs":[],"apiGroups":[""],"resources":["pods"]}]}`, "rules[0].verbs"},
 		"cluster role with urls and aggregation": {"clusterroles", `{"rules":[{"nonResourceURLs":["/metrics","/openapi/*"],"verbs":["get"]}],
 			"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"rbac.example.com/aggregate-to-view":"true"}},
 			{"matchExpressions":[{"key":"tier","operator":"In","values":["a"]}]}]}}`, ""},
 		"selector with bad operator": {"clusterroles", `{"aggregationRule":{"clusterRoleSelectors":[{"matchExpressions":[{"key":"k","operator":"Is"}]}]}}`, "operator"},
 		"role binding": {"rolebindings", `{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},
 			"subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"alice"},{"kind":"ServiceAccount","name":"default","namespace":"ns"}]}`, ""},
-		"binding without roleRef": {"rolebindings", `{"subjects":[{"kind":"User","name":"alice"}]}`, "roleRef"},
-		"roleRef without name": {"rolebindings", `{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role"}}`, "roleRef.name"},
-		"roleRef of another group": {"rolebindings", `{"roleRef":{"apiGroup":"example.com","kind":"Role","name":"r"}}`, "roleRef.apiGroup"},
-		"subject of unknown kind": {"rolebindings", `{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"r"},"subjects":[{"kind":"Robot","name":"x"}]}`, "subjects[0].kind"},
-		"cluster role binding": {"clusterrolebindings", `{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},"subjects":[{"kind":"Group","name":"system:masters"}]}`, ""},
+		"binding without roleRef":        {"rolebindings", `{"subjects":[{"kind":"User","name":"alice"}]}`, "roleRef"},
+		"roleRef without name":           {"rolebindings", `{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role"}}`, "roleRef.name"},
+		"roleRef of another group":       {"rolebindings", `{"roleRef":{"apiGroup":"example.com","kind":"Role","name":"r"}}`, "roleRef.apiGroup"},
+		"subject of unknown kind":        {"rolebindings", `{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"r"},"subjects":[{"kind":"Robot","name":"x"}]}`, "subjects[0].kind"},
+		"cluster role binding":           {"clusterrolebindings", `{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},"subjects":[{"kind":"Group","name":"system:masters"}]}`, ""},
 		"cluster role binding to a role": {"clusterrolebindings", `{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"r"}}`, "roleRef.kind"},
 	}
 	for name, tc := range tests {
