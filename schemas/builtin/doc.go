@@ -2,14 +2,19 @@
 // specd, in specd's own format (docs/schema-format.md): the kinds that
 // kube-apiserver serves and that specd serves as resources like any other,
 // stored in etcd, watched and validated by their schema. They enter the
-// same Registry as the user's schema files (schemas.Builtin), and a user's
+// same Registry as the user's schema files (Schemas, for a
+// schemas.Loader), and a user's
 // file may not declare one of their groups (ReservedGroups).
 //
 // Files are laid out as <group>/<version>.yaml; problems in them are
 // reported under the name "builtin/<group>/<version>.yaml".
 package builtin
 
-import "embed"
+import (
+	"embed"
+
+	"github.com/specd-io/specd/schemas"
+)
 
 // FS holds the built-in schema files.
 //
@@ -32,4 +37,11 @@ var reservedGroups = []string{
 // declare, sorted.
 func ReservedGroups() []string {
 	return append([]string(nil), reservedGroups...)
+}
+
+// Schemas is the built-in files for a schemas.Loader (and
+// serving.Config.Builtin): loaded before the user's, their groups and
+// ReservedGroups closed to the user's files.
+func Schemas() schemas.Builtin {
+	return schemas.Builtin{FS: FS, Name: Name, Reserved: ReservedGroups()}
 }
