@@ -17,8 +17,6 @@ import (
 
 // Config configures an Authorizer.
 type Config struct {
-	// Store is watched for the four RBAC resources.
-	Store Store
 	// Registry returns the current registry snapshot, in which the RBAC
 	// resources are looked up (group rbac.authorization.k8s.io, v1).
 	Registry func() *schemas.Registry

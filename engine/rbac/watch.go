@@ -50,11 +50,13 @@ var plurals = [kinds]string{"clusterroles", "roles", "clusterrolebindings", "rol
 const rewatchDelay = time.Second
 
 // Run keeps the indexes up to date with watches of the four resources
-// until ctx ends. Synced reports when each has been listed once.
-func (a *Authorizer) Run(ctx context.Context) {
+// in store until ctx ends. Synced reports when each has been listed once.
+// (The store is given here, not to New, so that the Store can be built
+// with WriteChecks.)
+func (a *Authorizer) Run(ctx context.Context, store Store) {
 	var wg sync.WaitGroup
 	for k := range kinds {
-		wg.Go(func() { a.watch(ctx, k) })
+		wg.Go(func() { a.watch(ctx, store, k) })
 	}
 	wg.Wait()
 }
@@ -74,7 +76,7 @@ func (a *Authorizer) Synced() bool {
 // watch keeps kind k up to date until ctx ends: a watch that ends starts
 // again after the last event it applied, or with a fresh list of every
 // object when it cannot (too old, or it ended within the list).
-func (a *Authorizer) watch(ctx context.Context, k kind) {
+func (a *Authorizer) watch(ctx context.Context, store Store, k kind) {
 	from, warned := "", false
 	for ctx.Err() == nil {
 		rv := a.cfg.Registry().Lookup(Group, Version, plurals[k])
@@ -86,7 +88,7 @@ func (a *Authorizer) watch(ctx context.Context, k kind) {
 			sleep(ctx, rewatchDelay)
 			continue
 		}
-		w, err := a.cfg.Store.Watch(ctx, rv, "", watchRequest(from))
+		w, err := store.Watch(ctx, rv, "", watchRequest(from))
 		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
 			from = ""
 			continue
