@@ -19,7 +19,9 @@ import (
 type admitter struct {
 	// admission is the plugin host; nil when specd runs without one.
 	admission hook.Admission
-	log       *slog.Logger
+	// checks are Options.WriteChecks, by plural.group.
+	checks map[string]WriteCheck
+	log    *slog.Logger
 }
 
 // admissionWrite is what every plugin call of one write shares.
@@ -149,12 +151,12 @@ func (a admitter) checkDefaulted(rv *schemas.ResourceVersion, before, after *req
 	return err
 }
 
-// validateCreate runs the validation plugin bound to the storage version
-// of rv on a new object (st, in the storage version), shown without the
-// bookkeeping annotation as to a client of that version.
+// validateCreate runs the write check and the validation plugin bound to
+// the storage version of rv on a new object (st, in the storage version),
+// shown without the bookkeeping annotation as to a client of that version.
 func (a admitter) validateCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, opts WriteOptions) error {
-	h, sv := storageHooks(rv.Resource)
-	if h == nil || h.Validate == "" {
+	check, h := a.checks[rv.Resource.GroupResource()], storageHooks(rv.Resource)
+	if check == nil && !validates(h) {
 		return nil
 	}
 	obj, err := hideBookkeeping(st)
@@ -162,16 +164,16 @@ func (a admitter) validateCreate(ctx context.Context, rv *schemas.ResourceVersio
 		return err
 	}
 	w := admissionWrite{op: hook.OperationCreate, dryRun: opts.DryRun}
-	return a.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, nil))
+	return a.validate(ctx, rv.Resource, check, h, w.request(rv.Resource, rv.Resource.StorageVersion, namespace, name, obj, nil))
 }
 
-// validateUpdate runs the validation plugin bound to the storage version
-// of rv on an update of the stored kv to st (both in the storage
-// version); the plugin sees both with kv's resourceVersion and, as a
+// validateUpdate runs the write check and the validation plugin bound to
+// the storage version of rv on an update of the stored kv to st (both in
+// the storage version); they see both with kv's resourceVersion and, as a
 // client of the storage version, without the bookkeeping annotation.
 func (a admitter) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, kv storage.KeyValue, status bool, opts WriteOptions) error {
-	h, sv := storageHooks(rv.Resource)
-	if h == nil || h.Validate == "" {
+	check, h := a.checks[rv.Resource.GroupResource()], storageHooks(rv.Resource)
+	if check == nil && !validates(h) {
 		return nil
 	}
 	obj, old := st, kv.Value
@@ -185,16 +187,32 @@ func (a admitter) validateUpdate(ctx context.Context, rv *schemas.ResourceVersio
 		}
 	}
 	w := updateWrite(status, opts)
-	return a.pluginValidate(ctx, rv.Resource, h, w.request(rv.Resource, sv, namespace, name, obj, old))
+	return a.validate(ctx, rv.Resource, check, h, w.request(rv.Resource, rv.Resource.StorageVersion, namespace, name, obj, old))
 }
 
-// storageHooks returns the hooks of r's storage version and its name.
-func storageHooks(r *schemas.Resource) (*schemas.Hooks, string) {
-	sv := r.Version(r.StorageVersion)
-	if sv == nil {
-		return nil, ""
+// validate runs check (when set), then the validation plugin of h (when
+// it binds one).
+func (a admitter) validate(ctx context.Context, r *schemas.Resource, check WriteCheck, h *schemas.Hooks, ar hook.AdmissionRequest) error {
+	if check != nil {
+		if err := check(ctx, ar); err != nil {
+			return err
+		}
 	}
-	return sv.Hooks, sv.Version
+	if !validates(h) {
+		return nil
+	}
+	return a.pluginValidate(ctx, r, h, ar)
+}
+
+// validates reports whether h binds a validation plugin.
+func validates(h *schemas.Hooks) bool { return h != nil && h.Validate != "" }
+
+// storageHooks returns the hooks of r's storage version.
+func storageHooks(r *schemas.Resource) *schemas.Hooks {
+	if sv := r.Version(r.StorageVersion); sv != nil {
+		return sv.Hooks
+	}
+	return nil
 }
 
 // pluginValidate calls the validation plugin of h; its field errors are a

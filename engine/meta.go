@@ -103,11 +103,24 @@ func (req *request) prepareCreateMeta(r *schemas.Resource, namespace string, now
 // apply, scale.
 func validateMeta(r *schemas.Resource, meta, old *metav1.ObjectMeta) field.ErrorList {
 	if old == nil {
-		return validation.ValidateObjectMeta(meta, r.Namespaced(), validation.NameIsDNSSubdomain, metadataPath)
+		return validation.ValidateObjectMeta(meta, r.Namespaced(), createNameRule(r), metadataPath)
 	}
 	errs := validation.ValidateObjectMeta(meta, r.Namespaced(), path.ValidatePathSegmentName, metadataPath)
 	return distinct(append(errs, validation.ValidateObjectMetaUpdate(meta, old, metadataPath)...))
 }
+
+// createNameRule is the rule of a new object's name: a DNS subdomain, as
+// for a custom resource, but for the RBAC kinds, whose names are path
+// segments as kube-apiserver's ValidateRBACName has them (system:basic-user).
+func createNameRule(r *schemas.Resource) validation.ValidateNameFunc {
+	if r.Group == rbacGroup {
+		return path.ValidatePathSegmentName
+	}
+	return validation.NameIsDNSSubdomain
+}
+
+// rbacGroup is the group of the RBAC kinds (schemas/builtin).
+const rbacGroup = "rbac.authorization.k8s.io"
 
 // distinct drops the repeated errors of errs: both validations check
 // labels, annotations and owner references, and one answer is enough.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -74,7 +75,18 @@ type Options struct {
 	// It must be no more than the storage takes in one write (for etcd,
 	// its --max-request-bytes less etcdstorage.RequestOverhead).
 	MaxObjectBytes int64
+	// WriteChecks are checks a create or update (and so a patch or apply)
+	// of a resource must pass, keyed by the resource's plural.group (see
+	// WriteCheck).
+	WriteChecks map[string]WriteCheck
 }
+
+// WriteCheck vets one write of a resource before its validation plugin
+// sees it: req carries the object in the storage version (and the stored
+// one on update), and the request's context the user. An error refuses
+// the write and is answered as it is (a Status error keeps its code), so
+// that a check such as RBAC's escalation prevention answers 403.
+type WriteCheck func(ctx context.Context, req hook.AdmissionRequest) error
 
 // NewStore returns a Store on storage.
 func NewStore(storage storage.Storage, opts Options) *Store {
@@ -93,7 +105,7 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 	}
 	limitJSONPatchCopies(opts.MaxBodyBytes)
 	return &Store{storage: finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete), maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, log: opts.Logger}}
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger}}
 }
 
 // converterOf returns the converter of r's registry snapshot.

@@ -16,8 +16,9 @@ import (
 // file and assembles a new Registry, so the result is exactly what Load
 // would return. A Loader is used by one goroutine at a time.
 type Loader struct {
-	dir    string
-	parsed map[string]parsedFile // by file name, as of the previous load
+	dir     string
+	builtin []Builtin
+	parsed  map[string]parsedFile // by file name, as of the previous load
 }
 
 // parsedFile is what parsing one file's content gave.
@@ -27,14 +28,17 @@ type parsedFile struct {
 	probs  []Problem
 }
 
-// NewLoader returns a Loader of dir.
-func NewLoader(dir string) *Loader {
-	return &Loader{dir: dir, parsed: map[string]parsedFile{}}
+// NewLoader returns a Loader of dir. The files of builtin are loaded
+// with it, first, at every load (package schemas/builtin has specd's).
+func NewLoader(dir string, builtin ...Builtin) *Loader {
+	return &Loader{dir: dir, builtin: builtin, parsed: map[string]parsedFile{}}
 }
 
-// Load reads the directory as Load does. Digests are the SHA-256 (hex) of
-// every schema file's content, by file name (dir joined with its path),
-// also when the load fails.
+// Load reads the directory as Load does, with the built-in files. Digests
+// are the SHA-256 (hex) of every schema file's content, by file name (dir
+// joined with its path, or a built-in file's reported name), also when
+// the load fails. A file of the directory that declares a built-in or
+// reserved group is a problem, and is left out.
 func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
 	if _, err := os.Stat(l.dir); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrNoDir, err)
@@ -44,31 +48,67 @@ func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrNoDir, err)
 	}
-	probs := &problems{}
-	files := make([]*fileDecl, 0, len(paths))
-	next := make(map[string]parsedFile, len(paths))
-	digests = make(map[string]string, len(paths))
+	ld := &loading{l: l, probs: &problems{}, next: map[string]parsedFile{}, digests: map[string]string{}}
+	builtins := newBuiltinSet(l.builtin)
+	for _, bi := range l.builtin {
+		if err := ld.readBuiltin(bi, builtins); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, p := range paths {
 		name := filepath.Join(l.dir, filepath.FromSlash(p))
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			probs.add(name, "", "cannot read file: %v", err)
-			continue
-		}
-		pf := l.parse(name, data)
-		next[name] = pf
-		digests[name] = pf.digest
-		probs.list = append(probs.list, pf.probs...)
-		if pf.decl != nil {
-			files = append(files, pf.decl.clone())
+		if fd := ld.read(fsys, p, name); fd != nil && !builtins.refuses(fd, ld.probs) {
+			ld.files = append(ld.files, fd)
 		}
 	}
-	l.parsed = next
-	reg = assemble(files, probs)
-	if err := probs.err(); err != nil {
-		return nil, digests, err
+	l.parsed = ld.next
+	reg = assemble(ld.files, ld.probs)
+	if err := ld.probs.err(); err != nil {
+		return nil, ld.digests, err
 	}
-	return reg, digests, nil
+	return reg, ld.digests, nil
+}
+
+// loading is what one Load collects.
+type loading struct {
+	l       *Loader
+	probs   *problems
+	files   []*fileDecl
+	next    map[string]parsedFile
+	digests map[string]string
+}
+
+// read reads and parses file p of fsys, reported as name; it returns
+// a copy of its declaration, nil when the file cannot be used.
+func (ld *loading) read(fsys fs.FS, p, name string) *fileDecl {
+	data, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		ld.probs.add(name, "", "cannot read file: %v", err)
+		return nil
+	}
+	pf := ld.l.parse(name, data)
+	ld.next[name] = pf
+	ld.digests[name] = pf.digest
+	ld.probs.list = append(ld.probs.list, pf.probs...)
+	if pf.decl == nil {
+		return nil
+	}
+	return pf.decl.clone()
+}
+
+// readBuiltin reads the files of bi, whose groups b then reserves.
+func (ld *loading) readBuiltin(bi Builtin, b builtinSet) error {
+	paths, names, err := bi.files()
+	if err != nil {
+		return err
+	}
+	for i, p := range paths {
+		if fd := ld.read(bi.FS, p, names[i]); fd != nil {
+			b.claim(fd)
+			ld.files = append(ld.files, fd)
+		}
+	}
+	return nil
 }
 
 // parse parses data, or returns what parsing the same bytes gave last

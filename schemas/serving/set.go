@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,10 @@ import (
 type Config struct {
 	// Dir is the schema directory.
 	Dir string
+	// Builtin are the schema files built into specd (builtin.Schemas()
+	// of package schemas/builtin), loaded with Dir at every load. Their
+	// groups cannot be disabled.
+	Builtin []schemas.Builtin
 	// Disable names the groups ("G") and group versions ("G/V") not to
 	// serve.
 	Disable []string
@@ -93,7 +98,10 @@ func New(ctx context.Context, cfg Config) (*Set, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Set{cfg: cfg, log: cfg.Logger, loader: schemas.NewLoader(cfg.Dir)}
+	if err := checkDisable(cfg); err != nil {
+		return nil, err
+	}
+	s := &Set{cfg: cfg, log: cfg.Logger, loader: schemas.NewLoader(cfg.Dir, cfg.Builtin...)}
 	s.watcher, s.watchErr, s.unwatch = watch(cfg)
 	if err := s.start(ctx); err != nil {
 		s.Close()
@@ -200,4 +208,17 @@ func changedGroups(served, next *world) *schemas.Registry {
 		}
 	}
 	return schemas.NewRegistry(groups)
+}
+
+// checkDisable refuses to disable a built-in group: specd itself relies
+// on them (RBAC authorization reads its roles and bindings), so turning
+// one off would not make specd serve less but break it.
+func checkDisable(cfg Config) error {
+	for _, name := range cfg.Disable {
+		group, _, _ := strings.Cut(name, "/")
+		if err := schemas.CheckNotBuiltin(group, cfg.Builtin...); err != nil {
+			return fmt.Errorf("--disable %s: %w; specd relies on it, so it cannot be disabled", name, err)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,124 @@
+package rbac
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas"
+)
+
+// Patcher is how the Aggregator writes. *engine.Store satisfies it.
+type Patcher interface {
+	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
+}
+
+// Aggregator fills the rules of every ClusterRole that has an
+// aggregationRule with the rules of the ClusterRoles its selectors
+// match, as kube's clusterrole aggregation controller does. It reads
+// the Authorizer's indexes, so the Authorizer must Run too.
+type Aggregator struct {
+	Authorizer *Authorizer
+	Objects    Patcher
+	Registry   func() *schemas.Registry
+	Logger     *slog.Logger
+}
+
+// Run aggregates whenever a ClusterRole changes, until ctx ends. Several
+// replicas may run it: each writes the same rules.
+func (g *Aggregator) Run(ctx context.Context) {
+	log := g.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	ctx = WithInternalUser(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-g.Authorizer.ix.changed:
+		}
+		if !g.Authorizer.synced[clusterRoles].Load() {
+			continue // a list under way: its end notifies again
+		}
+		if err := g.aggregate(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("clusterrole aggregation failed; retrying at the next change", "err", err)
+			g.Authorizer.ix.notify()
+			sleep(ctx, rewatchDelay)
+		}
+	}
+}
+
+// aggregate writes the rules of each aggregated ClusterRole that are not
+// yet what its selectors gather.
+func (g *Aggregator) aggregate(ctx context.Context) error {
+	rv := clusterRoleResource(g.Registry())
+	if rv == nil {
+		return fmt.Errorf("%s.%s is not served", plurals[clusterRoles], Group)
+	}
+	for name, rules := range g.Authorizer.ix.aggregations() {
+		patch, err := json.Marshal(map[string]any{"rules": rules})
+		if err != nil {
+			return fmt.Errorf("encode rules of %q: %w", name, err)
+		}
+		if _, err := g.Objects.Patch(ctx, rv, "", name, engine.MergePatchType, patch, engine.PatchOptions{
+			WriteOptions: engine.WriteOptions{FieldManager: "clusterrole-aggregation-controller"}}); err != nil {
+			return fmt.Errorf("update rules of clusterrole %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// aggregations returns the rules each aggregated ClusterRole should have,
+// for those that have other rules now.
+func (ix *index) aggregations() map[string][]rbacv1.PolicyRule {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := map[string][]rbacv1.PolicyRule{}
+	for name, cr := range ix.clusterRoles {
+		if cr.AggregationRule == nil {
+			continue
+		}
+		rules := ix.gather(cr)
+		if !equality.Semantic.DeepEqual(rules, cr.Rules) {
+			out[name] = rules
+		}
+	}
+	return out
+}
+
+// gather returns the union of the rules of the ClusterRoles cr's
+// selectors match, other than cr, taken in name order without repeats.
+func (ix *index) gather(cr *rbacv1.ClusterRole) []rbacv1.PolicyRule {
+	var matched []*rbacv1.ClusterRole
+	for _, sel := range cr.AggregationRule.ClusterRoleSelectors {
+		s, err := metav1.LabelSelectorAsSelector(&sel)
+		if err != nil {
+			continue
+		}
+		for _, other := range ix.clusterRoles {
+			if other != cr && s.Matches(labels.Set(other.Labels)) && !slices.Contains(matched, other) {
+				matched = append(matched, other)
+			}
+		}
+	}
+	slices.SortFunc(matched, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
+	rules := []rbacv1.PolicyRule{}
+	for _, m := range matched {
+		for _, r := range m.Rules {
+			if !slices.ContainsFunc(rules, func(x rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(x, r) }) {
+				rules = append(rules, r)
+			}
+		}
+	}
+	return rules
+}

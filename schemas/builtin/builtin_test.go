@@ -1,0 +1,58 @@
+package builtin_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/builtin"
+)
+
+// TestFilesLoad proves that the built-in files load on their own and
+// declare only reserved groups.
+func TestFilesLoad(t *testing.T) {
+	reg, err := schemas.LoadFS(builtin.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range reg.Groups() {
+		if !slices.Contains(builtin.ReservedGroups(), g.Name) {
+			t.Errorf("group %s is built in but not reserved", g.Name)
+		}
+	}
+}
+
+func TestRBACResources(t *testing.T) {
+	reg, err := schemas.LoadFS(builtin.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct {
+		kind  string
+		scope schemas.Scope
+	}{
+		"roles":               {"Role", schemas.Namespaced},
+		"rolebindings":        {"RoleBinding", schemas.Namespaced},
+		"clusterroles":        {"ClusterRole", schemas.Cluster},
+		"clusterrolebindings": {"ClusterRoleBinding", schemas.Cluster},
+	}
+	for plural, want := range tests {
+		t.Run(plural, func(t *testing.T) {
+			rv := reg.Lookup("rbac.authorization.k8s.io", "v1", plural)
+			if rv == nil {
+				t.Fatalf("rbac.authorization.k8s.io/v1 %s is not served", plural)
+			}
+			res := rv.Resource
+			if res.Kind != want.kind || res.Scope != want.scope || res.ListKind != want.kind+"List" {
+				t.Errorf("got kind %s, list kind %s, scope %s; want %s, %sList, %s",
+					res.Kind, res.ListKind, res.Scope, want.kind, want.kind, want.scope)
+			}
+			if !rv.Storage || rv.StatusSubresource {
+				t.Errorf("storage %v, status subresource %v: want a storage version without status", rv.Storage, rv.StatusSubresource)
+			}
+		})
+	}
+	if n := len(reg.Resources()); n != len(tests) {
+		t.Errorf("%d built-in resources, want %d", n, len(tests))
+	}
+}

@@ -1,0 +1,47 @@
+// Package builtin holds the schema files of the API groups built into
+// specd, in specd's own format (docs/schema-format.md): the kinds that
+// kube-apiserver serves and that specd serves as resources like any other,
+// stored in etcd, watched and validated by their schema. They enter the
+// same Registry as the user's schema files (Schemas, for a
+// schemas.Loader), and a user's
+// file may not declare one of their groups (ReservedGroups).
+//
+// Files are laid out as <group>/<version>.yaml; problems in them are
+// reported under the name "builtin/<group>/<version>.yaml".
+package builtin
+
+import (
+	"embed"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// FS holds the built-in schema files.
+//
+//go:embed */*.yaml
+var FS embed.FS
+
+// Name is the directory name problems in FS's files are reported under.
+const Name = "builtin"
+
+// reservedGroups are the groups that user schema files may not declare:
+// the groups of FS's files, and those specd serves in code
+// (authentication.k8s.io and authorization.k8s.io reviews).
+var reservedGroups = []string{
+	"authentication.k8s.io",
+	"authorization.k8s.io",
+	"rbac.authorization.k8s.io",
+}
+
+// ReservedGroups returns the API groups that user schema files may not
+// declare, sorted.
+func ReservedGroups() []string {
+	return append([]string(nil), reservedGroups...)
+}
+
+// Schemas is the built-in files for a schemas.Loader (and
+// serving.Config.Builtin): loaded before the user's, their groups and
+// ReservedGroups closed to the user's files.
+func Schemas() schemas.Builtin {
+	return schemas.Builtin{FS: FS, Name: Name, Reserved: ReservedGroups()}
+}
