@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericrequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/plugins/hook"
@@ -233,6 +234,7 @@ func (a admitter) callDefault(ctx context.Context, h *schemas.Hooks, ar hook.Adm
 	if a.admission == nil {
 		return nil, errNoPlugins
 	}
+	ar.UserInfo = requestUser(ctx)
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
 	out, err := a.admission.Default(ctx, h.Default, ar)
@@ -247,9 +249,21 @@ func (a admitter) callValidate(ctx context.Context, h *schemas.Hooks, ar hook.Ad
 	if a.admission == nil {
 		return nil, errNoPlugins
 	}
+	ar.UserInfo = requestUser(ctx)
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
 	return a.admission.Validate(ctx, h.Validate, ar)
+}
+
+// requestUser is the user that the server's authentication (or a
+// plugin's callback) put in ctx, as admission plugins are told it; the
+// zero UserInfo when there is none, as with authentication off.
+func requestUser(ctx context.Context) hook.UserInfo {
+	u, ok := genericrequest.UserFrom(ctx)
+	if !ok || u == nil {
+		return hook.UserInfo{}
+	}
+	return hook.UserInfo{Username: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}
 }
 
 // errNoPlugins answers a hook call of a Store made without Admission.

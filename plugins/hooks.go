@@ -77,7 +77,23 @@ func admissionProto(req hook.AdmissionRequest) *pluginv1.AdmissionRequest {
 		Group: req.Group, Version: req.Version, Kind: req.Kind, Resource: req.Resource,
 		Namespace: req.Namespace, Name: req.Name, Operation: req.Operation, Subresource: req.Subresource,
 		Object: req.Object, OldObject: req.OldObject, DryRun: req.DryRun,
+		UserInfo: userInfoProto(req.UserInfo),
 	}
+}
+
+// userInfoProto is u as the protocol carries it; nil for no user.
+func userInfoProto(u hook.UserInfo) *pluginv1.UserInfo {
+	if u.Username == "" && u.UID == "" && len(u.Groups) == 0 && len(u.Extra) == 0 {
+		return nil
+	}
+	out := &pluginv1.UserInfo{Username: u.Username, Uid: u.UID, Groups: u.Groups}
+	for k, v := range u.Extra {
+		if out.Extra == nil {
+			out.Extra = map[string]*pluginv1.ExtraValue{}
+		}
+		out.Extra[k] = &pluginv1.ExtraValue{Values: v}
+	}
+	return out
 }
 
 // call runs one hook on the plugin's running instance and counts it.

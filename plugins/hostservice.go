@@ -9,16 +9,27 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/endpoints/request"
+
 	"github.com/specd-io/specd/plugins/hook"
 	pluginv1 "github.com/specd-io/specd/plugins/proto/specd/plugin/v1"
 )
 
 // hostService serves Callbacks to one plugin over the broker. A failed call
 // is answered, not returned as a gRPC error: the response carries the
-// Kubernetes Status, so the plugin sees code and reason.
+// Kubernetes Status, so the plugin sees code and reason. Every call carries
+// the plugin's own user in its context (request.WithUser), so that
+// authorization, admission and audit see who acts.
 type hostService struct {
 	pluginv1.UnimplementedHostServer
-	cb hook.Callbacks
+	cb   hook.Callbacks
+	user user.Info
+}
+
+// as is ctx with the plugin's user.
+func (s *hostService) as(ctx context.Context) context.Context {
+	return request.WithUser(ctx, s.user)
 }
 
 func ref(r *pluginv1.ResourceRef) hook.ResourceRef {
@@ -29,42 +40,42 @@ func (s *hostService) Get(ctx context.Context, req *pluginv1.GetRequest) (*plugi
 	if s.cb == nil {
 		return unavailable(), nil
 	}
-	return respond(s.cb.Get(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetName()))
+	return respond(s.cb.Get(s.as(ctx), ref(req.GetResource()), req.GetNamespace(), req.GetName()))
 }
 
 func (s *hostService) List(ctx context.Context, req *pluginv1.ListRequest) (*pluginv1.ObjectResponse, error) {
 	if s.cb == nil {
 		return unavailable(), nil
 	}
-	return respond(s.cb.List(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetLabelSelector()))
+	return respond(s.cb.List(s.as(ctx), ref(req.GetResource()), req.GetNamespace(), req.GetLabelSelector()))
 }
 
 func (s *hostService) Create(ctx context.Context, req *pluginv1.CreateRequest) (*pluginv1.ObjectResponse, error) {
 	if s.cb == nil {
 		return unavailable(), nil
 	}
-	return respond(s.cb.Create(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetObject()))
+	return respond(s.cb.Create(s.as(ctx), ref(req.GetResource()), req.GetNamespace(), req.GetObject()))
 }
 
 func (s *hostService) Update(ctx context.Context, req *pluginv1.UpdateRequest) (*pluginv1.ObjectResponse, error) {
 	if s.cb == nil {
 		return unavailable(), nil
 	}
-	return respond(s.cb.Update(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetName(), req.GetObject()))
+	return respond(s.cb.Update(s.as(ctx), ref(req.GetResource()), req.GetNamespace(), req.GetName(), req.GetObject()))
 }
 
 func (s *hostService) UpdateStatus(ctx context.Context, req *pluginv1.UpdateRequest) (*pluginv1.ObjectResponse, error) {
 	if s.cb == nil {
 		return unavailable(), nil
 	}
-	return respond(s.cb.UpdateStatus(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetName(), req.GetObject()))
+	return respond(s.cb.UpdateStatus(s.as(ctx), ref(req.GetResource()), req.GetNamespace(), req.GetName(), req.GetObject()))
 }
 
 func (s *hostService) Patch(ctx context.Context, req *pluginv1.PatchRequest) (*pluginv1.ObjectResponse, error) {
 	if s.cb == nil {
 		return unavailable(), nil
 	}
-	return respond(s.cb.Patch(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetName(),
+	return respond(s.cb.Patch(s.as(ctx), ref(req.GetResource()), req.GetNamespace(), req.GetName(),
 		req.GetPatchType(), req.GetPatch(), req.GetSubresource()))
 }
 
@@ -72,7 +83,7 @@ func (s *hostService) Delete(ctx context.Context, req *pluginv1.DeleteRequest) (
 	if s.cb == nil {
 		return unavailable(), nil
 	}
-	err := s.cb.Delete(ctx, ref(req.GetResource()), req.GetNamespace(), req.GetName(), req.GetPropagationPolicy())
+	err := s.cb.Delete(s.as(ctx), ref(req.GetResource()), req.GetNamespace(), req.GetName(), req.GetPropagationPolicy())
 	return respond(nil, err)
 }
 

@@ -12,8 +12,10 @@ import (
 
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/specd-io/specd/plugins/hook"
+	"github.com/specd-io/specd/plugins/identity"
 	pluginv1 "github.com/specd-io/specd/plugins/proto/specd/plugin/v1"
 )
 
@@ -59,7 +61,8 @@ type dispensed struct {
 // on.
 type hostPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	cb hook.Callbacks
+	cb   hook.Callbacks
+	user user.Info // the plugin's own, on every callback
 }
 
 func (p *hostPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
@@ -70,7 +73,7 @@ func (p *hostPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, co
 	id := broker.NextId()
 	go broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
 		s := grpc.NewServer(opts...)
-		pluginv1.RegisterHostServer(s, &hostService{cb: p.cb})
+		pluginv1.RegisterHostServer(s, &hostService{cb: p.cb, user: p.user})
 		return s
 	})
 	return &dispensed{rpc: pluginv1.NewPluginClient(conn), brokerID: id}, nil
@@ -85,7 +88,7 @@ func (h *Host) startInstance(name, path string) (*instance, error) {
 	note := &exitNote{}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginv1.Handshake,
-		Plugins:          plugin.PluginSet{pluginv1.PluginName: &hostPlugin{cb: h.cfg.Callbacks}},
+		Plugins:          plugin.PluginSet{pluginv1.PluginName: &hostPlugin{cb: h.cfg.Callbacks, user: identity.User(name)}},
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           &hclogger{l: logger, exit: note.set},

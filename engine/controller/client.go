@@ -19,9 +19,15 @@ import (
 // recorded in managedFields as the ClientFieldManager's. Every error is a
 // *apierrors.StatusError, so a plugin gets the code and reason a REST
 // client would.
+//
+// With an Authorizer (WithAuthorizer), every call is first authorized for
+// the user in its context, which the plugin host sets to the plugin's own
+// (system:plugin:NAME); the same context carries the user on into the
+// Store, so that admission plugins and audit see who wrote.
 type Client struct {
 	store    engine.Objects
 	registry func() *schemas.Registry
+	authz    Authorizer // nil: allow everything
 }
 
 // ClientFieldManager names reconcilers' writes in managedFields.
@@ -33,8 +39,13 @@ func NewClient(store engine.Objects, registry func() *schemas.Registry) *Client 
 	return &Client{store: store, registry: registry}
 }
 
-// lookup finds the served resource r names, as the server routes a URL.
-func (c *Client) lookup(r hook.ResourceRef) (*schemas.ResourceVersion, error) {
+// lookup authorizes cl on r, then finds the served resource r names, as
+// the server authorizes a request and then routes its URL (so a call not
+// allowed is refused whether or not the resource exists).
+func (c *Client) lookup(ctx context.Context, r hook.ResourceRef, cl call) (*schemas.ResourceVersion, error) {
+	if err := c.authorize(ctx, r, cl); err != nil {
+		return nil, err
+	}
 	if rv := c.registry().Lookup(r.Group, r.Version, r.Resource); rv != nil {
 		return rv, nil
 	}
@@ -46,7 +57,7 @@ func writeOpts() engine.WriteOptions { return engine.WriteOptions{FieldManager: 
 
 // Get returns one object.
 func (c *Client) Get(ctx context.Context, r hook.ResourceRef, namespace, name string) ([]byte, error) {
-	rv, err := c.lookup(r)
+	rv, err := c.lookup(ctx, r, call{verb: "get", namespace: namespace, name: name})
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +68,7 @@ func (c *Client) Get(ctx context.Context, r hook.ResourceRef, namespace, name st
 // List returns a <Kind>List of the objects in namespace ("" for all) that
 // match labelSelector.
 func (c *Client) List(ctx context.Context, r hook.ResourceRef, namespace, labelSelector string) ([]byte, error) {
-	rv, err := c.lookup(r)
+	rv, err := c.lookup(ctx, r, call{verb: "list", namespace: namespace})
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +82,7 @@ func (c *Client) List(ctx context.Context, r hook.ResourceRef, namespace, labelS
 
 // Create stores a new object.
 func (c *Client) Create(ctx context.Context, r hook.ResourceRef, namespace string, obj []byte) ([]byte, error) {
-	rv, err := c.lookup(r)
+	rv, err := c.lookup(ctx, r, call{verb: "create", namespace: namespace})
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +92,7 @@ func (c *Client) Create(ctx context.Context, r hook.ResourceRef, namespace strin
 
 // Update replaces an object; obj carries its resourceVersion.
 func (c *Client) Update(ctx context.Context, r hook.ResourceRef, namespace, name string, obj []byte) ([]byte, error) {
-	rv, err := c.lookup(r)
+	rv, err := c.lookup(ctx, r, call{verb: "update", namespace: namespace, name: name})
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +102,7 @@ func (c *Client) Update(ctx context.Context, r hook.ResourceRef, namespace, name
 
 // UpdateStatus replaces an object's status.
 func (c *Client) UpdateStatus(ctx context.Context, r hook.ResourceRef, namespace, name string, obj []byte) ([]byte, error) {
-	rv, err := c.lookup(r)
+	rv, err := c.lookup(ctx, r, call{verb: "update", namespace: namespace, name: name, sub: "status"})
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +115,7 @@ func (c *Client) UpdateStatus(ctx context.Context, r hook.ResourceRef, namespace
 // as kubectl --type takes it (merge, json, apply). An apply takes the
 // fields it sets from other managers (force).
 func (c *Client) Patch(ctx context.Context, r hook.ResourceRef, namespace, name, patchType string, patch []byte, subresource string) ([]byte, error) {
-	rv, err := c.lookup(r)
+	rv, err := c.lookup(ctx, r, call{verb: "patch", namespace: namespace, name: name, sub: subresource})
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +136,7 @@ func (c *Client) Patch(ctx context.Context, r hook.ResourceRef, namespace, name,
 // Delete deletes an object; propagationPolicy is Background (when
 // empty), Foreground or Orphan.
 func (c *Client) Delete(ctx context.Context, r hook.ResourceRef, namespace, name, propagationPolicy string) error {
-	rv, err := c.lookup(r)
+	rv, err := c.lookup(ctx, r, call{verb: "delete", namespace: namespace, name: name})
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,17 @@ type AdmissionRequest struct {
 	Object    []byte
 	OldObject []byte
 	DryRun    bool
+	// UserInfo is who asked for the write, as Kubernetes admission tells
+	// it; its zero value when the request carried no user.
+	UserInfo UserInfo
+}
+
+// UserInfo is an authenticated user, as k8s.io/api/authentication/v1
+// UserInfo describes one.
+type UserInfo struct {
+	Username, UID string
+	Groups        []string
+	Extra         map[string][]string
 }
 
 // FieldError is one problem a validation plugin found. Type is a

@@ -26,6 +26,20 @@ type AdmissionRequest struct {
 	// DryRun is true when nothing will be stored: a function must then
 	// have no side effects.
 	DryRun bool
+	// UserInfo is who asked for the write, as Kubernetes admission tells
+	// it. A reconciling plugin's own writes come as "system:plugin:<name>".
+	// It is empty when specd serves without authentication.
+	UserInfo UserInfo
+}
+
+// UserInfo is an authenticated user, as Kubernetes describes one.
+type UserInfo struct {
+	Username string
+	UID      string
+	Groups   []string
+	// Extra is what the authenticator knows beyond name and groups, as
+	// OIDC claims or the scopes of a token.
+	Extra map[string][]string
 }
 
 // ReconcileRequest is what a reconciling function gets: the object as it is

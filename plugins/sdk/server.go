@@ -181,7 +181,7 @@ func admissionRequest(req *pluginv1.AdmissionRequest) (*AdmissionRequest, error)
 		Group: req.GetGroup(), Version: req.GetVersion(), Kind: req.GetKind(), Resource: req.GetResource(),
 		Namespace: req.GetNamespace(), Name: req.GetName(), Operation: Operation(req.GetOperation()),
 		Subresource: req.GetSubresource(),
-		Object:      obj, DryRun: req.GetDryRun(),
+		Object:      obj, DryRun: req.GetDryRun(), UserInfo: userInfo(req.GetUserInfo()),
 	}
 	if len(req.GetOldObject()) > 0 {
 		if areq.OldObject, err = ParseObject(req.GetOldObject()); err != nil {
@@ -189,6 +189,22 @@ func admissionRequest(req *pluginv1.AdmissionRequest) (*AdmissionRequest, error)
 		}
 	}
 	return areq, nil
+}
+
+// userInfo is the request's user; the zero UserInfo when the host sent
+// none.
+func userInfo(u *pluginv1.UserInfo) UserInfo {
+	if u == nil {
+		return UserInfo{}
+	}
+	out := UserInfo{Username: u.GetUsername(), UID: u.GetUid(), Groups: u.GetGroups()}
+	for k, v := range u.GetExtra() {
+		if out.Extra == nil {
+			out.Extra = map[string][]string{}
+		}
+		out.Extra[k] = v.GetValues()
+	}
+	return out
 }
 
 // protect turns a panic in a plugin author's function into an error, so

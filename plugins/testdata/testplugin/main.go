@@ -23,7 +23,9 @@ func main() {
 	)
 }
 
-// act does what spec.action asks before the hook does its work.
+// act does what spec.action asks before the hook does its work; the
+// validator also answers "whoami" with the request's user as a field
+// error.
 func act(obj *sdk.Object) error {
 	switch obj.String("spec.action") {
 	case "crash":
@@ -67,6 +69,10 @@ func validateWidget(_ context.Context, req *sdk.AdmissionRequest) (sdk.FieldErro
 	}
 	if req.Object.Int("spec.size") < 0 {
 		errs = append(errs, sdk.Invalid("spec.size", req.Object.Int("spec.size"), "must be at least 0"))
+	}
+	if req.Object.String("spec.action") == "whoami" {
+		u := req.UserInfo
+		errs = append(errs, sdk.Forbidden("metadata", fmt.Sprintf("user=%s uid=%s groups=%v extra=%v", u.Username, u.UID, u.Groups, u.Extra)))
 	}
 	return errs, nil
 }

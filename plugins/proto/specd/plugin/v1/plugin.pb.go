@@ -227,7 +227,13 @@ type AdmissionRequest struct {
 	DryRun    bool   `protobuf:"varint,10,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
 	// "status" or "scale" for a write to that subresource, as Kubernetes
 	// admission reports it; empty for the object itself.
-	Subresource   string `protobuf:"bytes,11,opt,name=subresource,proto3" json:"subresource,omitempty"`
+	Subresource string `protobuf:"bytes,11,opt,name=subresource,proto3" json:"subresource,omitempty"`
+	// Who asked for the write, as authenticated (and impersonated): the
+	// user_info of a Kubernetes AdmissionRequest. A reconciling plugin's own
+	// writes are made as the user "system:plugin:<name>". Unset when specd
+	// serves without authentication; hosts older than this field never set
+	// it.
+	UserInfo      *UserInfo `protobuf:"bytes,12,opt,name=user_info,json=userInfo,proto3" json:"user_info,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -339,6 +345,128 @@ func (x *AdmissionRequest) GetSubresource() string {
 	return ""
 }
 
+func (x *AdmissionRequest) GetUserInfo() *UserInfo {
+	if x != nil {
+		return x.UserInfo
+	}
+	return nil
+}
+
+// UserInfo is a user as Kubernetes authentication describes one
+// (k8s.io/api/authentication/v1 UserInfo).
+type UserInfo struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	Uid           string                 `protobuf:"bytes,2,opt,name=uid,proto3" json:"uid,omitempty"`
+	Groups        []string               `protobuf:"bytes,3,rep,name=groups,proto3" json:"groups,omitempty"`
+	Extra         map[string]*ExtraValue `protobuf:"bytes,4,rep,name=extra,proto3" json:"extra,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserInfo) Reset() {
+	*x = UserInfo{}
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserInfo) ProtoMessage() {}
+
+func (x *UserInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserInfo.ProtoReflect.Descriptor instead.
+func (*UserInfo) Descriptor() ([]byte, []int) {
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *UserInfo) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *UserInfo) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *UserInfo) GetGroups() []string {
+	if x != nil {
+		return x.Groups
+	}
+	return nil
+}
+
+func (x *UserInfo) GetExtra() map[string]*ExtraValue {
+	if x != nil {
+		return x.Extra
+	}
+	return nil
+}
+
+// ExtraValue is the values of one UserInfo extra key.
+type ExtraValue struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        []string               `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExtraValue) Reset() {
+	*x = ExtraValue{}
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExtraValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExtraValue) ProtoMessage() {}
+
+func (x *ExtraValue) ProtoReflect() protoreflect.Message {
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExtraValue.ProtoReflect.Descriptor instead.
+func (*ExtraValue) Descriptor() ([]byte, []int) {
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ExtraValue) GetValues() []string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 type DefaultResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The whole defaulted object, JSON.
@@ -349,7 +477,7 @@ type DefaultResponse struct {
 
 func (x *DefaultResponse) Reset() {
 	*x = DefaultResponse{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -361,7 +489,7 @@ func (x *DefaultResponse) String() string {
 func (*DefaultResponse) ProtoMessage() {}
 
 func (x *DefaultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -374,7 +502,7 @@ func (x *DefaultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DefaultResponse.ProtoReflect.Descriptor instead.
 func (*DefaultResponse) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DefaultResponse) GetObject() []byte {
@@ -393,7 +521,7 @@ type ValidateResponse struct {
 
 func (x *ValidateResponse) Reset() {
 	*x = ValidateResponse{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -405,7 +533,7 @@ func (x *ValidateResponse) String() string {
 func (*ValidateResponse) ProtoMessage() {}
 
 func (x *ValidateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -418,7 +546,7 @@ func (x *ValidateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateResponse.ProtoReflect.Descriptor instead.
 func (*ValidateResponse) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ValidateResponse) GetErrors() []*FieldError {
@@ -447,7 +575,7 @@ type FieldError struct {
 
 func (x *FieldError) Reset() {
 	*x = FieldError{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -459,7 +587,7 @@ func (x *FieldError) String() string {
 func (*FieldError) ProtoMessage() {}
 
 func (x *FieldError) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -472,7 +600,7 @@ func (x *FieldError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldError.ProtoReflect.Descriptor instead.
 func (*FieldError) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *FieldError) GetType() string {
@@ -520,7 +648,7 @@ type ReconcileRequest struct {
 
 func (x *ReconcileRequest) Reset() {
 	*x = ReconcileRequest{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -532,7 +660,7 @@ func (x *ReconcileRequest) String() string {
 func (*ReconcileRequest) ProtoMessage() {}
 
 func (x *ReconcileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -545,7 +673,7 @@ func (x *ReconcileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReconcileRequest.ProtoReflect.Descriptor instead.
 func (*ReconcileRequest) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ReconcileRequest) GetGroup() string {
@@ -616,7 +744,7 @@ type ReconcileResponse struct {
 
 func (x *ReconcileResponse) Reset() {
 	*x = ReconcileResponse{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -628,7 +756,7 @@ func (x *ReconcileResponse) String() string {
 func (*ReconcileResponse) ProtoMessage() {}
 
 func (x *ReconcileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -641,7 +769,7 @@ func (x *ReconcileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReconcileResponse.ProtoReflect.Descriptor instead.
 func (*ReconcileResponse) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ReconcileResponse) GetRequeueAfterMs() int64 {
@@ -685,7 +813,7 @@ type ResourceRef struct {
 
 func (x *ResourceRef) Reset() {
 	*x = ResourceRef{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -697,7 +825,7 @@ func (x *ResourceRef) String() string {
 func (*ResourceRef) ProtoMessage() {}
 
 func (x *ResourceRef) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -710,7 +838,7 @@ func (x *ResourceRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceRef.ProtoReflect.Descriptor instead.
 func (*ResourceRef) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ResourceRef) GetGroup() string {
@@ -745,7 +873,7 @@ type GetRequest struct {
 
 func (x *GetRequest) Reset() {
 	*x = GetRequest{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -757,7 +885,7 @@ func (x *GetRequest) String() string {
 func (*GetRequest) ProtoMessage() {}
 
 func (x *GetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -770,7 +898,7 @@ func (x *GetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRequest.ProtoReflect.Descriptor instead.
 func (*GetRequest) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetRequest) GetResource() *ResourceRef {
@@ -806,7 +934,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -818,7 +946,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -831,7 +959,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListRequest) GetResource() *ResourceRef {
@@ -866,7 +994,7 @@ type CreateRequest struct {
 
 func (x *CreateRequest) Reset() {
 	*x = CreateRequest{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -878,7 +1006,7 @@ func (x *CreateRequest) String() string {
 func (*CreateRequest) ProtoMessage() {}
 
 func (x *CreateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -891,7 +1019,7 @@ func (x *CreateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRequest.ProtoReflect.Descriptor instead.
 func (*CreateRequest) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateRequest) GetResource() *ResourceRef {
@@ -927,7 +1055,7 @@ type UpdateRequest struct {
 
 func (x *UpdateRequest) Reset() {
 	*x = UpdateRequest{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -939,7 +1067,7 @@ func (x *UpdateRequest) String() string {
 func (*UpdateRequest) ProtoMessage() {}
 
 func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -952,7 +1080,7 @@ func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRequest) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *UpdateRequest) GetResource() *ResourceRef {
@@ -1000,7 +1128,7 @@ type PatchRequest struct {
 
 func (x *PatchRequest) Reset() {
 	*x = PatchRequest{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1012,7 +1140,7 @@ func (x *PatchRequest) String() string {
 func (*PatchRequest) ProtoMessage() {}
 
 func (x *PatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1025,7 +1153,7 @@ func (x *PatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PatchRequest.ProtoReflect.Descriptor instead.
 func (*PatchRequest) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PatchRequest) GetResource() *ResourceRef {
@@ -1083,7 +1211,7 @@ type DeleteRequest struct {
 
 func (x *DeleteRequest) Reset() {
 	*x = DeleteRequest{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1095,7 +1223,7 @@ func (x *DeleteRequest) String() string {
 func (*DeleteRequest) ProtoMessage() {}
 
 func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1108,7 +1236,7 @@ func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRequest) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DeleteRequest) GetResource() *ResourceRef {
@@ -1151,7 +1279,7 @@ type ObjectResponse struct {
 
 func (x *ObjectResponse) Reset() {
 	*x = ObjectResponse{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1163,7 +1291,7 @@ func (x *ObjectResponse) String() string {
 func (*ObjectResponse) ProtoMessage() {}
 
 func (x *ObjectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1176,7 +1304,7 @@ func (x *ObjectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ObjectResponse.ProtoReflect.Descriptor instead.
 func (*ObjectResponse) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ObjectResponse) GetObject() []byte {
@@ -1208,7 +1336,7 @@ const file_specd_plugin_v1_plugin_proto_rawDesc = "" +
 	"\adefault\x18\x03 \x01(\bR\adefault\x12\x1a\n" +
 	"\bvalidate\x18\x04 \x01(\bR\bvalidate\x12\x1c\n" +
 	"\treconcile\x18\x05 \x01(\bR\treconcile\x12\x1c\n" +
-	"\tfinalizer\x18\x06 \x01(\tR\tfinalizer\"\xb4\x02\n" +
+	"\tfinalizer\x18\x06 \x01(\tR\tfinalizer\"\xec\x02\n" +
 	"\x10AdmissionRequest\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
@@ -1222,7 +1350,20 @@ const file_specd_plugin_v1_plugin_proto_rawDesc = "" +
 	"old_object\x18\t \x01(\fR\toldObject\x12\x17\n" +
 	"\adry_run\x18\n" +
 	" \x01(\bR\x06dryRun\x12 \n" +
-	"\vsubresource\x18\v \x01(\tR\vsubresource\")\n" +
+	"\vsubresource\x18\v \x01(\tR\vsubresource\x126\n" +
+	"\tuser_info\x18\f \x01(\v2\x19.specd.plugin.v1.UserInfoR\buserInfo\"\xe3\x01\n" +
+	"\bUserInfo\x12\x1a\n" +
+	"\busername\x18\x01 \x01(\tR\busername\x12\x10\n" +
+	"\x03uid\x18\x02 \x01(\tR\x03uid\x12\x16\n" +
+	"\x06groups\x18\x03 \x03(\tR\x06groups\x12:\n" +
+	"\x05extra\x18\x04 \x03(\v2$.specd.plugin.v1.UserInfo.ExtraEntryR\x05extra\x1aU\n" +
+	"\n" +
+	"ExtraEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x121\n" +
+	"\x05value\x18\x02 \x01(\v2\x1b.specd.plugin.v1.ExtraValueR\x05value:\x028\x01\"$\n" +
+	"\n" +
+	"ExtraValue\x12\x16\n" +
+	"\x06values\x18\x01 \x03(\tR\x06values\")\n" +
 	"\x0fDefaultResponse\x12\x16\n" +
 	"\x06object\x18\x01 \x01(\fR\x06object\"G\n" +
 	"\x10ValidateResponse\x123\n" +
@@ -1310,62 +1451,68 @@ func file_specd_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_specd_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_specd_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_specd_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_specd_plugin_v1_plugin_proto_goTypes = []any{
 	(*DescribeRequest)(nil),   // 0: specd.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),  // 1: specd.plugin.v1.DescribeResponse
 	(*KindHooks)(nil),         // 2: specd.plugin.v1.KindHooks
 	(*AdmissionRequest)(nil),  // 3: specd.plugin.v1.AdmissionRequest
-	(*DefaultResponse)(nil),   // 4: specd.plugin.v1.DefaultResponse
-	(*ValidateResponse)(nil),  // 5: specd.plugin.v1.ValidateResponse
-	(*FieldError)(nil),        // 6: specd.plugin.v1.FieldError
-	(*ReconcileRequest)(nil),  // 7: specd.plugin.v1.ReconcileRequest
-	(*ReconcileResponse)(nil), // 8: specd.plugin.v1.ReconcileResponse
-	(*ResourceRef)(nil),       // 9: specd.plugin.v1.ResourceRef
-	(*GetRequest)(nil),        // 10: specd.plugin.v1.GetRequest
-	(*ListRequest)(nil),       // 11: specd.plugin.v1.ListRequest
-	(*CreateRequest)(nil),     // 12: specd.plugin.v1.CreateRequest
-	(*UpdateRequest)(nil),     // 13: specd.plugin.v1.UpdateRequest
-	(*PatchRequest)(nil),      // 14: specd.plugin.v1.PatchRequest
-	(*DeleteRequest)(nil),     // 15: specd.plugin.v1.DeleteRequest
-	(*ObjectResponse)(nil),    // 16: specd.plugin.v1.ObjectResponse
+	(*UserInfo)(nil),          // 4: specd.plugin.v1.UserInfo
+	(*ExtraValue)(nil),        // 5: specd.plugin.v1.ExtraValue
+	(*DefaultResponse)(nil),   // 6: specd.plugin.v1.DefaultResponse
+	(*ValidateResponse)(nil),  // 7: specd.plugin.v1.ValidateResponse
+	(*FieldError)(nil),        // 8: specd.plugin.v1.FieldError
+	(*ReconcileRequest)(nil),  // 9: specd.plugin.v1.ReconcileRequest
+	(*ReconcileResponse)(nil), // 10: specd.plugin.v1.ReconcileResponse
+	(*ResourceRef)(nil),       // 11: specd.plugin.v1.ResourceRef
+	(*GetRequest)(nil),        // 12: specd.plugin.v1.GetRequest
+	(*ListRequest)(nil),       // 13: specd.plugin.v1.ListRequest
+	(*CreateRequest)(nil),     // 14: specd.plugin.v1.CreateRequest
+	(*UpdateRequest)(nil),     // 15: specd.plugin.v1.UpdateRequest
+	(*PatchRequest)(nil),      // 16: specd.plugin.v1.PatchRequest
+	(*DeleteRequest)(nil),     // 17: specd.plugin.v1.DeleteRequest
+	(*ObjectResponse)(nil),    // 18: specd.plugin.v1.ObjectResponse
+	nil,                       // 19: specd.plugin.v1.UserInfo.ExtraEntry
 }
 var file_specd_plugin_v1_plugin_proto_depIdxs = []int32{
 	2,  // 0: specd.plugin.v1.DescribeResponse.kinds:type_name -> specd.plugin.v1.KindHooks
-	6,  // 1: specd.plugin.v1.ValidateResponse.errors:type_name -> specd.plugin.v1.FieldError
-	9,  // 2: specd.plugin.v1.GetRequest.resource:type_name -> specd.plugin.v1.ResourceRef
-	9,  // 3: specd.plugin.v1.ListRequest.resource:type_name -> specd.plugin.v1.ResourceRef
-	9,  // 4: specd.plugin.v1.CreateRequest.resource:type_name -> specd.plugin.v1.ResourceRef
-	9,  // 5: specd.plugin.v1.UpdateRequest.resource:type_name -> specd.plugin.v1.ResourceRef
-	9,  // 6: specd.plugin.v1.PatchRequest.resource:type_name -> specd.plugin.v1.ResourceRef
-	9,  // 7: specd.plugin.v1.DeleteRequest.resource:type_name -> specd.plugin.v1.ResourceRef
-	0,  // 8: specd.plugin.v1.Plugin.Describe:input_type -> specd.plugin.v1.DescribeRequest
-	3,  // 9: specd.plugin.v1.Plugin.Default:input_type -> specd.plugin.v1.AdmissionRequest
-	3,  // 10: specd.plugin.v1.Plugin.Validate:input_type -> specd.plugin.v1.AdmissionRequest
-	7,  // 11: specd.plugin.v1.Plugin.Reconcile:input_type -> specd.plugin.v1.ReconcileRequest
-	10, // 12: specd.plugin.v1.Host.Get:input_type -> specd.plugin.v1.GetRequest
-	11, // 13: specd.plugin.v1.Host.List:input_type -> specd.plugin.v1.ListRequest
-	12, // 14: specd.plugin.v1.Host.Create:input_type -> specd.plugin.v1.CreateRequest
-	13, // 15: specd.plugin.v1.Host.Update:input_type -> specd.plugin.v1.UpdateRequest
-	13, // 16: specd.plugin.v1.Host.UpdateStatus:input_type -> specd.plugin.v1.UpdateRequest
-	14, // 17: specd.plugin.v1.Host.Patch:input_type -> specd.plugin.v1.PatchRequest
-	15, // 18: specd.plugin.v1.Host.Delete:input_type -> specd.plugin.v1.DeleteRequest
-	1,  // 19: specd.plugin.v1.Plugin.Describe:output_type -> specd.plugin.v1.DescribeResponse
-	4,  // 20: specd.plugin.v1.Plugin.Default:output_type -> specd.plugin.v1.DefaultResponse
-	5,  // 21: specd.plugin.v1.Plugin.Validate:output_type -> specd.plugin.v1.ValidateResponse
-	8,  // 22: specd.plugin.v1.Plugin.Reconcile:output_type -> specd.plugin.v1.ReconcileResponse
-	16, // 23: specd.plugin.v1.Host.Get:output_type -> specd.plugin.v1.ObjectResponse
-	16, // 24: specd.plugin.v1.Host.List:output_type -> specd.plugin.v1.ObjectResponse
-	16, // 25: specd.plugin.v1.Host.Create:output_type -> specd.plugin.v1.ObjectResponse
-	16, // 26: specd.plugin.v1.Host.Update:output_type -> specd.plugin.v1.ObjectResponse
-	16, // 27: specd.plugin.v1.Host.UpdateStatus:output_type -> specd.plugin.v1.ObjectResponse
-	16, // 28: specd.plugin.v1.Host.Patch:output_type -> specd.plugin.v1.ObjectResponse
-	16, // 29: specd.plugin.v1.Host.Delete:output_type -> specd.plugin.v1.ObjectResponse
-	19, // [19:30] is the sub-list for method output_type
-	8,  // [8:19] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	4,  // 1: specd.plugin.v1.AdmissionRequest.user_info:type_name -> specd.plugin.v1.UserInfo
+	19, // 2: specd.plugin.v1.UserInfo.extra:type_name -> specd.plugin.v1.UserInfo.ExtraEntry
+	8,  // 3: specd.plugin.v1.ValidateResponse.errors:type_name -> specd.plugin.v1.FieldError
+	11, // 4: specd.plugin.v1.GetRequest.resource:type_name -> specd.plugin.v1.ResourceRef
+	11, // 5: specd.plugin.v1.ListRequest.resource:type_name -> specd.plugin.v1.ResourceRef
+	11, // 6: specd.plugin.v1.CreateRequest.resource:type_name -> specd.plugin.v1.ResourceRef
+	11, // 7: specd.plugin.v1.UpdateRequest.resource:type_name -> specd.plugin.v1.ResourceRef
+	11, // 8: specd.plugin.v1.PatchRequest.resource:type_name -> specd.plugin.v1.ResourceRef
+	11, // 9: specd.plugin.v1.DeleteRequest.resource:type_name -> specd.plugin.v1.ResourceRef
+	5,  // 10: specd.plugin.v1.UserInfo.ExtraEntry.value:type_name -> specd.plugin.v1.ExtraValue
+	0,  // 11: specd.plugin.v1.Plugin.Describe:input_type -> specd.plugin.v1.DescribeRequest
+	3,  // 12: specd.plugin.v1.Plugin.Default:input_type -> specd.plugin.v1.AdmissionRequest
+	3,  // 13: specd.plugin.v1.Plugin.Validate:input_type -> specd.plugin.v1.AdmissionRequest
+	9,  // 14: specd.plugin.v1.Plugin.Reconcile:input_type -> specd.plugin.v1.ReconcileRequest
+	12, // 15: specd.plugin.v1.Host.Get:input_type -> specd.plugin.v1.GetRequest
+	13, // 16: specd.plugin.v1.Host.List:input_type -> specd.plugin.v1.ListRequest
+	14, // 17: specd.plugin.v1.Host.Create:input_type -> specd.plugin.v1.CreateRequest
+	15, // 18: specd.plugin.v1.Host.Update:input_type -> specd.plugin.v1.UpdateRequest
+	15, // 19: specd.plugin.v1.Host.UpdateStatus:input_type -> specd.plugin.v1.UpdateRequest
+	16, // 20: specd.plugin.v1.Host.Patch:input_type -> specd.plugin.v1.PatchRequest
+	17, // 21: specd.plugin.v1.Host.Delete:input_type -> specd.plugin.v1.DeleteRequest
+	1,  // 22: specd.plugin.v1.Plugin.Describe:output_type -> specd.plugin.v1.DescribeResponse
+	6,  // 23: specd.plugin.v1.Plugin.Default:output_type -> specd.plugin.v1.DefaultResponse
+	7,  // 24: specd.plugin.v1.Plugin.Validate:output_type -> specd.plugin.v1.ValidateResponse
+	10, // 25: specd.plugin.v1.Plugin.Reconcile:output_type -> specd.plugin.v1.ReconcileResponse
+	18, // 26: specd.plugin.v1.Host.Get:output_type -> specd.plugin.v1.ObjectResponse
+	18, // 27: specd.plugin.v1.Host.List:output_type -> specd.plugin.v1.ObjectResponse
+	18, // 28: specd.plugin.v1.Host.Create:output_type -> specd.plugin.v1.ObjectResponse
+	18, // 29: specd.plugin.v1.Host.Update:output_type -> specd.plugin.v1.ObjectResponse
+	18, // 30: specd.plugin.v1.Host.UpdateStatus:output_type -> specd.plugin.v1.ObjectResponse
+	18, // 31: specd.plugin.v1.Host.Patch:output_type -> specd.plugin.v1.ObjectResponse
+	18, // 32: specd.plugin.v1.Host.Delete:output_type -> specd.plugin.v1.ObjectResponse
+	22, // [22:33] is the sub-list for method output_type
+	11, // [11:22] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_specd_plugin_v1_plugin_proto_init() }
@@ -1379,7 +1526,7 @@ func file_specd_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_specd_plugin_v1_plugin_proto_rawDesc), len(file_specd_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
