@@ -103,10 +103,20 @@ func (req *request) prepareCreateMeta(r *schemas.Resource, namespace string, now
 // apply, scale.
 func validateMeta(r *schemas.Resource, meta, old *metav1.ObjectMeta) field.ErrorList {
 	if old == nil {
-		return validation.ValidateObjectMeta(meta, r.Namespaced(), validation.NameIsDNSSubdomain, metadataPath)
+		return validation.ValidateObjectMeta(meta, r.Namespaced(), nameRule(r), metadataPath)
 	}
 	errs := validation.ValidateObjectMeta(meta, r.Namespaced(), path.ValidatePathSegmentName, metadataPath)
 	return distinct(append(errs, validation.ValidateObjectMetaUpdate(meta, old, metadataPath)...))
+}
+
+// nameRule is the rule for the names of r's new objects: a DNS subdomain
+// as for a custom resource, or what kube allows RBAC objects
+// (rbac/validation's ValidateRBACName), a path segment.
+func nameRule(r *schemas.Resource) validation.ValidateNameFunc {
+	if r.NameValidation == schemas.PathSegmentNames {
+		return path.ValidatePathSegmentName
+	}
+	return validation.NameIsDNSSubdomain
 }
 
 // distinct drops the repeated errors of errs: both validations check
