@@ -15,17 +15,18 @@ import (
 
 // bodyMediaType returns the media type of a request body: application/json
 // (also when no Content-Type is sent, as kube-apiserver assumes) or
-// application/yaml; anything else is a 415.
+// application/yaml, or protobuf for the built-in kinds; anything else is a
+// 415.
 func bodyMediaType(r *http.Request) (string, error) {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" || ct == contentTypeJSON {
 		return contentTypeJSON, nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && (mt == contentTypeJSON || mt == contentTypeYAML) {
+	if err == nil && (mt == contentTypeJSON || mt == contentTypeYAML || mt == contentTypeProtobuf) {
 		return mt, nil
 	}
-	return "", unsupportedMediaType("application/json, application/yaml")
+	return "", unsupportedMediaType("application/json, application/yaml, application/vnd.kubernetes.protobuf")
 }
 
 func unsupportedMediaType(accepted string) error {
@@ -47,7 +48,12 @@ func readBody(r *http.Request, mediaType string, limit int64) (body []byte, prob
 	if len(body) == 0 {
 		return nil, nil, badRequest("the request body is empty")
 	}
-	if mediaType != contentTypeYAML {
+	switch mediaType {
+	case contentTypeProtobuf:
+		body, err = protobufToJSON(body)
+		return body, nil, err
+	case contentTypeYAML:
+	default:
 		return body, nil, nil
 	}
 	// One parse in the usual case: the strict one, whose JSON is the
