@@ -17,16 +17,19 @@ import (
 // (also when no Content-Type is sent, as kube-apiserver assumes) or
 // application/yaml, or protobuf for the built-in kinds; anything else is a
 // 415.
-func bodyMediaType(r *http.Request) (string, error) {
+func bodyMediaType(r *http.Request, protobuf bool) (string, error) {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" || ct == contentTypeJSON {
 		return contentTypeJSON, nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && (mt == contentTypeJSON || mt == contentTypeYAML || mt == contentTypeProtobuf) {
+	if err == nil && (mt == contentTypeJSON || mt == contentTypeYAML || protobuf && mt == contentTypeProtobuf) {
 		return mt, nil
 	}
-	return "", unsupportedMediaType("application/json, application/yaml, application/vnd.kubernetes.protobuf")
+	if protobuf {
+		return "", unsupportedMediaType("application/json, application/yaml, " + contentTypeProtobuf)
+	}
+	return "", unsupportedMediaType("application/json, application/yaml")
 }
 
 func unsupportedMediaType(accepted string) error {

@@ -5,7 +5,10 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+
+	"github.com/specd-io/specd/schemas"
 )
 
 // contentTypeProtobuf is what client-go's typed clients (kubectl create
@@ -32,4 +35,11 @@ func protobufToJSON(body []byte) ([]byte, error) {
 	}
 	obj.GetObjectKind().SetGroupVersionKind(*gvk)
 	return json.Marshal(obj)
+}
+
+// hasProtobuf reports whether bodies of rv may be protobuf: rv is a
+// built-in kind with generated Go types.
+func hasProtobuf(rv *schemas.ResourceVersion) bool {
+	gvk := schema.GroupVersionKind{Group: rv.Resource.Group, Version: rv.Version, Kind: rv.Resource.Kind}
+	return protobufKinds.Recognizes(gvk)
 }

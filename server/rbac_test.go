@@ -5,12 +5,14 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/specd-io/specd/engine"
@@ -23,8 +25,8 @@ import (
 
 // startSpecdWithBuiltins serves the example schemas and the built-in
 // ones, as specd serve loads them, from a real engine with a watch cache
-// on an embedded etcd; it returns a dynamic client of the server.
-func startSpecdWithBuiltins(t *testing.T) dynamic.Interface {
+// on an embedded etcd; it returns the server's URL.
+func startSpecdWithBuiltins(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts etcd")
@@ -46,7 +48,12 @@ func startSpecdWithBuiltins(t *testing.T) dynamic.Interface {
 	srv.Config.RegisterOnShutdown(s.CloseWatches)
 	srv.Start()
 	t.Cleanup(srv.Close)
-	dc, err := dynamic.NewForConfig(&rest.Config{Host: srv.URL})
+	return srv.URL
+}
+
+func dynamicClientOf(t *testing.T, url string) dynamic.Interface {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(&rest.Config{Host: url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +75,7 @@ func rbacObject(kind, name string, fields map[string]any) *unstructured.Unstruct
 // TestRBACResources creates, lists and watches the built-in RBAC kinds
 // through the API, with kube's names (system:...) and shapes.
 func TestRBACResources(t *testing.T) {
-	dc := startSpecdWithBuiltins(t)
+	dc := dynamicClientOf(t, startSpecdWithBuiltins(t))
 	ctx := t.Context()
 	bindings := dc.Resource(rbacGVR("rolebindings")).Namespace("default")
 	w, err := bindings.Watch(ctx, metav1.ListOptions{})
@@ -109,7 +116,7 @@ func TestRBACResources(t *testing.T) {
 // TestRBACValidation: what kube's schema refuses is refused with a 422
 // naming the field.
 func TestRBACValidation(t *testing.T) {
-	dc := startSpecdWithBuiltins(t)
+	dc := dynamicClientOf(t, startSpecdWithBuiltins(t))
 	binding := rbacObject("ClusterRoleBinding", "bad", map[string]any{
 		"roleRef": map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
 	})
@@ -119,5 +126,24 @@ func TestRBACValidation(t *testing.T) {
 	}
 	if causes := err.(apierrors.APIStatus).Status().Details.Causes; len(causes) != 1 || causes[0].Field != "roleRef.kind" {
 		t.Errorf("causes %v, want one at roleRef.kind", causes)
+	}
+}
+
+// TestRBACProtobufBody: client-go's typed clients (kubectl create role)
+// send protobuf; specd reads it for the built-in kinds.
+func TestRBACProtobufBody(t *testing.T) {
+	cfg := &rest.Config{Host: startSpecdWithBuiltins(t), ContentConfig: rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf"}}
+	c, err := rbacclient.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "system:reader"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"shop.example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}}}
+	got, err := c.Roles("default").Create(t.Context(), role, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if got.UID == "" || len(got.Rules) != 1 || got.Rules[0].Resources[0] != "widgets" {
+		t.Errorf("created %+v", got)
 	}
 }
