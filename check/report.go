@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/builtin"
 )
 
 // Severity says how bad a problem or finding is.
@@ -66,11 +67,13 @@ func (r *Report) Failed() bool {
 	return false
 }
 
-// LoadSchemas loads dir. When it cannot be served the registry is nil and
-// every problem is added to r (a directory that cannot be read at all is
-// one problem naming the directory).
+// LoadSchemas loads dir with specd's built-in schema files, as specd
+// serve does, so that a file declaring a built-in group is reported. When
+// it cannot be served the registry is nil and every problem is added to r
+// (a directory that cannot be read at all is one problem naming the
+// directory).
 func (r *Report) LoadSchemas(dir string) *schemas.Registry {
-	reg, err := schemas.Load(dir)
+	reg, _, err := schemas.NewLoader(dir, builtin.Schemas()).Load()
 	if err != nil {
 		r.AddLoadError(err, dir)
 		return nil

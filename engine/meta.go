@@ -103,24 +103,21 @@ func (req *request) prepareCreateMeta(r *schemas.Resource, namespace string, now
 // apply, scale.
 func validateMeta(r *schemas.Resource, meta, old *metav1.ObjectMeta) field.ErrorList {
 	if old == nil {
-		return validation.ValidateObjectMeta(meta, r.Namespaced(), createNameRule(r), metadataPath)
+		return validation.ValidateObjectMeta(meta, r.Namespaced(), nameRule(r), metadataPath)
 	}
 	errs := validation.ValidateObjectMeta(meta, r.Namespaced(), path.ValidatePathSegmentName, metadataPath)
 	return distinct(append(errs, validation.ValidateObjectMetaUpdate(meta, old, metadataPath)...))
 }
 
-// createNameRule is the rule of a new object's name: a DNS subdomain, as
-// for a custom resource, but for the RBAC kinds, whose names are path
-// segments as kube-apiserver's ValidateRBACName has them (system:basic-user).
-func createNameRule(r *schemas.Resource) validation.ValidateNameFunc {
-	if r.Group == rbacGroup {
+// nameRule is the rule for the names of r's new objects: a DNS subdomain
+// as for a custom resource, or what kube allows RBAC objects
+// (rbac/validation's ValidateRBACName), a path segment.
+func nameRule(r *schemas.Resource) validation.ValidateNameFunc {
+	if r.NameValidation == schemas.PathSegmentNames {
 		return path.ValidatePathSegmentName
 	}
 	return validation.NameIsDNSSubdomain
 }
-
-// rbacGroup is the group of the RBAC kinds (schemas/builtin).
-const rbacGroup = "rbac.authorization.k8s.io"
 
 // distinct drops the repeated errors of errs: both validations check
 // labels, annotations and owner references, and one answer is enough.

@@ -105,14 +105,15 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 	ref := checkStorage(k, probs)
 	k.ref = ref
 	res := &Resource{
-		Group:      group,
-		Kind:       k.kind,
-		ListKind:   k.kind + "List",
-		Plural:     ref.plural,
-		Singular:   ref.singular,
-		ShortNames: ref.shortNames,
-		Categories: ref.categories,
-		Scope:      ref.scope,
+		Group:          group,
+		Kind:           k.kind,
+		ListKind:       k.kind + "List",
+		Plural:         ref.plural,
+		Singular:       ref.singular,
+		ShortNames:     ref.shortNames,
+		Categories:     ref.categories,
+		Scope:          ref.scope,
+		NameValidation: ref.nameValidation,
 	}
 	k.res = res
 	for i, r := range k.decls {

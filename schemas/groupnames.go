@@ -23,6 +23,9 @@ func checkSameNames(ref, r *resourceDecl, v string, probs *problems) {
 	if r.scope != ref.scope {
 		differ("scope", string(r.scope), string(ref.scope))
 	}
+	if r.nameValidation != ref.nameValidation {
+		differ("nameValidation", string(r.nameValidation), string(ref.nameValidation))
+	}
 	if !slices.Equal(r.shortNames, ref.shortNames) {
 		differ("shortNames", listString(r.shortNames), listString(ref.shortNames))
 	}

@@ -17,6 +17,20 @@ const (
 	Cluster    Scope = "Cluster"
 )
 
+// NameValidation is the rule an object's metadata.name must follow when
+// the object is created.
+type NameValidation string
+
+const (
+	// DNSSubdomainNames are lowercase DNS subdomains, as custom resources'
+	// names must be (the zero value means this too).
+	DNSSubdomainNames NameValidation = "DNSSubdomain"
+	// PathSegmentNames are any names that fit in a URL path segment (not
+	// "." or "..", no "/" or "%"), as kube-apiserver allows for RBAC
+	// roles and bindings ("system:discovery").
+	PathSegmentNames NameValidation = "PathSegment"
+)
+
 // Registry is one immutable snapshot of everything specd serves.
 type Registry struct {
 	groups  []*Group // sorted by name
@@ -59,6 +73,8 @@ type Resource struct {
 	ShortNames []string
 	Categories []string
 	Scope      Scope
+	// NameValidation is the rule for the names of new objects.
+	NameValidation NameValidation
 	// StorageVersion is the version objects are stored in (the hub).
 	StorageVersion string
 	// Versions are in the group's version priority order.

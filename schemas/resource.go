@@ -10,7 +10,7 @@ import (
 const resourceExt = "x-specd-resource"
 
 var resourceFields = []string{
-	"kind", "plural", "singular", "shortNames", "categories", "scope",
+	"kind", "plural", "singular", "shortNames", "categories", "scope", "nameValidation",
 	"storage", "served", "deprecated", "deprecationWarning", "conversion",
 	"subresources", "printerColumns", "selectableFields",
 }
@@ -25,6 +25,7 @@ type resourceDecl struct {
 	kind, plural, singular string
 	shortNames, categories []string
 	scope                  Scope
+	nameValidation         NameValidation
 	storage                *bool
 	served                 *bool
 	deprecated             bool
@@ -61,6 +62,7 @@ func decodeResource(d decoder, name string, s *openapi3.Schema, ext any) *resour
 	r.rv = &ResourceVersion{File: d.file, FileDigest: d.digest, Pointer: r.pointer, OpenAPI: withoutSpecdExtensions(s)}
 	kindOK := r.decodeNames(d, m, name)
 	r.decodeScope(d, m)
+	r.decodeNameValidation(d, m)
 	r.storage = d.boolean(m, "storage", r.ext)
 	r.decodeVersioning(d, m)
 	r.rv.StatusSubresource = decodeSubresources(d, m, r.ext)
@@ -139,6 +141,20 @@ func (r *resourceDecl) decodeScope(d decoder, m map[string]any) {
 		r.scope = Scope(s)
 	default:
 		d.probs.add(d.file, ptr(r.ext, "scope"), "scope %q: must be Namespaced or Cluster", s)
+	}
+}
+
+func (r *resourceDecl) decodeNameValidation(d decoder, m map[string]any) {
+	r.nameValidation = DNSSubdomainNames
+	s, ok := d.str(m, "nameValidation", r.ext)
+	if !ok {
+		return
+	}
+	switch NameValidation(s) {
+	case DNSSubdomainNames, PathSegmentNames:
+		r.nameValidation = NameValidation(s)
+	default:
+		d.probs.add(d.file, ptr(r.ext, "nameValidation"), "nameValidation %q: must be %s or %s", s, DNSSubdomainNames, PathSegmentNames)
 	}
 }
 

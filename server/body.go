@@ -15,15 +15,19 @@ import (
 
 // bodyMediaType returns the media type of a request body: application/json
 // (also when no Content-Type is sent, as kube-apiserver assumes) or
-// application/yaml; anything else is a 415.
-func bodyMediaType(r *http.Request) (string, error) {
+// application/yaml, or protobuf for the built-in kinds; anything else is a
+// 415.
+func bodyMediaType(r *http.Request, protobuf bool) (string, error) {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" || ct == contentTypeJSON {
 		return contentTypeJSON, nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && (mt == contentTypeJSON || mt == contentTypeYAML) {
+	if err == nil && (mt == contentTypeJSON || mt == contentTypeYAML || protobuf && mt == contentTypeProtobuf) {
 		return mt, nil
+	}
+	if protobuf {
+		return "", unsupportedMediaType("application/json, application/yaml, " + contentTypeProtobuf)
 	}
 	return "", unsupportedMediaType("application/json, application/yaml")
 }
@@ -47,7 +51,12 @@ func readBody(r *http.Request, mediaType string, limit int64) (body []byte, prob
 	if len(body) == 0 {
 		return nil, nil, badRequest("the request body is empty")
 	}
-	if mediaType != contentTypeYAML {
+	switch mediaType {
+	case contentTypeProtobuf:
+		body, err = protobufToJSON(body)
+		return body, nil, err
+	case contentTypeYAML:
+	default:
 		return body, nil, nil
 	}
 	// One parse in the usual case: the strict one, whose JSON is the

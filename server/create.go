@@ -1,10 +1,14 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/specd-io/specd/schemas"
+)
 
 // create serves POST on a collection: 201 and the stored object.
 func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
-	body, problems, enc, ok := s.readWrite(w, r)
+	body, problems, enc, ok := s.readWrite(w, r, t.rv)
 	if !ok {
 		return
 	}
@@ -27,13 +31,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 // readWrite does what every write does first, in kube-apiserver's order:
 // negotiate the response, check the body's media type (415), read it
 // within the size limit (413). ok is false when it has answered already.
-func (s *Server) readWrite(w http.ResponseWriter, r *http.Request) (body []byte, problems []error, enc encoding, ok bool) {
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, rv *schemas.ResourceVersion) (body []byte, problems []error, enc encoding, ok bool) {
 	enc, ok = negotiate(r, false)
 	if !ok {
 		notAcceptable(w)
 		return nil, nil, enc, false
 	}
-	mt, err := bodyMediaType(r)
+	mt, err := bodyMediaType(r, hasProtobuf(rv))
 	if err == nil {
 		body, problems, err = readBody(r, mt, s.cfg.MaxBodyBytes)
 	}

@@ -67,7 +67,7 @@ func deleteOptions(r *http.Request, limit int64) (engine.DeleteOptions, error) {
 	var opts engine.DeleteOptions
 	var body metav1.DeleteOptions
 	if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-		mt, err := bodyMediaType(r)
+		mt, err := bodyMediaType(r, false)
 		if err != nil {
 			return opts, err
 		}

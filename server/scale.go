@@ -74,7 +74,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t target) bo
 		s.writeObject(w, r, http.StatusOK, enc, obj)
 		return true
 	}
-	body, problems, enc, ok := s.readWrite(w, r)
+	body, problems, enc, ok := s.readWrite(w, r, t.rv)
 	if !ok {
 		return true
 	}

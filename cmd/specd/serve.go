@@ -29,6 +29,8 @@ import (
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/plugins"
+	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/builtin"
 	"github.com/specd-io/specd/schemas/serving"
 	"github.com/specd-io/specd/server"
 	"github.com/specd-io/specd/server/certs"
@@ -90,7 +92,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer out.host.Close()
-	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking,
+	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking,
 		Watch: !cfg.NoWatch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.host.CheckBindings}); err != nil {
 		return err
 	}

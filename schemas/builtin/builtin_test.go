@@ -47,6 +47,9 @@ func TestRBACResources(t *testing.T) {
 				t.Errorf("got kind %s, list kind %s, scope %s; want %s, %sList, %s",
 					res.Kind, res.ListKind, res.Scope, want.kind, want.kind, want.scope)
 			}
+			if res.NameValidation != schemas.PathSegmentNames {
+				t.Errorf("names are %s, want %s as kube's RBAC names (system:discovery)", res.NameValidation, schemas.PathSegmentNames)
+			}
 			if !rv.Storage || rv.StatusSubresource {
 				t.Errorf("storage %v, status subresource %v: want a storage version without status", rv.Storage, rv.StatusSubresource)
 			}

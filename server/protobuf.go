@@ -1,0 +1,45 @@
+package server
+
+import (
+	"encoding/json"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// contentTypeProtobuf is what client-go's typed clients (kubectl create
+// role, rolebinding...) send the built-in kinds as.
+const contentTypeProtobuf = "application/vnd.kubernetes.protobuf"
+
+// protobufKinds are the Go types of the built-in kinds whose protobuf
+// bodies specd reads. Only a body is decoded this way, once, to JSON;
+// objects are JSON from there on, as every other object is.
+var protobufKinds = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	if err := rbacv1.AddToScheme(s); err != nil {
+		panic(err) // registering generated types cannot fail
+	}
+	return s
+}()
+
+// protobufToJSON turns a protobuf body of a built-in kind into the JSON
+// kube would have read, apiVersion and kind included.
+func protobufToJSON(body []byte) ([]byte, error) {
+	obj, gvk, err := protobuf.NewSerializer(protobufKinds, protobufKinds).Decode(body, nil, nil)
+	if err != nil {
+		return nil, badRequest("the request body is not a protobuf object of a built-in kind: %v", err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(*gvk)
+	return json.Marshal(obj)
+}
+
+// hasProtobuf reports whether bodies of rv may be protobuf: rv is a
+// built-in kind with generated Go types.
+func hasProtobuf(rv *schemas.ResourceVersion) bool {
+	gvk := schema.GroupVersionKind{Group: rv.Resource.Group, Version: rv.Version, Kind: rv.Resource.Kind}
+	return protobufKinds.Recognizes(gvk)
+}
