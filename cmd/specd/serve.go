@@ -124,11 +124,18 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	served := watchcache.NewServed(caches, engine.CacheKeyOf(""))
 	// The collector runs a pass at once, after deletes and periodically.
 	trigger := gc.NewTrigger()
+	authz := newAuthorization(cfg.Authorization, set.Registry, log)
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
-		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit()})
-	// Plugins call back to the store from here on: the one late binding
-	// (plugins.LateCallbacks says why).
-	out.callbacks.Bind(controller.NewClient(store, set.Registry))
+		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: authz.writeChecks()})
+	policy := policyWriter{objects: store, log: log}
+	if err := policy.start(ctx, set.Registry()); err != nil {
+		return err
+	}
+	defer background.New(authz.jobs(store, set.Registry, log)...).Start(ctx)()
+	// Plugins call back to the store from here on, each as its own user
+	// and authorized as one: the one late binding (plugins.LateCallbacks
+	// says why).
+	out.callbacks.Bind(controller.NewClient(store, set.Registry).WithAuthorizer(authz.authorizer()))
 	collector := gc.New(store, set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger})
 	migration := migrate.NewRunner(ctx, store, set.Registry(), log)
 	// Every replica runs the background work; it stops (migration progress
@@ -137,7 +144,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	var ready atomic.Bool
 	handler := server.New(server.Config{
 		Registry:   set.Registry,
-		Checks:     []server.Check{{Name: "schemas", Check: set.ReadyCheck, Informational: true}},
+		Checks:     []server.Check{{Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready}},
 		MoreChecks: pluginChecks(out.host),
 		Store:      store,
 		Ready:      ready.Load,
@@ -152,7 +159,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	ready.Store(true)
 	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.
-	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration).Stop()
+	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy).Stop()
 	defer background.New(controllers(controller.ElectedConfig{Client: out.etcd, Address: out.listener.Addr().String(), Store: store,
 		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)

@@ -41,6 +41,8 @@ type serveConfig struct {
 	// MaxObjectBytes (--max-object-bytes) is the largest object a write
 	// stores; 0 for objectLimit's default.
 	MaxObjectBytes int64
+	// Authorization is --authorization-mode: RBAC or AlwaysAllow.
+	Authorization authorizationMode
 }
 
 // objectLimit is the largest object a write stores: --max-object-bytes;
@@ -83,6 +85,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&etcdServers, "etcd-servers", "", "comma-separated etcd URLs; without it specd starts an embedded etcd")
 	cfg.EtcdTLS.register(fs)
 	cfg.TLS.register(fs)
+	cfg.Authorization.register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G) or group version (G/V) not to serve; repeatable or comma-separated")

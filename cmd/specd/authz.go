@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/engine/rbac"
+	"github.com/specd-io/specd/plugins/identity"
+	"github.com/specd-io/specd/schemas"
+)
+
+// The values of --authorization-mode, as kube-apiserver names them.
+const (
+	modeRBAC        = "RBAC"
+	modeAlwaysAllow = "AlwaysAllow"
+)
+
+// policyTimeout bounds one write of the RBAC policy.
+const policyTimeout = 30 * time.Second
+
+// authorizationMode is --authorization-mode.
+type authorizationMode string
+
+func (m *authorizationMode) register(fs *flag.FlagSet) {
+	*m = modeRBAC
+	fs.Func("authorization-mode", "RBAC (the default) or AlwaysAllow (development only: every authenticated request is allowed)", func(v string) error {
+		if v != modeRBAC && v != modeAlwaysAllow {
+			return fmt.Errorf("want %s or %s", modeRBAC, modeAlwaysAllow)
+		}
+		*m = authorizationMode(v)
+		return nil
+	})
+}
+
+// authorization is how requests are authorized: RBAC, from the RBAC
+// objects specd stores, or AlwaysAllow. The RBAC indexes are kept in both
+// modes, since the review APIs list a user's rules from them.
+type authorization struct {
+	mode authorizationMode
+	rbac *rbac.Authorizer
+}
+
+func newAuthorization(mode authorizationMode, registry func() *schemas.Registry, log *slog.Logger) *authorization {
+	return &authorization{mode: mode, rbac: rbac.New(rbac.Config{Registry: registry, Logger: log})}
+}
+
+// authorizer decides requests in the chosen mode.
+func (a *authorization) authorizer() authorizer.Authorizer {
+	if a.mode == modeAlwaysAllow {
+		return authorizerfactory.NewAlwaysAllowAuthorizer()
+	}
+	return a.rbac
+}
+
+// writeChecks are the engine's checks of RBAC writes: kube's escalation
+// prevention, which AlwaysAllow (everyone may escalate) leaves out.
+func (a *authorization) writeChecks() map[string]engine.WriteCheck {
+	if a.mode == modeAlwaysAllow {
+		return nil
+	}
+	return a.rbac.WriteChecks()
+}
+
+// ready is the /readyz check: RBAC denies what its indexes do not know yet.
+func (a *authorization) ready() error {
+	if !a.rbac.Synced() {
+		return fmt.Errorf("the RBAC objects are not all loaded yet")
+	}
+	return nil
+}
+
+// jobs keep the RBAC indexes and the aggregated ClusterRoles up to date.
+func (a *authorization) jobs(store *engine.Store, registry func() *schemas.Registry, log *slog.Logger) []background.Job {
+	aggregator := &rbac.Aggregator{Authorizer: a.rbac, Objects: store, Registry: registry, Logger: log}
+	return []background.Job{
+		background.JobFunc(func(ctx context.Context) { a.rbac.Run(ctx, store) }),
+		aggregator,
+	}
+}
+
+// policyWriter writes the RBAC policy that follows from the schemas: the
+// default roles once, and, at start and after each reload, the roles that
+// give view/edit/admin the schemas' resources and each plugin its own.
+type policyWriter struct {
+	objects rbac.Objects
+	log     *slog.Logger
+}
+
+// start writes the whole policy; specd does not serve without it.
+func (p policyWriter) start(ctx context.Context, reg *schemas.Registry) error {
+	ctx, cancel := context.WithTimeout(ctx, policyTimeout)
+	defer cancel()
+	for _, pol := range []rbac.Policy{rbac.DefaultPolicy(), rbac.SchemaPolicy(reg), pluginPolicy(reg)} {
+		if err := rbac.Reconcile(ctx, p.objects, reg, pol); err != nil {
+			return fmt.Errorf("write the RBAC policy: %w", err)
+		}
+	}
+	return nil
+}
+
+// BeforeSwap implements serving.Follower.
+func (p policyWriter) BeforeSwap(context.Context, *schemas.Registry, *schemas.Registry) error {
+	return nil
+}
+
+// AfterSwap implements serving.Follower: the schema and plugin roles
+// follow the reload. A failure is logged; the next reload or start tries
+// again.
+func (p policyWriter) AfterSwap(ctx context.Context, _, next *schemas.Registry) {
+	ctx, cancel := context.WithTimeout(ctx, policyTimeout)
+	defer cancel()
+	for _, pol := range []rbac.Policy{rbac.SchemaPolicy(next), pluginPolicy(next)} {
+		if err := rbac.Reconcile(ctx, p.objects, next, pol); err != nil {
+			p.log.Error("write the RBAC policy after a schema reload", "err", err)
+		}
+	}
+}
+
+// pluginPolicy is identity.PluginPolicy as an rbac.Policy: each plugin's
+// role follows its bindings exactly.
+func pluginPolicy(reg *schemas.Registry) rbac.Policy {
+	roles, bindings := identity.PluginPolicy(reg)
+	p := rbac.Policy{Exact: true}
+	for i := range roles {
+		p.ClusterRoles = append(p.ClusterRoles, &roles[i])
+	}
+	for i := range bindings {
+		p.ClusterRoleBindings = append(p.ClusterRoleBindings, &bindings[i])
+	}
+	return p
+}
