@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	"k8s.io/apiserver/plugin/pkg/authenticator/token/oidc"
 )
 
 // Flags are the authentication flags of `specd serve`, named and defaulted
@@ -49,7 +51,7 @@ func (f *Flags) Config(clientCA dynamiccertificates.CAContentProvider) Config {
 
 // Check reports every flag combination New would refuse or silently ignore.
 func (f *Flags) Check() error {
-	return f.OIDC.check()
+	return f.Config(nil).OIDC.check()
 }
 
 func (o OIDC) check() error {
@@ -65,6 +67,11 @@ func (o OIDC) check() error {
 	}
 	if o.UsernameClaim == "" {
 		errs = append(errs, errors.New("--oidc-username-claim must not be empty"))
+	}
+	for _, alg := range o.SigningAlgs {
+		if !slices.Contains(oidc.AllValidSigningAlgorithms(), alg) {
+			errs = append(errs, fmt.Errorf("--oidc-signing-algs: %q is not one of %s", alg, strings.Join(oidc.AllValidSigningAlgorithms(), ", ")))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -55,6 +55,7 @@ func TestFlagsCheck(t *testing.T) {
 		"issuer alone":         {[]string{"--oidc-issuer-url=https://i.example"}, []string{"--oidc-issuer-url needs --oidc-client-id"}},
 		"http issuer":          {[]string{"--oidc-issuer-url=http://i.example", "--oidc-client-id=c"}, []string{"must be an https:// URL"}},
 		"issuer with query":    {[]string{"--oidc-issuer-url=https://i.example?x=1", "--oidc-client-id=c"}, []string{"no query"}},
+		"unknown algorithm":    {[]string{"--oidc-issuer-url=https://i.example", "--oidc-client-id=c", "--oidc-signing-algs=RS256,HS256"}, []string{`--oidc-signing-algs: "HS256" is not one of`}},
 		"empty username claim": {[]string{"--oidc-issuer-url=https://i.example", "--oidc-client-id=c", "--oidc-username-claim="}, []string{"--oidc-username-claim must not be empty"}},
 	}
 	for name, tc := range tests {
