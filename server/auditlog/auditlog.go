@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 
 	"gopkg.in/natefinch/lumberjack.v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	auditinternal "k8s.io/apiserver/pkg/apis/audit"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/audit/policy"
 	pluginlog "k8s.io/apiserver/plugin/pkg/audit/log"
+	"sigs.k8s.io/yaml"
 )
 
 // New loads the policy and opens the log the flags name. It answers nil,
@@ -49,11 +51,27 @@ func loadPolicy(path string) (*auditinternal.Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--audit-policy-file: %w", err)
 	}
+	if err := checkTypeMeta(data); err != nil {
+		return nil, fmt.Errorf("--audit-policy-file %s: %w", path, err)
+	}
 	p, err := policy.LoadPolicyFromBytes(data)
 	if err != nil {
 		return nil, fmt.Errorf("--audit-policy-file %s: %w", path, err)
 	}
 	return p, nil
+}
+
+// checkTypeMeta names the apiVersion or kind that is wrong, which
+// k8s.io/apiserver reports in terms of its scheme's internal version.
+func checkTypeMeta(data []byte) error {
+	var tm metav1.TypeMeta
+	if err := yaml.Unmarshal(data, &tm); err != nil {
+		return err
+	}
+	if tm.APIVersion != auditv1.SchemeGroupVersion.String() || tm.Kind != "Policy" {
+		return fmt.Errorf("apiVersion %q, kind %q: want apiVersion %s, kind Policy", tm.APIVersion, tm.Kind, auditv1.SchemeGroupVersion)
+	}
+	return nil
 }
 
 // openLog opens the log for appending, made 0600 in a directory made
