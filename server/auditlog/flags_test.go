@@ -80,4 +80,3 @@ func TestNewRefusesBadFlags(t *testing.T) {
 		t.Fatalf("New: %v; want the missing --audit-log-path", err)
 	}
 }
-

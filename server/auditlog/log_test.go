@@ -96,4 +96,3 @@ func TestFailedAuthentication(t *testing.T) {
 		t.Errorf("responseStatus %+v", s)
 	}
 }
-
