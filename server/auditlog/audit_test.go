@@ -17,6 +17,7 @@ import (
 
 var widgets = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
 
+// widget is indented on purpose: each event must still be one line.
 const widget = `{
   "apiVersion": "example.com/v1", "kind": "Widget",
   "metadata": {"name": "w1", "namespace": "ns1"},
