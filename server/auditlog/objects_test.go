@@ -60,3 +60,10 @@ func TestResponseStatusFromBody(t *testing.T) {
 		t.Errorf("responseObject at level Metadata")
 	}
 }
+
+// TestNoAuditContext checks that handlers may log bodies when the chain
+// audits nothing.
+func TestNoAuditContext(t *testing.T) {
+	LogRequestObject(t.Context(), widgets, "", []byte(managed))
+	LogResponseObject(t.Context(), []byte(managed))
+}
