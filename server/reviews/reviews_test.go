@@ -2,6 +2,7 @@ package reviews_test
 
 import (
 	"context"
+	"encoding/pem"
 	"io"
 	"log/slog"
 	"net/http"
@@ -63,8 +64,9 @@ func (rbacLike) RulesFor(_ context.Context, u user.Info, ns string) ([]authorize
 }
 
 // startSpecd serves the example schemas from a real engine on an embedded
-// etcd, behind the request chain, with the reviews mounted.
-func startSpecd(t *testing.T) string {
+// etcd, behind the request chain, with the reviews mounted, over TLS:
+// kubectl sends credentials only over TLS.
+func startSpecd(t *testing.T) *httptest.Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts etcd")
@@ -85,17 +87,22 @@ func startSpecd(t *testing.T) string {
 		"alice-token": {Name: "alice", UID: "1", Groups: []string{"admins"}, Extra: map[string][]string{"team": {"a"}}},
 		"bob-token":   {Name: "bob", UID: "2"},
 	}
-	srv := httptest.NewServer(filters.Wrap(h, filters.Config{
+	srv := httptest.NewTLSServer(filters.Wrap(h, filters.Config{
 		Authenticator: group.NewAuthenticatedGroupAdder(bearertoken.New(tokenfile.New(tokens))),
 		Authorizer:    rbacLike{},
 	}))
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv
 }
 
-func clientset(t *testing.T, url, token string, as ...string) *kubernetes.Clientset {
+// caPEM is the certificate a client of srv trusts.
+func caPEM(srv *httptest.Server) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+}
+
+func clientset(t *testing.T, srv *httptest.Server, token string, as ...string) *kubernetes.Clientset {
 	t.Helper()
-	cfg := &rest.Config{Host: url, BearerToken: token}
+	cfg := &rest.Config{Host: srv.URL, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: caPEM(srv)}}
 	if len(as) > 0 {
 		cfg.Impersonate = rest.ImpersonationConfig{UserName: as[0], Groups: as[1:]}
 	}
@@ -118,9 +125,9 @@ func canI(t *testing.T, cs *kubernetes.Clientset, attr authorizationv1.ResourceA
 }
 
 func TestReviews(t *testing.T) {
-	url := startSpecd(t)
-	bob := clientset(t, url, "bob-token")
-	alice := clientset(t, url, "alice-token")
+	srv := startSpecd(t)
+	bob := clientset(t, srv, "bob-token")
+	alice := clientset(t, srv, "alice-token")
 	listWidgets := func(ns string) authorizationv1.ResourceAttributes {
 		return authorizationv1.ResourceAttributes{Verb: "list", Group: "shop.example.com", Resource: "widgets", Namespace: ns}
 	}
@@ -134,9 +141,16 @@ func TestReviews(t *testing.T) {
 		}
 	})
 	t.Run("can-i as another user", func(t *testing.T) {
-		if !canI(t, clientset(t, url, "alice-token", "bob"), listWidgets("default")) ||
-			canI(t, clientset(t, url, "alice-token", "bob"), listWidgets("other")) {
+		if !canI(t, clientset(t, srv, "alice-token", "bob"), listWidgets("default")) ||
+			canI(t, clientset(t, srv, "alice-token", "bob"), listWidgets("other")) {
 			t.Error("alice as bob is not answered as bob")
+		}
+	})
+	t.Run("can-i in protobuf", func(t *testing.T) {
+		cfg := &rest.Config{Host: srv.URL, BearerToken: "bob-token", TLSClientConfig: rest.TLSClientConfig{CAData: caPEM(srv)},
+			ContentConfig: rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf"}}
+		if !canI(t, kubernetes.NewForConfigOrDie(cfg), listWidgets("default")) {
+			t.Error("bob cannot list widgets in default")
 		}
 	})
 	t.Run("subject access review", func(t *testing.T) {
@@ -173,7 +187,7 @@ func TestReviews(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestReviewErrors(t *testing.T) {
-	url := startSpecd(t)
+	srv := startSpecd(t)
 	const g = "/apis/authorization.k8s.io/v1/"
 	tests := map[string]struct {
 		method, path, token, body string
@@ -199,7 +213,7 @@ func TestReviewErrors(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			code, body := send(t, tc.method, url+tc.path, tc.token, tc.body)
+			code, body := send(t, srv, tc.method, tc.path, tc.token, tc.body)
 			if code != tc.code || body != tc.want {
 				t.Fatalf("got %d %s\nwant %d %s", code, body, tc.code, tc.want)
 			}
@@ -207,15 +221,15 @@ func TestReviewErrors(t *testing.T) {
 	}
 }
 
-func send(t *testing.T, method, url, token, body string) (int, string) {
+func send(t *testing.T, srv *httptest.Server, method, path, token, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(context.Background(), method, url, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(context.Background(), method, srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
