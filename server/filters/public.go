@@ -52,7 +52,7 @@ type publicAuthorizer struct {
 }
 
 func (a publicAuthorizer) Authorize(ctx context.Context, attr authorizer.Attributes) (authorizer.Decision, string, error) {
-	if !attr.IsResourceRequest() && attr.GetVerb() == "get" && isPublic(attr.GetPath()) {
+	if !attr.IsResourceRequest() && (attr.GetVerb() == "get" || attr.GetVerb() == "head") && isPublic(attr.GetPath()) {
 		return authorizer.DecisionAllow, "", nil
 	}
 	return a.next.Authorize(ctx, attr)
