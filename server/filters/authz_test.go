@@ -3,6 +3,7 @@ package filters
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -50,9 +51,22 @@ func TestImpersonation(t *testing.T) {
 			t.Fatalf("handler saw %+v, want bob in readers", s)
 		}
 	})
+	t.Run("allowed by a legacy impersonate rule", func(t *testing.T) {
+		// carol may not get widgets: the refusal names her.
+		code, body := do(t, http.MethodGet, path, "bob-token", "Impersonate-User", "carol")
+		if code != http.StatusForbidden || !strings.Contains(body, `User \"carol\" cannot get resource \"widgets\"`) {
+			t.Fatalf("got %d %s", code, body)
+		}
+	})
 	t.Run("denied", func(t *testing.T) {
+		// kube 1.36+ (constrained impersonation on) names the first mode
+		// it tried: impersonating a user for this request's verb. Once a
+		// mode has served the same request, it is tried first and named:
+		// a fresh server keeps the answer the same.
+		url, _ := serve(t, http.HandlerFunc(echo), Config{})
+		path := url + "/apis/shop.example.com/v1/namespaces/default/widgets/w1"
 		code, body := do(t, http.MethodGet, path, "bob-token", "Impersonate-User", "alice")
-		want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"users \"alice\" is forbidden: User \"bob\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"name":"alice","kind":"users"},"code":403}`
+		want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"widgets.shop.example.com \"w1\" is forbidden: User \"bob\" cannot impersonate-on:user-info:get resource \"widgets\" in API group \"shop.example.com\" in the namespace \"default\"","reason":"Forbidden","details":{"name":"w1","group":"shop.example.com","kind":"widgets"},"code":403}`
 		if code != http.StatusForbidden || body != want {
 			t.Fatalf("got %d %s\nwant 403 %s", code, body, want)
 		}

@@ -52,7 +52,7 @@ func Wrap(h http.Handler, cfg Config) http.Handler {
 
 	h = endpointsfilters.WithAuthorization(h, publicAuthorizer{authz}, ser)
 	h = serverfilters.WithMaxInFlightLimit(h, cfg.MaxRequestsInFlight, cfg.MaxMutatingRequestsInFlight, long)
-	h = impersonation.WithImpersonation(h, authz, ser)
+	h = impersonation.WithConstrainedImpersonation(h, authz, ser)
 	h = endpointsfilters.WithAudit(h, sink, policy, long)
 	failed := endpointsfilters.WithFailedAuthenticationAudit(endpointsfilters.Unauthorized(ser), sink, policy)
 	h = endpointsfilters.WithAuthentication(h, publicAuthenticator{authn}, failed, nil, nil)

@@ -33,8 +33,8 @@ func testAuthenticator() authenticator.Request {
 	return group.NewAuthenticatedGroupAdder(bearertoken.New(tokenfile.New(tokens)))
 }
 
-// testAuthorizer allows groups admins and system:masters everything and bob to get widgets
-// in namespace default; it remembers the attributes it was last asked
+// testAuthorizer allows groups admins and system:masters everything, bob
+// to get widgets in namespace default and to impersonate carol; it remembers the attributes it was last asked
 // about a request (not an impersonation).
 type testAuthorizer struct {
 	mu   sync.Mutex
@@ -54,6 +54,9 @@ func (a *testAuthorizer) Authorize(_ context.Context, attr authorizer.Attributes
 	}
 	if attr.GetUser().GetName() == "bob" && attr.GetVerb() == "get" && attr.GetResource() == "widgets" && attr.GetNamespace() == "default" {
 		return authorizer.DecisionAllow, "", nil
+	}
+	if attr.GetUser().GetName() == "bob" && attr.GetVerb() == "impersonate" && attr.GetResource() == "users" && attr.GetName() == "carol" {
+		return authorizer.DecisionAllow, "", nil // a rule of kube before constrained impersonation
 	}
 	return authorizer.DecisionNoOpinion, "", nil
 }

@@ -59,7 +59,7 @@ func TestKubectlAuth(t *testing.T) {
 		// --raw: kubectl's discovery would report the refusal as "unknown",
 		// as it does against kube-apiserver.
 		"impersonation refused": {"bob-token", []string{"get", "--raw", "/apis/shop.example.com/v1/namespaces/default/widgets", "--as", "alice"}, 1,
-			`Error from server (Forbidden): users "alice" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope`},
+			`Error from server (Forbidden): widgets.shop.example.com is forbidden: User "bob" cannot impersonate-on:user-info:list resource "widgets" in API group "shop.example.com" in the namespace "default"`},
 		"unknown token": {"nobody", []string{"get", "widgets"}, 1,
 			"error: You must be logged in to the server (the server has asked for the client to provide credentials)"},
 	}
