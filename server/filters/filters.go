@@ -40,8 +40,9 @@ type Config struct {
 	RequestTimeout time.Duration
 }
 
-// Wrap returns h behind the request chain, in kube-apiserver's order:
-// the outermost filter first in the code below reads last.
+// Wrap returns h behind the request chain, in kube-apiserver's order.
+// Each filter below wraps the ones above it: a request meets them from the
+// bottom up (audit ID, panic recovery, request info, ... authorization).
 func Wrap(h http.Handler, cfg Config) http.Handler {
 	authn := cfg.authenticator()
 	authz := cfg.authorizer()

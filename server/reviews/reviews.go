@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 
@@ -28,7 +29,8 @@ const maxBodyBytes = server.DefaultMaxBodyBytes
 // Config is what the reviews answer from.
 type Config struct {
 	// Authorizer answers the access reviews; the same one the request
-	// chain uses, so can-i tells the truth. Required.
+	// chain uses, so can-i tells the truth. Nil allows everything, as in
+	// filters.Config.
 	Authorizer authorizer.UnconditionalAuthorizer
 	// RuleResolver lists a user's rules for can-i --list. Nil: the
 	// Authorizer's when it is one, else the review says it is incomplete.
@@ -37,6 +39,9 @@ type Config struct {
 
 // Groups returns the two review groups for server.Config.Extra.
 func Groups(cfg Config) []server.ExtraGroup {
+	if cfg.Authorizer == nil {
+		cfg.Authorizer = authorizerfactory.NewAlwaysAllowAuthorizer()
+	}
 	if cfg.RuleResolver == nil {
 		cfg.RuleResolver, _ = cfg.Authorizer.(authorizer.RuleResolver)
 	}
@@ -132,10 +137,19 @@ func (g *group) decode(r *http.Request, ep endpoint) (runtime.Object, error) {
 	case err != nil:
 		return nil, fmt.Errorf("reading the body: %w", err)
 	}
-	gvk := g.gv.WithKind(ep.resource.Kind)
-	obj, _, err := g.codecs.DecoderToVersion(info.Serializer, g.gv).Decode(body, &gvk, ep.newObj())
+	want := g.gv.WithKind(ep.resource.Kind)
+	obj, got, err := g.codecs.DecoderToVersion(info.Serializer, g.gv).Decode(body, &want, ep.newObj())
 	if err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
+		return nil, decodeError(err, got, want)
 	}
 	return obj, nil
+}
+
+// decodeError says what kube says of a body it cannot decode, naming the
+// kind sent when there is one.
+func decodeError(err error, got *schema.GroupVersionKind, want schema.GroupVersionKind) error {
+	if got != nil && got.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", got.Kind, got.Version, want.Kind, err))
+	}
+	return apierrors.NewBadRequest(err.Error())
 }
