@@ -62,12 +62,15 @@ func legacyVersions() *metav1.APIVersions {
 	}
 }
 
-func groupList(reg *schemas.Registry) *metav1.APIGroupList {
+func groupList(groups []*schemas.Group, extras []ExtraGroup) *metav1.APIGroupList {
 	l := &metav1.APIGroupList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
-		Groups:   make([]metav1.APIGroup, 0, len(reg.Groups())),
+		Groups:   make([]metav1.APIGroup, 0, len(extras)+len(groups)),
 	}
-	for _, g := range servedGroups(reg) {
+	for _, e := range extras {
+		l.Groups = append(l.Groups, e.apiGroupBody())
+	}
+	for _, g := range groups {
 		l.Groups = append(l.Groups, *apiGroupBody(g))
 	}
 	return l
@@ -137,10 +140,13 @@ func resourceList(gv *schemas.GroupVersion) *metav1.APIResourceList {
 	return l
 }
 
-func aggregatedList(groups []*schemas.Group) *apidiscoveryv2.APIGroupDiscoveryList {
+func aggregatedList(groups []*schemas.Group, extras []ExtraGroup) *apidiscoveryv2.APIGroupDiscoveryList {
 	l := &apidiscoveryv2.APIGroupDiscoveryList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
-		Items:    make([]apidiscoveryv2.APIGroupDiscovery, 0, len(groups)),
+		Items:    make([]apidiscoveryv2.APIGroupDiscovery, 0, len(extras)+len(groups)),
+	}
+	for _, e := range extras {
+		l.Items = append(l.Items, e.aggregated())
 	}
 	for _, g := range groups {
 		item := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: g.Name}}

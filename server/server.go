@@ -46,6 +46,9 @@ type Config struct {
 	// MoreChecks, when set, adds lines made at each request, for what
 	// comes and goes while serving (the plugins of a rescanned directory).
 	MoreChecks func() []Check
+	// Extra are groups served by handlers of their own (extra.go), listed
+	// in discovery before the schemas' groups.
+	Extra []ExtraGroup
 }
 
 // Server is specd's http.Handler.
@@ -107,6 +110,7 @@ func (s *Server) routes() *mux.Router {
 	r.HandleFunc("/openapi/v3", getOnly(s.serveOpenAPIIndex))
 	r.HandleFunc("/openapi/v3/apis/{group}/{version}", getOnly(s.serveOpenAPIGroupVersion))
 
+	s.routeExtras(r)
 	// Every resource path, split by serveResource: one pattern keeps
 	// routing cheap on the hot path.
 	r.HandleFunc("/apis/{group}/{version}/{rest:.+}", s.serveResource)

@@ -27,22 +27,27 @@ func (s *Server) snapshot() *snapshot {
 	if c := s.cache.Load(); c != nil && c.reg == reg {
 		return c
 	}
-	c := newSnapshot(reg)
+	c := newSnapshot(reg, s.cfg.Extra)
 	s.cache.Store(c)
 	return c
 }
 
-func newSnapshot(reg *schemas.Registry) *snapshot {
+func newSnapshot(reg *schemas.Registry, extras []ExtraGroup) *snapshot {
 	c := &snapshot{
 		reg:           reg,
 		groups:        make(map[string][]byte),
 		groupVersions: make(map[string][]byte),
 	}
+	served := withoutExtras(servedGroups(reg), extras)
 	c.legacy = mustJSON(legacyVersions())
-	c.legacyAggregated = mustJSON(aggregatedList(nil))
-	c.apis = mustJSON(groupList(reg))
-	c.apisAggregated = mustJSON(aggregatedList(servedGroups(reg)))
-	for _, g := range servedGroups(reg) {
+	c.legacyAggregated = mustJSON(aggregatedList(nil, nil))
+	c.apis = mustJSON(groupList(served, extras))
+	c.apisAggregated = mustJSON(aggregatedList(served, extras))
+	for _, e := range extras {
+		c.groups[e.Group] = mustJSON(e.apiGroup())
+		c.groupVersions[e.Group+"/"+e.Version] = mustJSON(e.resourceList())
+	}
+	for _, g := range served {
 		c.groups[g.Name] = mustJSON(apiGroup(g))
 		for _, gv := range g.ServedVersions() {
 			c.groupVersions[gv.Group+"/"+gv.Version] = mustJSON(resourceList(gv))

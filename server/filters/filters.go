@@ -1,0 +1,94 @@
+package filters
+
+import (
+	"net/http"
+	"time"
+
+	"k8s.io/apiserver/pkg/audit"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+	endpointsfilters "k8s.io/apiserver/pkg/endpoints/filters"
+	"k8s.io/apiserver/pkg/endpoints/filters/impersonation"
+	serverfilters "k8s.io/apiserver/pkg/server/filters"
+)
+
+// Config is what the chain needs; cmd/specd fills it from its flags.
+type Config struct {
+	// Authenticator tells who sent a request; the first of a union that
+	// accepts wins. Required unless Insecure.
+	Authenticator authenticator.Request
+	// Authorizer decides every request and every impersonation. Any
+	// authorizer.Authorizer fits. Nil allows everything, as
+	// --authorization-mode=AlwaysAllow.
+	Authorizer authorizer.UnconditionalAuthorizer
+	// AuditPolicy and AuditBackend turn on audit; both nil: no audit.
+	AuditPolicy  audit.PolicyRuleEvaluator
+	AuditBackend audit.Backend
+	// Insecure is --insecure-serving: every request is the user
+	// system:unsecured in system:masters, as kube's old insecure port,
+	// whatever credentials it carries.
+	Insecure bool
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the
+	// requests served at once (429 beyond); watches do not count.
+	// 0 is no bound; kube-apiserver's defaults are 400 and 200.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	// RequestTimeout ends a request that is not a watch with a 504 Status
+	// after this long, or sooner as its ?timeout= asks. 0 is no timeout;
+	// kube-apiserver's default is 60s.
+	RequestTimeout time.Duration
+}
+
+// Wrap returns h behind the request chain, in kube-apiserver's order.
+// Each filter below wraps the ones above it: a request meets them from the
+// bottom up (audit ID, panic recovery, request info, ... authorization).
+func Wrap(h http.Handler, cfg Config) http.Handler {
+	authn := cfg.authenticator()
+	authz := cfg.authorizer()
+	sink, policy := cfg.audit()
+	resolver := NewRequestInfoResolver()
+	ser := statusSerializer()
+	long := serverfilters.BasicLongRunningRequestCheck(watchVerbs, noSubresources)
+
+	h = endpointsfilters.WithAuthorization(h, publicAuthorizer{authz}, ser)
+	h = serverfilters.WithMaxInFlightLimit(h, cfg.MaxRequestsInFlight, cfg.MaxMutatingRequestsInFlight, long)
+	h = impersonation.WithConstrainedImpersonation(h, authz, ser)
+	h = endpointsfilters.WithAudit(h, sink, policy, long)
+	failed := endpointsfilters.WithFailedAuthenticationAudit(endpointsfilters.Unauthorized(ser), sink, policy)
+	h = endpointsfilters.WithAuthentication(h, publicAuthenticator{authn}, failed, nil, nil)
+	if cfg.RequestTimeout > 0 {
+		h = serverfilters.WithTimeoutForNonLongRunningRequests(h, long)
+		h = endpointsfilters.WithRequestDeadline(h, sink, policy, long, ser, cfg.RequestTimeout)
+	}
+	h = endpointsfilters.WithRequestReceivedTimestamp(h)
+	h = endpointsfilters.WithRequestInfo(h, resolver)
+	h = serverfilters.WithPanicRecovery(h, resolver)
+	return endpointsfilters.WithAuditInit(h)
+}
+
+func (cfg Config) authenticator() authenticator.Request {
+	if cfg.Insecure {
+		return insecureAuthenticator{}
+	}
+	if cfg.Authenticator == nil {
+		panic("filters: Config.Authenticator is required unless Insecure")
+	}
+	return cfg.Authenticator
+}
+
+func (cfg Config) authorizer() authorizer.UnconditionalAuthorizer {
+	if cfg.Authorizer == nil {
+		return authorizerfactory.NewAlwaysAllowAuthorizer()
+	}
+	return cfg.Authorizer
+}
+
+// audit returns the audit sink and policy, or nils when either is unset:
+// the library filters need both.
+func (cfg Config) audit() (audit.Sink, audit.PolicyRuleEvaluator) {
+	if cfg.AuditBackend == nil || cfg.AuditPolicy == nil {
+		return nil, nil
+	}
+	return cfg.AuditBackend, cfg.AuditPolicy
+}
