@@ -34,6 +34,7 @@ import (
 	"github.com/specd-io/specd/schemas/serving"
 	"github.com/specd-io/specd/server"
 	"github.com/specd-io/specd/server/certs"
+	"github.com/specd-io/specd/server/reviews"
 )
 
 func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
@@ -62,6 +63,7 @@ type outside struct {
 	listener net.Listener
 	// tls is nil with --insecure-serving.
 	tls       *certs.Serving
+	chain     *requestChain
 	host      *plugins.Host
 	callbacks *plugins.LateCallbacks
 	schemas   *serving.Set
@@ -109,6 +111,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if out.tls, err = cfg.TLS.open(ctx, cfg.DataDir, cfg.Listen, out.listener.Addr(), log); err != nil {
 		return err
 	}
+	if out.chain, err = openChain(ctx, cfg.Chain, out.tls, log); err != nil {
+		return err
+	}
+	defer out.chain.close()
 	return serveOn(ctx, cfg, out, log)
 }
 
@@ -150,12 +156,11 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Ready:      ready.Load,
 		Logger:     log,
 		Version:    version.Info{GitVersion: specdVersion},
+		Extra:      reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
 	})
-	// The request chain (authentication, impersonation, audit,
-	// authorization) wraps specd's routes here; out.tls.ClientCA() is
-	// what the x509 authenticator verifies client certificates with.
-	wrap := func(h http.Handler) http.Handler { return h }
-	httpServer, httpDone := startHTTP(out.listener, wrap(handler), handler.CloseWatches, out.tls, log)
+	// No request reaches specd's routes unauthenticated or unauthorized.
+	chained := out.chain.wrap(handler, authz.authorizer())
+	httpServer, httpDone := startHTTP(out.listener, chained, handler.CloseWatches, out.tls, log)
 	ready.Store(true)
 	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.

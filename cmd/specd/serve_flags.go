@@ -43,6 +43,8 @@ type serveConfig struct {
 	MaxObjectBytes int64
 	// Authorization is --authorization-mode: RBAC or AlwaysAllow.
 	Authorization authorizationMode
+	// Chain are the flags of authentication, audit and request limits.
+	Chain chainFlags
 }
 
 // objectLimit is the largest object a write stores: --max-object-bytes;
@@ -86,6 +88,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	cfg.EtcdTLS.register(fs)
 	cfg.TLS.register(fs)
 	cfg.Authorization.register(fs)
+	cfg.Chain.register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G) or group version (G/V) not to serve; repeatable or comma-separated")
@@ -119,6 +122,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		}
 	}
 	if err := cfg.EtcdTLS.check(cfg.EtcdServers); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Chain.check(); err != nil {
 		return cfg, err
 	}
 	if err := cfg.TLS.check(cfg.Listen); err != nil {

@@ -73,9 +73,13 @@ func TestKubectlRBAC(t *testing.T) {
 		if row := crbs.Row("NAME", "system:widget-viewers"); row["ROLE"] != "widget-viewer" {
 			t.Errorf("get clusterrolebindings: %+v", crbs)
 		}
+		// Beside specd's default roles (see docs/security.md).
 		names := strings.Fields(k.OK(t, "get", "clusterroles", "-o", "name"))
-		if want := []string{"clusterrole.rbac.authorization.k8s.io/widget-admin", "clusterrole.rbac.authorization.k8s.io/widget-viewer"}; !slices.Equal(names, want) {
-			t.Errorf("get clusterroles -o name: %v, want %v", names, want)
+		for _, want := range []string{"clusterrole.rbac.authorization.k8s.io/widget-admin", "clusterrole.rbac.authorization.k8s.io/widget-viewer",
+			"clusterrole.rbac.authorization.k8s.io/cluster-admin", "clusterrole.rbac.authorization.k8s.io/view"} {
+			if !slices.Contains(names, want) {
+				t.Errorf("get clusterroles -o name: %v, want %s among them", names, want)
+			}
 		}
 	})
 	t.Run("rules as kubectl wrote them", func(t *testing.T) {
