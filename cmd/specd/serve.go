@@ -17,7 +17,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
@@ -129,7 +128,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Store:      store,
 		Ready:      ready.Load,
 		Logger:     log,
-		Version:    version.Info{GitVersion: specdVersion},
+		Version:    server.KubeVersion(specdVersion),
 	})
 	httpServer, httpDone := startHTTP(out.listener, handler, log)
 	ready.Store(true)
