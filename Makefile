@@ -35,9 +35,13 @@ KUBECTL_LDFLAGS = -X $(KUBE_VERSION_PKG).gitVersion=$(KUBECTL_VERSION) \
 	-X $(KUBE_VERSION_PKG).gitTreeState=clean \
 	-X $(KUBE_VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 
+# KUBECTL_BIN is where it goes; the e2e tests, run without $$KUBECTL, build
+# theirs through this target too.
+KUBECTL_BIN ?= bin/kubectl
+
 kubectl:
 	@case "$(KUBECTL_VERSION)" in v1.*.*) ;; *) echo "kubectl: no k8s.io/kubectl v0.X.Y in test/kubectl/go.mod (found '$(KUBECTL_MODULE)')"; exit 1;; esac
-	cd test/kubectl && $(GO) build -ldflags "$(KUBECTL_LDFLAGS)" -o ../../bin/kubectl .
+	cd test/kubectl && $(GO) build -ldflags "$(KUBECTL_LDFLAGS)" -o $(abspath $(KUBECTL_BIN)) .
 
 test: build kubectl plugins vet
 	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
