@@ -22,9 +22,27 @@ plugins:
 
 # kubectl for the acceptance tests, built from k8s.io/kubectl at the version
 # pinned in test/kubectl/go.mod, so the tests never depend on what the
-# machine has installed.
+# machine has installed. Its version is stamped as Kubernetes' release
+# builds do (k8s.io/kubectl v0.X.Y is Kubernetes v1.X.Y): unstamped, it
+# reports v0.0.0-master+$Format:%H$, which `kubectl version` cannot parse.
+KUBECTL_MODULE  = $(shell awk '$$1 == "k8s.io/kubectl" { print $$2 }' test/kubectl/go.mod)
+KUBECTL_VERSION = $(patsubst v0.%,v1.%,$(KUBECTL_MODULE))
+KUBECTL_PARTS   = $(subst ., ,$(patsubst v%,%,$(KUBECTL_VERSION)))
+KUBE_VERSION_PKG := k8s.io/component-base/version
+KUBECTL_LDFLAGS = -X $(KUBE_VERSION_PKG).gitVersion=$(KUBECTL_VERSION) \
+	-X $(KUBE_VERSION_PKG).gitMajor=$(word 1,$(KUBECTL_PARTS)) \
+	-X $(KUBE_VERSION_PKG).gitMinor=$(word 2,$(KUBECTL_PARTS)) \
+	-X $(KUBE_VERSION_PKG).gitCommit= \
+	-X $(KUBE_VERSION_PKG).gitTreeState=clean \
+	-X $(KUBE_VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+
+# KUBECTL_BIN is where it goes; the e2e tests, run without $$KUBECTL, build
+# theirs through this target too.
+KUBECTL_BIN ?= bin/kubectl
+
 kubectl:
-	cd test/kubectl && $(GO) build -o ../../bin/kubectl .
+	@case "$(KUBECTL_VERSION)" in v1.*.*) ;; *) echo "kubectl: no k8s.io/kubectl v0.X.Y in test/kubectl/go.mod (found '$(KUBECTL_MODULE)')"; exit 1;; esac
+	cd test/kubectl && $(GO) build -ldflags "$(KUBECTL_LDFLAGS)" -o $(abspath $(KUBECTL_BIN)) .
 
 test: build kubectl plugins vet
 	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...

@@ -116,9 +116,9 @@ type exchange struct {
 
 func loadExchange(tb testing.TB, n string) exchange {
 	tb.Helper()
-	// The recorded kube-apiserver exchanges live in shared/ beside the
-	// repository, as in CI.
-	files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "k8s-reference", n+"-*.json"))
+	// The recorded kube-apiserver exchanges are the repository's test
+	// data, so a fresh clone needs nothing beside it.
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "k8s-reference", n+"-*.json"))
 	if len(files) != 1 {
 		tb.Fatalf("reference %s: found %v", n, files)
 	}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/klog/v2"
 
 	"github.com/specd-io/specd/engine"
@@ -155,7 +154,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Store:      store,
 		Ready:      ready.Load,
 		Logger:     log,
-		Version:    version.Info{GitVersion: specdVersion},
+		Version:    server.KubeVersion(specdVersion),
 		Extra:      reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
 	})
 	// No request reaches specd's routes unauthenticated or unauthorized.

@@ -1,5 +1,5 @@
 // Package crdcorpus reads the corpus of real CustomResourceDefinitions in
-// shared/crds beside the repository (where CI has it too) and wraps them
+// the repository's testdata/crds (so a fresh clone tests) and wraps them
 // as specd schema files, for the tests of every package that checks its
 // work against real-world schemas. A missing corpus fails the test: it is
 // never skipped.
@@ -54,10 +54,10 @@ type CRD struct {
 	} `json:"spec"`
 }
 
-// Dir is shared/crds beside the repository.
+// Dir is testdata/crds in the repository.
 func Dir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(repoRoot(t), "..", "shared", "crds")
+	dir := filepath.Join(repoRoot(t), "testdata", "crds")
 	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
 		t.Fatalf("the CRD corpus must be at %s: %v", dir, err)
 	}

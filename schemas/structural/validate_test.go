@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// widgetSchema is the schema of /work/shared/k8s-reference's Widget CRD.
+// widgetSchema is the schema of testdata/k8s-reference's Widget CRD (crds.yaml).
 const widgetSchema = `{"type":"object","properties":{
 	"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"type":"object"},
 	"spec":{"type":"object","required":["size"],"properties":{

@@ -73,7 +73,11 @@ func setUpBinaries(dir string) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = goBuild(b.srcDir, b.pkg, b.out)
+			if b.env == "KUBECTL" {
+				errs[i] = makeKubectl(b.out)
+			} else {
+				errs[i] = goBuild(b.srcDir, b.pkg, b.out)
+			}
 			*b.target = b.out
 		}()
 	}
