@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseServeFlags(t *testing.T) {
@@ -94,10 +95,54 @@ func TestParseServeFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if tc.want.Authorization == "" {
+				tc.want.Authorization, tc.want.Chain = securityDefaults(t)
+			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v\nwant %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// securityDefaults are the authorization mode and request chain flags when
+// none is given, which the cases above leave out.
+func securityDefaults(t *testing.T) (authorizationMode, chainFlags) {
+	t.Helper()
+	cfg, err := parseServeFlags([]string{"--schemas", "s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Authorization, cfg.Chain
+}
+
+func TestParseSecurityFlags(t *testing.T) {
+	cfg, err := parseServeFlags([]string{"--schemas", "s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Authorization != modeRBAC || cfg.Chain.MaxRequestsInFlight != 400 || cfg.Chain.MaxMutatingRequests != 200 ||
+		cfg.Chain.RequestTimeout != time.Minute || cfg.Chain.Authn.Anonymous {
+		t.Errorf("defaults: %+v %+v, want RBAC, 400, 200, 1m and no anonymous requests", cfg.Authorization, cfg.Chain)
+	}
+	cfg, err = parseServeFlags([]string{"--schemas", "s", "--authorization-mode", "AlwaysAllow", "--max-requests-inflight", "10",
+		"--max-mutating-requests-inflight", "5", "--request-timeout", "5s", "--token-auth-file", "t.csv", "--anonymous-auth"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Authorization != modeAlwaysAllow || cfg.Chain.MaxRequestsInFlight != 10 || cfg.Chain.MaxMutatingRequests != 5 ||
+		cfg.Chain.RequestTimeout != 5*time.Second || cfg.Chain.Authn.TokenAuthFile != "t.csv" || !cfg.Chain.Authn.Anonymous {
+		t.Errorf("given: %+v %+v", cfg.Authorization, cfg.Chain)
+	}
+	for args, want := range map[string]string{
+		"--authorization-mode=Webhook":          "want RBAC or AlwaysAllow",
+		"--oidc-client-id=specd":                "--oidc-client-id",
+		"--audit-log-path=/tmp/specd-audit.log": "--audit-policy-file",
+	} {
+		_, err := parseServeFlags([]string{"--schemas", "s", args}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want it to mention %q", args, err, want)
+		}
 	}
 }
 
