@@ -6,7 +6,6 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
@@ -239,11 +238,4 @@ func caPool(t testing.TB, pems ...[]byte) *x509.CertPool {
 		}
 	}
 	return pool
-}
-
-// tlsClient is an HTTP client that trusts roots and shows certs.
-func tlsClient(roots *x509.CertPool, certs ...tls.Certificate) *http.Client {
-	return &http.Client{Timeout: clientTimeout, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: certs, MinVersion: tls.VersionTLS12},
-	}}
 }
