@@ -1,0 +1,241 @@
+package e2e
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	jose "gopkg.in/go-jose/go-jose.v2"
+	"gopkg.in/go-jose/go-jose.v2/jwt"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// authCA is a certificate authority a test makes: for a --client-ca-file,
+// or to sign specd's serving certificate (--tls-cert-file).
+type authCA struct {
+	cert *x509.Certificate
+	key  crypto.Signer
+}
+
+func newAuthCA(t testing.TB, name string) *authCA {
+	t.Helper()
+	key := newECKey(t)
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: name},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	return &authCA{cert: signCert(t, tmpl, tmpl, key, key), key: key}
+}
+
+func newECKey(t testing.TB) crypto.Signer {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+func signCert(t testing.TB, tmpl, parent *x509.Certificate, key, signer crypto.Signer) *x509.Certificate {
+	t.Helper()
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, key.Public(), signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}
+
+// certPEM is the CA's certificate as PEM.
+func (ca *authCA) certPEM() []byte { return pemCert(ca.cert) }
+
+func pemCert(cert *x509.Certificate) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
+}
+
+func pemKey(t testing.TB, key crypto.Signer) []byte {
+	t.Helper()
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+}
+
+// issue signs a leaf certificate for usage; ips are its IP SANs.
+func (ca *authCA) issue(t testing.TB, subject pkix.Name, usage x509.ExtKeyUsage, ips ...net.IP) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key := newECKey(t)
+	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      subject,
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+		IPAddresses:  ips,
+	}
+	return pemCert(signCert(t, tmpl, ca.cert, key, ca.key)), pemKey(t, key)
+}
+
+// clientCert is a client certificate: CN the user, O the groups.
+func (ca *authCA) clientCert(t testing.TB, user string, groups ...string) *clientcmdapi.AuthInfo {
+	t.Helper()
+	cert, key := ca.issue(t, pkix.Name{CommonName: user, Organization: groups}, x509.ExtKeyUsageClientAuth)
+	return &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key}
+}
+
+// oidcIssuer is an OpenID provider on loopback, over TLS: the discovery
+// document and the key set that verify the id tokens it signs.
+type oidcIssuer struct {
+	URL    string
+	CAFile string
+	key    *rsa.PrivateKey
+}
+
+// oidcClientID is the audience of the issuer's id tokens.
+const oidcClientID = "specd"
+
+func newOIDCIssuer(t testing.TB) *oidcIssuer {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iss := &oidcIssuer{key: key}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSONResponse(w, map[string]any{
+			"issuer": iss.URL, "jwks_uri": iss.URL + "/keys",
+			"authorization_endpoint": iss.URL + "/auth", "token_endpoint": iss.URL + "/token",
+			"response_types_supported": []string{"id_token"}, "subject_types_supported": []string{"public"},
+			"id_token_signing_alg_values_supported": []string{"RS256"},
+		})
+	})
+	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSONResponse(w, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{
+			Key: &iss.key.PublicKey, KeyID: "k1", Algorithm: string(jose.RS256), Use: "sig",
+		}}})
+	})
+	srv := httptest.NewTLSServer(mux)
+	t.Cleanup(srv.Close)
+	iss.URL = srv.URL
+	iss.CAFile = writeFile(t, t.TempDir(), "oidc-ca.pem", string(pemCert(srv.Certificate())))
+	return iss
+}
+
+func writeJSONResponse(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// idToken signs an id token for sub in groups, valid for an hour.
+func (iss *oidcIssuer) idToken(t testing.TB, sub string, groups ...string) string {
+	t.Helper()
+	now := time.Now()
+	claims := map[string]any{
+		"iss": iss.URL, "aud": oidcClientID, "sub": sub, "groups": groups,
+		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: iss.key, KeyID: "k1"}},
+		(&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := jwt.Signed(signer).Claims(claims).CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// userConfig is a kubeconfig for one user of a secure specd: the cluster of
+// base (server and CA) with the user's credentials.
+type userConfig struct {
+	Path string
+	Rest *rest.Config
+}
+
+// writeUserKubeconfig writes a kubeconfig of base's cluster with user's
+// credentials, namespace default.
+func writeUserKubeconfig(t testing.TB, base, name string, user *clientcmdapi.AuthInfo) userConfig {
+	t.Helper()
+	admin, err := clientcmd.LoadFromFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := admin.Clusters[admin.Contexts[admin.CurrentContext].Cluster]
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["specd"] = cluster
+	cfg.AuthInfos[name] = user
+	cfg.Contexts["specd"] = &clientcmdapi.Context{Cluster: "specd", AuthInfo: name, Namespace: "default"}
+	cfg.CurrentContext = "specd"
+	p := filepath.Join(t.TempDir(), name+".kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, p); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.Timeout, rc.QPS, rc.Burst = 20*time.Second, 1000, 1000
+	return userConfig{Path: p, Rest: rc}
+}
+
+// kubectlWith is a kubectl runner for s that uses the kubeconfig at path.
+func kubectlWith(t testing.TB, s *specd, path string) *kubectl {
+	t.Helper()
+	k := newKubectl(t, s)
+	k.kubeconfig = path
+	return k
+}
+
+// httpClientFor is an HTTP client with cfg's TLS and credentials.
+func httpClientFor(t testing.TB, cfg *rest.Config) *http.Client {
+	t.Helper()
+	c, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Timeout = clientTimeout
+	return c
+}
+
+// caPool trusts the PEM certificates given.
+func caPool(t testing.TB, pems ...[]byte) *x509.CertPool {
+	t.Helper()
+	pool := x509.NewCertPool()
+	for _, p := range pems {
+		if !pool.AppendCertsFromPEM(p) {
+			t.Fatal("no certificate in PEM")
+		}
+	}
+	return pool
+}
