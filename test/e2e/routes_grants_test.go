@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,10 +135,13 @@ func (w *routeWalk) createGrants(t *testing.T) {
 	t.Helper()
 	grants := make(chan *routeGrant)
 	var wg sync.WaitGroup
+	var failed atomic.Bool
 	for range grantWorkers {
 		wg.Go(func() {
 			for g := range grants {
-				w.createGrant(t, g)
+				if !w.createGrant(t, g) {
+					failed.Store(true)
+				}
 			}
 		})
 	}
@@ -146,12 +150,12 @@ func (w *routeWalk) createGrants(t *testing.T) {
 	}
 	close(grants)
 	wg.Wait()
-	if t.Failed() {
+	if failed.Load() {
 		t.FailNow()
 	}
 }
 
-func (w *routeWalk) createGrant(t *testing.T, g *routeGrant) {
+func (w *routeWalk) createGrant(t *testing.T, g *routeGrant) bool {
 	name := "route-walk-" + g.user
 	meta := metav1.ObjectMeta{Name: name, Namespace: g.namespace}
 	roleKind, bindingKind := "ClusterRole", "ClusterRoleBinding"
@@ -162,8 +166,7 @@ func (w *routeWalk) createGrant(t *testing.T, g *routeGrant) {
 	binding := rbacv1.RoleBinding{TypeMeta: rbacType(bindingKind), ObjectMeta: meta,
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: g.user}},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: roleKind, Name: name}}
-	w.adminCreate(t, rbacPath(g.namespace, roleKind), role)
-	w.adminCreate(t, rbacPath(g.namespace, bindingKind), binding)
+	return w.adminCreate(t, rbacPath(g.namespace, roleKind), role) && w.adminCreate(t, rbacPath(g.namespace, bindingKind), binding)
 }
 
 // rbacType is the TypeMeta of an RBAC kind. A Role and a ClusterRole, a
@@ -188,13 +191,16 @@ func rbacPath(namespace, kind string) string {
 	return p + "/" + resource
 }
 
-func (w *routeWalk) adminCreate(t *testing.T, path string, obj any) {
+// adminCreate creates obj, or says why not and returns false.
+func (w *routeWalk) adminCreate(t *testing.T, path string, obj any) bool {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		t.Error(err)
-		return
+		return false
 	}
 	if a := w.adminDo(t, http.MethodPost, path, "", string(b)); a.code != http.StatusCreated {
 		t.Errorf("POST %s: HTTP %d\n%s", path, a.code, a.body)
+		return false
 	}
+	return true
 }
