@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -69,14 +70,21 @@ func (tg target) body() string {
 // than to one object of it.
 var collectionVerbs = map[string]bool{"list": true, "watch": true, "create": true, "deletecollection": true}
 
-// resourceCase is the request of verb on tg, as kube's clients send it.
-func (w *routeWalk) resourceCase(t *testing.T, tg target, verb string) routeCase {
+// allNamespaces marks the grant of a namespaced resource's list or watch
+// in every namespace. Its key sorts right after the grant of the same
+// verb in routeNamespace, whose Role user is then its neighbour, who must
+// be denied.
+const allNamespaces = " (all namespaces)"
+
+// resourceCase is the request of verb on tg, as kube's clients send it;
+// scope is allNamespaces or nothing.
+func (w *routeWalk) resourceCase(t *testing.T, tg target, verb string, scope ...string) routeCase {
 	c := routeCase{verb: verb, path: tg.object(),
 		denied: denial{group: tg.group, resource: tg.resource, subresource: tg.subresource, namespace: tg.namespace, name: madeUpName}}
 	if tg.subresource == "" && collectionVerbs[verb] {
 		c.path, c.denied.name = tg.collection(), ""
 	}
-	c.name = verb + " " + tg.group + "/" + tg.version + "/" + tg.rbacResource()
+	c.name = verb + " " + tg.group + "/" + tg.version + "/" + tg.rbacResource() + strings.Join(scope, "")
 	switch verb {
 	case "get":
 		c.method = http.MethodGet
@@ -97,7 +105,7 @@ func (w *routeWalk) resourceCase(t *testing.T, tg target, verb string) routeCase
 	default:
 		t.Errorf("%s lists verb %q, which the walk does not know how to send", tg.collection(), verb)
 	}
-	key := tg.group + "/" + tg.rbacResource() + " " + verb
+	key := tg.group + "/" + tg.rbacResource() + " " + verb + strings.Join(scope, "")
 	c.grant = w.grant(t, key, tg.namespace, rbacv1.PolicyRule{Verbs: []string{verb}, APIGroups: []string{tg.group}, Resources: []string{tg.rbacResource()}})
 	return c
 }

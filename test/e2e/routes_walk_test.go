@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -179,6 +180,9 @@ func (w *routeWalk) resourceCases(t *testing.T, list apidiscoveryv2.APIGroupDisc
 				for _, verb := range r.Verbs {
 					cases = append(cases, w.resourceCase(t, tg, verb))
 				}
+				if tg.namespace != "" {
+					cases = append(cases, w.allNamespacesCases(t, tg, r.Verbs)...)
+				}
 				for _, sub := range r.Subresources {
 					st := tg
 					st.subresource, st.kind = sub.Subresource, sub.ResponseKind
@@ -187,6 +191,20 @@ func (w *routeWalk) resourceCases(t *testing.T, list apidiscoveryv2.APIGroupDisc
 					}
 				}
 			}
+		}
+	}
+	return cases
+}
+
+// allNamespacesCases are the list and watch of a namespaced resource in
+// every namespace at once, which only a ClusterRole grants.
+func (w *routeWalk) allNamespacesCases(t *testing.T, tg target, verbs []string) []routeCase {
+	tg.namespace = ""
+	var cases []routeCase
+	for _, verb := range verbs {
+		if verb == "list" || verb == "watch" {
+			c := w.resourceCase(t, tg, verb, allNamespaces)
+			cases = append(cases, c)
 		}
 	}
 	return cases
@@ -248,19 +266,9 @@ func (w *routeWalk) grant(t *testing.T, key, namespace string, rule rbacv1.Polic
 }
 
 func (w *routeWalk) linkNeighbours() {
-	keys := slices.Sorted(mapKeys(w.grants))
+	keys := slices.Sorted(maps.Keys(w.grants))
 	for i, k := range keys {
 		w.grants[k].neighbour = w.grants[keys[(i+len(keys)-1)%len(keys)]]
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
