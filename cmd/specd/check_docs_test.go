@@ -15,9 +15,10 @@ var (
 	docCommand = regexp.MustCompile("(?s)```text\n\\$ specd (check [^\n]*)\n(.*?)```")
 )
 
-// docEtcd is the etcd URL of docs/check.md's examples: the test runs them
-// against an embedded etcd, empty, instead.
-const docEtcd = "http://127.0.0.1:2379"
+// docEtcd is the etcd URL of docs/check.md's examples, the socket of
+// `make run`'s embedded etcd: the test runs them against an etcd of its
+// own, empty, instead.
+const docEtcd = "unix://$PWD/data/etcd.sock"
 
 // TestCheckDoc writes the schema files of docs/check.md, runs each
 // `$ specd check` example and compares what it prints with the doc.
