@@ -45,3 +45,34 @@ func TestServingDocBrokenSchema(t *testing.T) {
 		t.Errorf("specd printed:\n%s\ndocs/serving.md shows:\n%s", got, want)
 	}
 }
+
+// usageFlag is a flag's line in the usage `specd serve -h` prints.
+var usageFlag = regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`)
+
+// TestServingDocFlags checks that docs/serving.md's flag table names
+// every flag of `specd serve`, so a new flag cannot go undocumented.
+func TestServingDocFlags(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "serving.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows strings.Builder
+	for _, l := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(l, "| `--") {
+			rows.WriteString(l + "\n")
+		}
+	}
+	var usage strings.Builder
+	if _, err := parseServeFlags([]string{"-h"}, &usage); err == nil {
+		t.Fatal("specd serve -h: no error")
+	}
+	flags := usageFlag.FindAllStringSubmatch(usage.String(), -1)
+	if len(flags) < 10 {
+		t.Fatalf("%d flags in the usage of specd serve:\n%s", len(flags), usage.String())
+	}
+	for _, f := range flags {
+		if !strings.Contains(rows.String(), "`--"+f[1]+"`") {
+			t.Errorf("docs/serving.md's flag table has no row for --%s", f[1])
+		}
+	}
+}

@@ -13,26 +13,23 @@ import (
 
 var docBlock = regexp.MustCompile("(?s)```(csv|yaml)\n(.*?)```")
 
-// authnDoc is the Authentication section of the security guide: in
-// docs/security.md once assembled, in docs/security-authn.md before.
+// authnDoc is the Authentication section of docs/security.md.
 func authnDoc(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"security.md", "security-authn.md"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "docs", name))
-		if err != nil {
-			continue
-		}
-		doc := string(b)
-		if i := strings.Index(doc, "## Authentication\n"); i >= 0 {
-			doc = doc[i+len("## Authentication\n"):]
-			if j := strings.Index(doc, "\n## "); j >= 0 {
-				doc = doc[:j]
-			}
-			return doc
-		}
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "security.md"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no docs/security.md or docs/security-authn.md with a section ## Authentication")
-	return ""
+	doc := string(b)
+	i := strings.Index(doc, "\n## Authentication\n")
+	if i < 0 {
+		t.Fatal("docs/security.md has no section ## Authentication")
+	}
+	doc = doc[i+len("\n## Authentication\n"):]
+	if j := strings.Index(doc, "\n## "); j >= 0 {
+		doc = doc[:j]
+	}
+	return doc
 }
 
 // TestDocsAuthn checks the guide's examples: the token file is read by

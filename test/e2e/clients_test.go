@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,14 +25,14 @@ const clientToolTimeout = 10 * time.Minute
 
 // TestClients runs docs/clients.md: a Go client generated with oapi-codegen
 // from the served OpenAPI v3 document creates, reads, lists and deletes a
-// widget on a real specd, and TypeScript types generated with
+// widget on a real specd over TLS, and TypeScript types generated with
 // openapi-typescript type-check the page's module. Nothing generated is
 // kept: it all happens in temporary directories.
 func TestClients(t *testing.T) {
 	t.Parallel()
 	page := clientsPage(t)
-	s := startSpecd(t, specdOptions{})
-	doc := get(t, s.URL+"/openapi/v3/apis/shop.example.com/v1")
+	s := startSpecd(t, specdOptions{Secure: true})
+	doc := do(t, s.Client, http.MethodGet, s.URL+"/openapi/v3/apis/shop.example.com/v1", "", "")
 	if doc.Code != 200 {
 		t.Fatalf("GET the document: HTTP %d", doc.Code)
 	}
@@ -87,7 +88,8 @@ func clientsPage(t *testing.T) docPage {
 }
 
 // testGoClient generates the Go client in a module pinned as test/clients
-// is, builds the page's program and runs it against s.
+// is, builds the page's program and runs it against s, over TLS as the admin
+// whose certificate specd generated into its data directory.
 func testGoClient(t *testing.T, s *specd, page docPage, document string) {
 	dir := t.TempDir()
 	mod, err := os.ReadFile(filepath.Join(clientsModule, "go.mod"))
@@ -101,7 +103,7 @@ func testGoClient(t *testing.T, s *specd, page docPage, document string) {
 	writeFile(t, dir, "oapi-codegen.yaml", page.files["oapi-codegen.yaml"])
 	writeFile(t, dir, "main.go", page.files["main.go"])
 
-	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly", "SPECD_SERVER="+s.URL)
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly", "SPECD_SERVER="+s.URL, "SPECD_DATA="+s.DataDir)
 	run(t, dir, env, "go", "tool", "oapi-codegen", "-config", "oapi-codegen.yaml", "shop.json")
 	if _, err := os.Stat(filepath.Join(dir, "shop", "shop.gen.go")); err != nil {
 		t.Fatalf("no generated client: %v", err)
@@ -133,7 +135,7 @@ func testTypeScript(t *testing.T, page docPage, document string) {
 	writeFile(t, dir, "broken.ts", `import createClient from "openapi-fetch";
 import type { paths } from "./shop";
 
-const client = createClient<paths>({ baseUrl: "http://127.0.0.1:8080" });
+const client = createClient<paths>({ baseUrl: "https://127.0.0.1:8080" });
 await client.POST("/apis/shop.example.com/v1/namespaces/{namespace}/widgets", {
   params: { path: { namespace: "default" } },
   body: { apiVersion: "shop.example.com/v1", kind: "Widget", spec: { color: "purple" } },

@@ -212,3 +212,16 @@ func mustJSON(t *testing.T, s string) any {
 	}
 	return vals[0]
 }
+
+// TestDocsHeaderAnyValue: an expected header "..." needs the header, with
+// any value.
+func TestDocsHeaderAnyValue(t *testing.T) {
+	ex := &httpExample{Code: 200, WantHeader: http.Header{"Audit-Id": {"..."}}}
+	with := &http.Response{StatusCode: 200, Header: http.Header{"Audit-Id": {"0b9c"}}}
+	if p := checkStatusAndHeaders(ex, with); len(p) != 0 {
+		t.Errorf("with the header: %v", p)
+	}
+	if p := checkStatusAndHeaders(ex, &http.Response{StatusCode: 200, Header: http.Header{}}); len(p) != 1 {
+		t.Errorf("without the header: %v, want one problem", p)
+	}
+}
