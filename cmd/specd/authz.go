@@ -77,13 +77,28 @@ func (a *authorization) ready() error {
 	return nil
 }
 
-// jobs keep the RBAC indexes and the aggregated ClusterRoles up to date.
-func (a *authorization) jobs(store *engine.Store, registry func() *schemas.Registry, log *slog.Logger) []background.Job {
+// start keeps the RBAC indexes and the aggregated ClusterRoles up to date
+// until stop is called. It returns once the indexes hold every RBAC object
+// and the aggregated roles are written, so that specd is ready with its
+// policy complete rather than still writing it.
+func (a *authorization) start(ctx context.Context, store *engine.Store, registry func() *schemas.Registry, log *slog.Logger) (stop func(), err error) {
 	aggregator := &rbac.Aggregator{Authorizer: a.rbac, Objects: store, Registry: registry, Logger: log}
-	return []background.Job{
-		background.JobFunc(func(ctx context.Context) { a.rbac.Run(ctx, store) }),
-		aggregator,
+	stop = background.New(background.JobFunc(func(ctx context.Context) { a.rbac.Run(ctx, store) }), aggregator).Start(ctx)
+	ctx, cancel := context.WithTimeout(ctx, policyTimeout)
+	defer cancel()
+	for !a.rbac.Synced() {
+		select {
+		case <-ctx.Done():
+			stop()
+			return nil, fmt.Errorf("load the RBAC objects: %w", ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
+	if err := aggregator.Settle(ctx); err != nil {
+		stop()
+		return nil, fmt.Errorf("aggregate the ClusterRoles: %w", err)
+	}
+	return stop, nil
 }
 
 // policyWriter writes the RBAC policy that follows from the schemas: the

@@ -136,7 +136,11 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	if err := policy.start(ctx, set.Registry()); err != nil {
 		return err
 	}
-	defer background.New(authz.jobs(store, set.Registry, log)...).Start(ctx)()
+	stopAuthz, err := authz.start(ctx, store, set.Registry, log)
+	if err != nil {
+		return err
+	}
+	defer stopAuthz()
 	// Plugins call back to the store from here on, each as its own user
 	// and authorized as one: the one late binding (plugins.LateCallbacks
 	// says why).

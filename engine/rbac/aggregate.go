@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -57,6 +58,29 @@ func (g *Aggregator) Run(ctx context.Context) {
 		}
 	}
 }
+
+// Settle aggregates until every aggregated ClusterRole has the rules its
+// selectors gather, also through chains (admin gathers edit, itself
+// aggregated), so that specd starts with its policy complete rather than
+// still writing it. The Authorizer's indexes must hold every ClusterRole
+// (Synced); they see each write a moment after it, and writing rules a
+// role already has stores nothing.
+func (g *Aggregator) Settle(ctx context.Context) error {
+	ctx = WithInternalUser(ctx)
+	for len(g.Authorizer.ix.aggregations()) > 0 {
+		if err := g.aggregate(ctx); err != nil {
+			return err
+		}
+		sleep(ctx, settlePause)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settlePause is how long Settle lets the indexes catch up with a pass.
+const settlePause = 10 * time.Millisecond
 
 // aggregate writes the rules of each aggregated ClusterRole that are not
 // yet what its selectors gather.

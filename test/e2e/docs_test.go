@@ -85,12 +85,16 @@ func runDoc(t *testing.T, name string, extra []string, secure bool, steps []docS
 	k := newKubectl(t, s)
 	client := *s.Client
 	client.Timeout = docRequestTimeout
+	shift, err := startRevision(t.Context(), &client, s.URL)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
 	for _, step := range steps {
 		where := fmt.Sprintf("%s:%d", name, step.Line)
 		var err error
 		if step.HTTP != nil {
 			where += ": " + step.HTTP.Method + " " + step.HTTP.Target
-			err = runHTTPExample(t.Context(), &client, s.URL, step.HTTP)
+			err = runHTTPExample(t.Context(), &client, s.URL, shift.example(step.HTTP))
 		} else {
 			where += ": $ " + step.Kubectl.Command
 			err = runKubectlExample(t, k, step.Kubectl)

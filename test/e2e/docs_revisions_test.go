@@ -1,0 +1,93 @@
+package e2e
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+)
+
+// revisionShift maps the resourceVersions a page's examples show onto the
+// server's. The pages count them as on a store that holds nothing else
+// (the first write is "2"), but a fresh specd has already stored its
+// default RBAC roles: every number is larger by what those took.
+type revisionShift int64
+
+// revisionPatterns find the resourceVersions of an example: in bodies, in
+// query strings and in the messages that quote them.
+var revisionPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`("resourceVersion":\s*")([1-9][0-9]*)(")`),
+	regexp.MustCompile(`([?&]resourceVersion=)([1-9][0-9]*)()`),
+	regexp.MustCompile(`(resource version: )([1-9][0-9]*)()`),
+	regexp.MustCompile(`(, current: )([1-9][0-9]*)()`),
+}
+
+// continuePattern finds continue tokens, which hold the revision their
+// pages are read at.
+var continuePattern = regexp.MustCompile(`((?:"continue":\s*"|[?&]continue=))([A-Za-z0-9_-]{8,})`)
+
+// token is a continue token (unpadded base64url of JSON) with its "rv"
+// shifted; what does not decode is left as it is.
+func (s revisionShift) token(t string) string {
+	raw, err := base64.RawURLEncoding.DecodeString(t)
+	if err != nil {
+		return t
+	}
+	shifted := tokenRevision.ReplaceAllStringFunc(string(raw), func(m string) string {
+		n, _ := strconv.ParseInt(tokenRevision.FindStringSubmatch(m)[1], 10, 64)
+		return `"rv":` + strconv.FormatInt(n+int64(s), 10)
+	})
+	return base64.RawURLEncoding.EncodeToString([]byte(shifted))
+}
+
+var tokenRevision = regexp.MustCompile(`"rv":([0-9]+)`)
+
+// startRevision reads the store's revision before a page's first step:
+// the page's "1".
+func startRevision(ctx context.Context, client *http.Client, base string) (revisionShift, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/apis/rbac.authorization.k8s.io/v1/clusterroles?limit=1", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Metadata struct{ ResourceVersion string } `json:"metadata"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return 0, fmt.Errorf("the store's revision: %s: %w", resp.Status, err)
+	}
+	rv, err := strconv.ParseInt(list.Metadata.ResourceVersion, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("the store's revision: %w", err)
+	}
+	return revisionShift(rv - 1), nil
+}
+
+// example is ex with every resourceVersion it sends or expects shifted.
+func (s revisionShift) example(ex *httpExample) *httpExample {
+	out := *ex
+	out.Target, out.Body, out.WantBody = s.text(ex.Target), s.text(ex.Body), s.text(ex.WantBody)
+	return &out
+}
+
+func (s revisionShift) text(v string) string {
+	v = continuePattern.ReplaceAllStringFunc(v, func(m string) string {
+		g := continuePattern.FindStringSubmatch(m)
+		return g[1] + s.token(g[2])
+	})
+	for _, re := range revisionPatterns {
+		v = re.ReplaceAllStringFunc(v, func(m string) string {
+			g := re.FindStringSubmatch(m)
+			n, _ := strconv.ParseInt(g[2], 10, 64)
+			return g[1] + strconv.FormatInt(n+int64(s), 10) + g[3]
+		})
+	}
+	return v
+}
