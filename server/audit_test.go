@@ -63,7 +63,6 @@ func last(t *testing.T, evs []auditv1.Event) auditv1.Event {
 	return evs[len(evs)-1]
 }
 
-
 func TestAuditCreateByLevel(t *testing.T) {
 	w2 := strings.Replace(widgetW1, `"w1"`, `"w2"`, 1)
 	for _, level := range []string{"Metadata", "Request", "RequestResponse"} {
