@@ -269,3 +269,107 @@ func jsonEqual(a, b []byte) bool {
 	}
 	return compact(x) == compact(y)
 }
+
+// TestAuditDoc: the policy of docs/security-audit.md starts specd, and the
+// create of a Ship it shows is the event specd logs for it, but for the
+// values that change each run (ID, times, client).
+func TestAuditDoc(t *testing.T) {
+	t.Parallel()
+	policy, event := auditDocExamples(t)
+	s := startAudited(t, policy, `alice-token,alice,u-1,"devs"`+"\n")
+	grantShips(t, s.specd, "alice")
+	var want map[string]any
+	if err := json.Unmarshal([]byte(event), &want); err != nil {
+		t.Fatalf("the doc's event: %v", err)
+	}
+	for _, k := range []string{"auditID", "userAgent", "sourceIPs", "requestReceivedTimestamp", "stageTimestamp"} {
+		want[k] = anyValue
+	}
+	sent, err := json.Marshal(want["requestObject"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body := auditDo(t, insecureClient(t, s.specd), "POST", s.URL+"/apis/fleet.example.com/v1/namespaces/default/ships", "alice-token", string(sent))
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create as alice: %s %s", resp.Status, body)
+	}
+	evs := s.waitEvents(t, resp, auditv1.StageResponseComplete)
+	if len(evs) != 1 {
+		t.Errorf("stages %v: the doc's policy omits RequestReceived", eventStages(evs))
+	}
+	got, err := auditRawEvent(s.log, resp.Header.Get("Audit-Id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range jsonSubset(want, got, "") {
+		t.Errorf("the doc's event: %s", d)
+	}
+	if _, ok := got.(map[string]any)["responseObject"]; ok {
+		t.Errorf("a responseObject at level Request: %s", compact(got))
+	}
+}
+
+// auditDocExamples are the Policy and the Event that
+// docs/security-audit.md shows.
+func auditDocExamples(t *testing.T) (policy, event string) {
+	t.Helper()
+	md, err := os.ReadFile(filepath.Join(repoRoot, "docs", "security-audit.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := fences(string(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		text := strings.Join(f.Lines, "\n")
+		switch {
+		case f.Info == "yaml" && strings.Contains(text, "kind: Policy"):
+			policy = text + "\n"
+		case f.Info == "json" && strings.Contains(text, `"kind":"Event"`):
+			event = text
+		}
+	}
+	if policy == "" || event == "" {
+		t.Fatal("docs/security-audit.md: want a yaml block with a Policy and a json block with an Event")
+	}
+	return policy, event
+}
+
+// grantShips lets user create ships in default, as the admin.
+func grantShips(t *testing.T, s *specd, user string) {
+	t.Helper()
+	rbac := s.URL + "/apis/rbac.authorization.k8s.io/v1/namespaces/default/"
+	role := `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"ship-writer"},` +
+		`"rules":[{"apiGroups":["fleet.example.com"],"resources":["ships"],"verbs":["create"]}]}`
+	binding := `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"ship-writer"},` +
+		`"subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"` + user + `"}],` +
+		`"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"ship-writer"}}`
+	for path, body := range map[string]string{"roles": role, "rolebindings": binding} {
+		if resp, out := auditDo(t, s.Client, "POST", rbac+path, "", body); resp.StatusCode != http.StatusCreated {
+			t.Fatalf("create %s: %s %s", path, resp.Status, out)
+		}
+	}
+}
+
+// auditRawEvent is the last event of an audit ID as decoded JSON.
+func auditRawEvent(path, auditID string) (any, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var last any
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var e map[string]any
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, fmt.Errorf("audit log line %s: %w", line, err)
+		}
+		if e["auditID"] == auditID {
+			last = e
+		}
+	}
+	if last == nil {
+		return nil, fmt.Errorf("no event of audit ID %s", auditID)
+	}
+	return last, nil
+}
