@@ -96,3 +96,27 @@ func BenchmarkTable500(b *testing.B) {
 func BenchmarkDiscoveryAggregated(b *testing.B) {
 	benchRequest(b, benchServer(b, 1), "/apis", kubectlDiscoveryAccept)
 }
+
+func (c constStore) Create(context.Context, *schemas.ResourceVersion, string, []byte, engine.WriteOptions) (engine.Result, error) {
+	return engine.Result{Object: c.object}, nil
+}
+
+// BenchmarkCreate is the write path around the store: read the body,
+// answer 201 with the stored object.
+func BenchmarkCreate(b *testing.B) {
+	s := benchServer(b, 1)
+	body := benchWidget(2)
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		r := httptest.NewRequest(http.MethodPost, widgetsPath, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		s.ServeHTTP(w, r)
+	}
+}
+
+// BenchmarkNotFound answers a Status: the error path every 4xx takes.
+func BenchmarkNotFound(b *testing.B) {
+	benchRequest(b, benchServer(b, 1), "/apis/shop.example.com/v1/namespaces/default/gadgets", "")
+}

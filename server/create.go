@@ -1,14 +1,10 @@
 package server
 
-import (
-	"net/http"
-
-	"github.com/specd-io/specd/schemas"
-)
+import "net/http"
 
 // create serves POST on a collection: 201 and the stored object.
 func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
-	body, problems, enc, ok := s.readWrite(w, r, t.rv)
+	body, problems, enc, ok := s.readWrite(w, r, t)
 	if !ok {
 		return
 	}
@@ -30,14 +26,15 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 
 // readWrite does what every write does first, in kube-apiserver's order:
 // negotiate the response, check the body's media type (415), read it
-// within the size limit (413). ok is false when it has answered already.
-func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, rv *schemas.ResourceVersion) (body []byte, problems []error, enc encoding, ok bool) {
+// within the size limit (413), and add it to the audit event. ok is false
+// when it has answered already.
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t target) (body []byte, problems []error, enc encoding, ok bool) {
 	enc, ok = negotiate(r, false)
 	if !ok {
-		notAcceptable(w)
+		notAcceptable(w, r)
 		return nil, nil, enc, false
 	}
-	mt, err := bodyMediaType(r, hasProtobuf(rv))
+	mt, err := bodyMediaType(r, hasProtobuf(t.rv))
 	if err == nil {
 		body, problems, err = readBody(r, mt, s.cfg.MaxBodyBytes)
 	}
@@ -45,5 +42,6 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, rv *schemas.R
 		s.writeError(w, r, err)
 		return nil, nil, enc, false
 	}
+	auditRequest(r, t, body)
 	return body, problems, enc, true
 }

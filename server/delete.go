@@ -7,10 +7,10 @@ import "net/http"
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 	enc, ok := negotiate(r, false)
 	if !ok {
-		notAcceptable(w)
+		notAcceptable(w, r)
 		return
 	}
-	opts, err := deleteOptions(r, s.cfg.MaxBodyBytes)
+	opts, err := deleteOptions(r, t, s.cfg.MaxBodyBytes)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

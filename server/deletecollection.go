@@ -24,12 +24,12 @@ var _ collectionDeleter = (*engine.Store)(nil)
 func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t target) {
 	store, ok := s.cfg.Store.(collectionDeleter)
 	if !ok {
-		writeStatus(w, methodNotAllowedStatus(r.Method, t.rv.Resource.GroupResource()))
+		writeStatus(w, r, methodNotAllowedStatus(r.Method, t.rv.Resource.GroupResource()))
 		return
 	}
 	enc, ok := negotiate(r, false)
 	if !ok {
-		notAcceptable(w)
+		notAcceptable(w, r)
 		return
 	}
 	req, err := listRequest(t.rv, r.URL.Query())
@@ -37,7 +37,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		s.writeError(w, r, err)
 		return
 	}
-	opts, err := deleteOptions(r, s.cfg.MaxBodyBytes)
+	opts, err := deleteOptions(r, t, s.cfg.MaxBodyBytes)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

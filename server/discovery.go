@@ -38,17 +38,17 @@ func (s *Server) serveAPIs(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveGroup(w http.ResponseWriter, r *http.Request) {
-	serveDocument(w, s.snapshot().groups[mux.Vars(r)["group"]])
+	serveDocument(w, r, s.snapshot().groups[mux.Vars(r)["group"]])
 }
 
 func (s *Server) serveGroupVersion(w http.ResponseWriter, r *http.Request) {
 	v := mux.Vars(r)
-	serveDocument(w, s.snapshot().groupVersions[v["group"]+"/"+v["version"]])
+	serveDocument(w, r, s.snapshot().groupVersions[v["group"]+"/"+v["version"]])
 }
 
-func serveDocument(w http.ResponseWriter, doc []byte) {
+func serveDocument(w http.ResponseWriter, r *http.Request, doc []byte) {
 	if doc == nil {
-		writeStatus(w, notFoundStatus())
+		writeStatus(w, r, notFoundStatus())
 		return
 	}
 	writeJSON(w, http.StatusOK, doc)

@@ -7,7 +7,7 @@ import "net/http"
 func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) {
 	enc, ok := negotiate(r, true)
 	if !ok {
-		notAcceptable(w)
+		notAcceptable(w, r)
 		return
 	}
 	obj, err := s.cfg.Store.Get(r.Context(), t.rv, t.namespace, t.name)

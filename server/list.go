@@ -12,7 +12,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) {
 	}
 	enc, ok := negotiate(r, true)
 	if !ok {
-		notAcceptable(w)
+		notAcceptable(w, r)
 		return
 	}
 	req, err := listRequest(t.rv, q)

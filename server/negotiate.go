@@ -80,8 +80,8 @@ func negotiate(r *http.Request, allowTable bool) (enc encoding, ok bool) {
 }
 
 // notAcceptable is the 406 answer of kube-apiserver.
-func notAcceptable(w http.ResponseWriter) {
-	writeStatus(w, failure(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+func notAcceptable(w http.ResponseWriter, r *http.Request) {
+	writeStatus(w, r, failure(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
 		"only the following media types are accepted: application/json, application/yaml"))
 }
 

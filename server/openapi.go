@@ -46,13 +46,13 @@ func (s *Server) serveOpenAPIGroupVersion(w http.ResponseWriter, r *http.Request
 	v := mux.Vars(r)
 	doc, ok := s.snapshot().openapi.GroupVersion(v["group"], v["version"])
 	if !ok {
-		writeStatus(w, notFoundStatus())
+		writeStatus(w, r, notFoundStatus())
 		return
 	}
 	w.Header().Set("Vary", "Accept")
 	asJSON, ok := negotiateOpenAPI(r, protoV3, protoV3Old)
 	if !ok {
-		openapiNotAcceptable(w, protoV3)
+		openapiNotAcceptable(w, r, protoV3)
 		return
 	}
 	if hash := r.URL.Query().Get("hash"); hash != "" {
@@ -71,7 +71,7 @@ func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Vary", "Accept")
 	asJSON, ok := negotiateOpenAPI(r, protoV2, protoV2Old)
 	if !ok {
-		openapiNotAcceptable(w, protoV2)
+		openapiNotAcceptable(w, r, protoV2)
 		return
 	}
 	s.serveOpenAPIDoc(w, r, s.snapshot().openapi.Swagger(), asJSON, protoV2)
@@ -122,7 +122,7 @@ func negotiateOpenAPI(r *http.Request, protoSubtypes ...string) (asJSON, ok bool
 	return false, false
 }
 
-func openapiNotAcceptable(w http.ResponseWriter, protoSubtype string) {
-	writeStatus(w, failure(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+func openapiNotAcceptable(w http.ResponseWriter, r *http.Request, protoSubtype string) {
+	writeStatus(w, r, failure(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
 		"only the following media types are accepted: application/json, application/"+protoSubtype))
 }

@@ -63,7 +63,7 @@ func listRequest(rv *schemas.ResourceVersion, q url.Values) (engine.ListRequest,
 
 // deleteOptions merges the query parameters and the optional DeleteOptions
 // body of a DELETE.
-func deleteOptions(r *http.Request, limit int64) (engine.DeleteOptions, error) {
+func deleteOptions(r *http.Request, t target, limit int64) (engine.DeleteOptions, error) {
 	var opts engine.DeleteOptions
 	var body metav1.DeleteOptions
 	if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
@@ -76,9 +76,11 @@ func deleteOptions(r *http.Request, limit int64) (engine.DeleteOptions, error) {
 			return opts, err
 		}
 		if len(raw) > 0 {
-			if err := decodeDeleteOptions(raw, mt, &body); err != nil {
+			j, err := decodeDeleteOptions(raw, mt, &body)
+			if err != nil {
 				return opts, err
 			}
+			auditRequest(r, t, j)
 		}
 	}
 	if err := deleteQuery(r.URL.Query(), &body); err != nil {
@@ -104,16 +106,14 @@ func deleteOptions(r *http.Request, limit int64) (engine.DeleteOptions, error) {
 	return opts, nil
 }
 
-func decodeDeleteOptions(raw []byte, mediaType string, into *metav1.DeleteOptions) error {
+func decodeDeleteOptions(raw []byte, mediaType string, into *metav1.DeleteOptions) (asJSON []byte, err error) {
 	if mediaType == contentTypeYAML {
-		j, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return badRequest("decoding DeleteOptions: %v", err)
+		if raw, err = yaml.YAMLToJSON(raw); err != nil {
+			return nil, badRequest("decoding DeleteOptions: %v", err)
 		}
-		raw = j
 	}
 	if err := json.Unmarshal(raw, into); err != nil {
-		return badRequest("decoding DeleteOptions: %v", err)
+		return nil, badRequest("decoding DeleteOptions: %v", err)
 	}
-	return nil
+	return raw, nil
 }

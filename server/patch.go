@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/server/auditlog"
 )
 
 // patchMediaTypes are the patch formats kube-apiserver accepts for a
@@ -31,7 +32,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 	}
 	enc, ok := negotiate(r, false)
 	if !ok {
-		notAcceptable(w)
+		notAcceptable(w, r)
 		return
 	}
 	body, err := readLimited(r, s.cfg.MaxBodyBytes)
@@ -42,6 +43,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 		s.writeError(w, r, err)
 		return
 	}
+	auditlog.LogRequestPatch(r.Context(), body, pt == engine.ApplyPatchType)
 	opts, err := patchOptions(r.URL.Query(), pt)
 	if err != nil {
 		s.writeError(w, r, err)

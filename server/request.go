@@ -25,7 +25,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	vars := mux.Vars(r)
 	t, namespaced, ok := resolve(s.cfg.Registry(), vars["group"], vars["version"], vars["rest"])
 	if !ok {
-		writeStatus(w, notFoundStatus())
+		writeStatus(w, r, notFoundStatus())
 		return
 	}
 	if t.rv.Deprecated {
@@ -143,5 +143,5 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, name
 			return
 		}
 	}
-	writeStatus(w, methodNotAllowedStatus(r.Method, t.rv.Resource.GroupResource()))
+	writeStatus(w, r, methodNotAllowedStatus(r.Method, t.rv.Resource.GroupResource()))
 }

@@ -6,6 +6,8 @@ import (
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"sigs.k8s.io/yaml"
+
+	"github.com/specd-io/specd/server/auditlog"
 )
 
 const (
@@ -32,6 +34,7 @@ func writeBody(w http.ResponseWriter, code int, contentType string, body []byte)
 // writeObject writes JSON bytes from the engine in the negotiated encoding:
 // as they are for JSON, converted for YAML.
 func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, enc encoding, body []byte) {
+	auditlog.LogResponseObject(r.Context(), body)
 	if enc.yaml {
 		y, err := yaml.JSONToYAML(body)
 		if err != nil {

@@ -63,7 +63,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t target) bo
 	if r.Method == http.MethodGet {
 		enc, ok := negotiate(r, false)
 		if !ok {
-			notAcceptable(w)
+			notAcceptable(w, r)
 			return true
 		}
 		obj, err := store.GetScale(r.Context(), t.rv, t.namespace, t.name)
@@ -74,7 +74,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t target) bo
 		s.writeObject(w, r, http.StatusOK, enc, obj)
 		return true
 	}
-	body, problems, enc, ok := s.readWrite(w, r, t.rv)
+	body, problems, enc, ok := s.readWrite(w, r, t)
 	if !ok {
 		return true
 	}

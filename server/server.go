@@ -121,7 +121,7 @@ func (s *Server) routes() *mux.Router {
 func getOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeStatus(w, methodNotAllowedStatus(r.Method, ""))
+			writeStatus(w, r, methodNotAllowedStatus(r.Method, ""))
 			return
 		}
 		h(w, r)

@@ -9,6 +9,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/specd-io/specd/server/auditlog"
 )
 
 // writeError is the one place an error becomes a response: an
@@ -20,7 +22,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if code := statusCode(st); code >= http.StatusInternalServerError {
 		s.reportFailure(r, code, err)
 	}
-	writeStatus(w, st)
+	writeStatus(w, r, st)
 }
 
 // statusOf is the Status that answers err.
@@ -44,14 +46,17 @@ func statusCode(st metav1.Status) int {
 	return http.StatusInternalServerError
 }
 
-// writeStatus writes st as a v1 Status with st.Code (500 when unset).
-func writeStatus(w http.ResponseWriter, st metav1.Status) {
+// writeStatus writes st as a v1 Status with st.Code (500 when unset),
+// and gives it to the audit event: its reason and message are the
+// responseStatus an error is logged with.
+func writeStatus(w http.ResponseWriter, r *http.Request, st metav1.Status) {
 	st.Kind, st.APIVersion = "Status", "v1"
 	if st.Status == "" {
 		st.Status = metav1.StatusFailure
 	}
 	code := statusCode(st)
 	st.Code = int32(code)
+	auditlog.LogResponseStatus(r.Context(), &st)
 	body, err := json.Marshal(&st)
 	if err != nil { // a Status always marshals; keep the answer a Status anyway
 		body = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"InternalError","code":500}`)
@@ -80,12 +85,12 @@ func methodNotAllowedStatus(method, resource string) metav1.Status {
 	return st
 }
 
-func (s *Server) notFound(w http.ResponseWriter, _ *http.Request) {
-	writeStatus(w, notFoundStatus())
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	writeStatus(w, r, notFoundStatus())
 }
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	writeStatus(w, methodNotAllowedStatus(r.Method, ""))
+	writeStatus(w, r, methodNotAllowedStatus(r.Method, ""))
 }
 
 func badRequest(format string, args ...any) error {

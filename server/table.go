@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/server/auditlog"
 )
 
 // includeObject is the includeObject query parameter of a Table request.
@@ -49,6 +50,7 @@ func (s *Server) writeTable(w http.ResponseWriter, r *http.Request, enc encoding
 		s.writeError(w, r, err)
 		return
 	}
+	auditlog.LogResponseObject(r.Context(), out)
 	if enc.yaml {
 		if out, err = yaml.JSONToYAML(out); err != nil {
 			s.writeError(w, r, err)

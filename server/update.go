@@ -4,7 +4,7 @@ import "net/http"
 
 // update serves PUT on an object or its status: 200 and the stored object.
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
-	body, problems, enc, ok := s.readWrite(w, r, t.rv)
+	body, problems, enc, ok := s.readWrite(w, r, t)
 	if !ok {
 		return
 	}

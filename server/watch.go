@@ -59,12 +59,12 @@ func (s *Server) CloseWatches() {
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 	store, ok := s.cfg.Store.(watchStore)
 	if !ok {
-		writeStatus(w, methodNotAllowedStatus("watch", t.rv.Resource.GroupResource()))
+		writeStatus(w, r, methodNotAllowedStatus("watch", t.rv.Resource.GroupResource()))
 		return
 	}
 	enc, ok := negotiate(r, true)
 	if !ok || enc.yaml {
-		notAcceptable(w)
+		notAcceptable(w, r)
 		return
 	}
 	q := r.URL.Query()
@@ -78,7 +78,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 	closing := s.watches.done()
 	select {
 	case <-closing:
-		writeStatus(w, failure(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "the server is shutting down"))
+		writeStatus(w, r, failure(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "the server is shutting down"))
 		return
 	default:
 	}

@@ -7,6 +7,8 @@
 // The events are made by k8s.io/apiserver's WithAuditInit and WithAudit
 // filters, which the request chain (server/filters) wraps around specd's
 // routes with what New returns. Handlers, which hold objects as JSON
-// bytes, add the request and response bodies with LogRequestObject and
-// LogResponseObject.
+// bytes, add the request and response bodies with LogRequestObject,
+// LogRequestPatch, LogResponseObject and LogResponseStatus. Each first
+// reads the event's level and returns when it keeps nothing of the body,
+// so that they cost a context lookup when audit is off.
 package auditlog

@@ -72,11 +72,20 @@ var alice = &user.DefaultInfo{Name: "alice", UID: "u-1", Groups: []string{"devs"
 // returns the answer with its body read.
 func serve(t *testing.T, h http.Handler, method, target, body string) *http.Response {
 	t.Helper()
+	return serveWith(t, h, method, target, "", body)
+}
+
+// serveWith is serve with a Content-Type ("" sends none).
+func serveWith(t *testing.T, h http.Handler, method, target, contentType, body string) *http.Response {
+	t.Helper()
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	req, err := http.NewRequestWithContext(t.Context(), method, srv.URL+target, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := srv.Client().Do(req)
 	if err != nil {

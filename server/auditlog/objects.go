@@ -13,34 +13,83 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	auditinternal "k8s.io/apiserver/pkg/apis/audit"
 	"k8s.io/apiserver/pkg/audit"
+	"sigs.k8s.io/yaml"
 )
 
 // LogRequestObject adds a write's body (JSON) to the request's audit
 // event: its name and namespace to the objectRef (a create names its
 // object only there), and the body itself at level Request and above.
 func LogRequestObject(ctx context.Context, gvr schema.GroupVersionResource, subresource string, body []byte) {
-	if !audit.AuditContextFrom(ctx).Enabled() {
+	if levelOf(ctx).Less(auditinternal.LevelMetadata) {
 		return
 	}
 	audit.LogRequestObject(ctx, newRawObject(body), gvr.GroupVersion(), gvr, subresource, rawSerializer{})
+}
+
+// LogRequestPatch adds a patch to the request's audit event at level
+// Request and above, as JSON: an apply's YAML is converted. A patch that
+// is not JSON is left out, so that the event stays one line of JSON;
+// the request fails anyway.
+func LogRequestPatch(ctx context.Context, patch []byte, isYAML bool) {
+	if levelOf(ctx).Less(auditinternal.LevelRequest) {
+		return
+	}
+	if isYAML {
+		j, err := yaml.YAMLToJSON(patch)
+		if err != nil {
+			return
+		}
+		patch = j
+	}
+	if json.Valid(patch) {
+		audit.LogRequestPatch(ctx, patch)
+	}
 }
 
 // LogResponseObject adds the answer's body (JSON: an object, a list or a
 // Status) to the request's audit event: a Status as its responseStatus,
 // and the body itself at level RequestResponse.
 func LogResponseObject(ctx context.Context, body []byte) {
-	if !audit.AuditContextFrom(ctx).Enabled() {
+	level := levelOf(ctx)
+	if level.Less(auditinternal.LevelMetadata) {
 		return
 	}
+	isStatus := gjson.GetBytes(body, "kind").Str == "Status"
+	if !isStatus && level.Less(auditinternal.LevelRequestResponse) {
+		return // the filter logs the code; nothing else of the body is kept
+	}
 	var obj runtime.Object = newRawObject(body)
-	if gjson.GetBytes(body, "kind").Str == "Status" {
+	if isStatus {
 		var s metav1.Status
 		if json.Unmarshal(body, &s) == nil {
 			obj = &s
 		}
 	}
 	audit.LogResponseObject(ctx, obj, schema.GroupVersion{}, rawSerializer{})
+}
+
+// LogResponseStatus adds an answer that is a Status to the request's
+// audit event: its code, reason and message as the responseStatus, and
+// the Status itself at level RequestResponse.
+func LogResponseStatus(ctx context.Context, st *metav1.Status) {
+	if levelOf(ctx).Less(auditinternal.LevelMetadata) {
+		return
+	}
+	audit.LogResponseObject(ctx, st, schema.GroupVersion{}, rawSerializer{})
+}
+
+// levelOf is the level the policy gave the request's event: "" (below
+// Metadata) when there is no audit context, or when the audit filter
+// never initialized it, as happens when audit is off: WithAuditInit
+// still adds the context for the Audit-Id header.
+func levelOf(ctx context.Context) auditinternal.Level {
+	ac := audit.AuditContextFrom(ctx)
+	if ac == nil {
+		return ""
+	}
+	return ac.GetEventLevel()
 }
 
 // rawObject is JSON bytes dressed as a runtime.Object, so that

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/endpoints/filters"
 )
 
 const managed = `{"metadata":{"name":"w1","namespace":"ns1","managedFields":[{"manager":"kubectl"}]}}`
@@ -66,4 +69,75 @@ func TestResponseStatusFromBody(t *testing.T) {
 func TestNoAuditContext(t *testing.T) {
 	LogRequestObject(t.Context(), widgets, "", []byte(managed))
 	LogResponseObject(t.Context(), []byte(managed))
+}
+
+func TestRequestPatchByLevel(t *testing.T) {
+	tests := map[string]struct {
+		level, contentType, body, want string
+	}{
+		"merge patch":                 {"Request", "application/merge-patch+json", `{"spec":{"size":4}}`, `{"spec":{"size":4}}`},
+		"apply as JSON":               {"RequestResponse", "application/apply-patch+yaml", "spec:\n  size: 4\n", `{"spec":{"size":4}}`},
+		"not JSON is left out":        {"Request", "application/json-patch+json", `[{"op":`, ""},
+		"at Metadata, no body logged": {"Metadata", "application/merge-patch+json", `{"spec":{"size":4}}`, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f, ev, b := newAudit(t, policyWith(tc.level))
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				LogRequestPatch(r.Context(), body, r.Header.Get("Content-Type") == "application/apply-patch+yaml")
+			})
+			serveWith(t, chain(h, ev, b, alice), "PATCH", "/apis/example.com/v1/namespaces/ns1/widgets/w1", tc.contentType, tc.body)
+			evs := events(t, f.LogPath)
+			got := ""
+			if o := evs[len(evs)-1].RequestObject; o != nil {
+				got = string(o.Raw)
+			}
+			if got != tc.want {
+				t.Errorf("requestObject %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestResponseStatus(t *testing.T) {
+	for _, level := range []string{"Metadata", "RequestResponse"} {
+		t.Run(level, func(t *testing.T) {
+			f, ev, b := newAudit(t, policyWith(level))
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				st := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: "Failure",
+					Reason: metav1.StatusReasonNotFound, Message: `widgets "w1" not found`, Code: 404}
+				LogResponseStatus(r.Context(), &st)
+				w.WriteHeader(http.StatusNotFound)
+			})
+			serve(t, chain(h, ev, b, alice), "GET", "/apis/example.com/v1/namespaces/ns1/widgets/w1", "")
+			evs := events(t, f.LogPath)
+			e := evs[len(evs)-1]
+			if s := e.ResponseStatus; s == nil || s.Code != 404 || s.Reason != "NotFound" || s.Message != `widgets "w1" not found` {
+				t.Errorf("responseStatus %+v", s)
+			}
+			if got, want := e.ResponseObject != nil, level == "RequestResponse"; got != want {
+				t.Fatalf("responseObject logged %v, want %v", got, want)
+			}
+			if e.ResponseObject != nil && !strings.Contains(string(e.ResponseObject.Raw), `"kind":"Status"`) {
+				t.Errorf("responseObject %s: want the Status", e.ResponseObject.Raw)
+			}
+		})
+	}
+}
+
+// TestAuditOff checks that handlers may log when the chain has an audit
+// context but no audit filter initialized it, as when audit is off.
+func TestAuditOff(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		if levelOf(ctx) != "" {
+			t.Errorf("level %q with audit off", levelOf(ctx))
+		}
+		LogRequestObject(ctx, widgets, "", []byte(managed))
+		LogRequestPatch(ctx, []byte(managed), false)
+		LogResponseObject(ctx, []byte(managed))
+		LogResponseStatus(ctx, &metav1.Status{Code: 404})
+	})
+	serve(t, filters.WithAuditInit(h), "POST", "/apis/example.com/v1/namespaces/ns1/widgets", managed)
 }
