@@ -19,14 +19,17 @@ import (
 // The cache of a resource starts on its first use, at the revision that
 // use needs: a watch from revision N on a resource not followed yet gets
 // every change after N, as if the cache had run since N (410 Expired only
-// once storage has compacted N).
+// once storage has compacted N). A list starts it at the current
+// revision; a watch from before that still gets every change since,
+// storage serving those before the cache's start.
 type Cache interface {
 	// List returns the objects under opts.Prefix as of the cache's
 	// revision. When the cache has not seen opts.MinRevision yet it
 	// answers ErrCacheBehind and the caller reads storage instead.
 	List(ctx context.Context, resource string, opts CacheListOptions) (storage.ListResult, error)
-	// Watch starts a watch; see CacheWatchOptions. A start revision older
-	// than the kept window is an *ExpiredError.
+	// Watch starts a watch; see CacheWatchOptions. A start revision that
+	// storage has compacted, or older than the window once the window has
+	// dropped events, is an *ExpiredError.
 	Watch(ctx context.Context, resource string, opts CacheWatchOptions) (CacheWatch, error)
 }
 
@@ -88,7 +91,8 @@ var (
 	ErrCacheBehind = errors.New("watch cache: behind the requested revision")
 )
 
-// ExpiredError is a watch from a revision older than the cache keeps.
+// ExpiredError is a watch from a revision older than the cache keeps, or
+// than storage does.
 type ExpiredError struct {
 	Revision int64 // asked for
 	Oldest   int64 // the oldest revision a watch can start after

@@ -125,6 +125,61 @@ func TestWatchColdCacheCompacted(t *testing.T) {
 	}
 }
 
+// TestWatchFromBeforeAListStartedTheCache is what kubectl wait does after
+// a create: w1 is created in namespace a at X, w2 in b; a list of b
+// starts the cache after X; a watch of a from X, and one of every
+// namespace, get every change after X once, then the live ones, as from
+// kube-apiserver's cache, which runs from the start. Once etcd has
+// compacted X, a watch from it is 410 Expired.
+func TestWatchFromBeforeAListStartedTheCache(t *testing.T) {
+	ctx := context.Background()
+	s, _, _, rv := coldStore(t)
+	x := rvOf(mustCreate(t, s, rv, "a", widget("w1", 1)))
+	mustCreate(t, s, rv, "b", widget("w2", 2))
+	if list, err := s.List(ctx, rv, "b", engine.ListRequest{ResourceVersion: "0"}); err != nil || names(list) != "[w2]" {
+		t.Fatalf("list of b from the cache: %s, %v", list, err)
+	}
+	watch := func(ns string) *engine.Watch {
+		w, err := s.Watch(ctx, rv, ns, engine.WatchRequest{ResourceVersion: x})
+		if err != nil {
+			t.Fatalf("watch of %q from %s: %v", ns, x, err)
+		}
+		t.Cleanup(w.Stop)
+		return w
+	}
+	inA, all := watch("a"), watch("")
+	cur, err := s.Get(ctx, rv, "a", "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, _ = sjson.SetBytes(cur, "spec.size", 5)
+	if _, err := s.Update(ctx, rv, "a", "w1", cur, engine.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := events(t, inA, 1, "spec.size"); got[0] != "MODIFIED w1 spec.size=5" {
+		t.Errorf("namespace a: %v, want MODIFIED w1", got)
+	}
+	want := []string{"ADDED w2 spec.size=2", "MODIFIED w1 spec.size=5"}
+	if got := events(t, all, 2, "spec.size"); !slices.Equal(got, want) {
+		t.Errorf("every namespace: %v, want %v", got, want)
+	}
+	last := rvOf(mustCreate(t, s, rv, "a", widget("w3", 3)))
+	for name, w := range map[string]*engine.Watch{"a": inA, "every": all} {
+		if got := events(t, w, 1, "spec.size"); got[0] != "ADDED w3 spec.size=3" || w.Pending() {
+			t.Errorf("namespace %s, live: %v, pending %v", name, got, w.Pending())
+		}
+	}
+
+	rev, _ := strconv.ParseInt(last, 10, 64)
+	if _, err := testClient.Compact(ctx, rev, clientv3.WithCompactPhysical()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Watch(ctx, rv, "a", engine.WatchRequest{ResourceVersion: x})
+	if !apierrors.IsResourceExpired(err) || !strings.HasPrefix(err.Error(), "too old resource version: "+x+" (") {
+		t.Fatalf("watch from %s after compaction at %s: %v, want 410 Expired", x, last, err)
+	}
+}
+
 // TestColdCacheConcurrentFirstWatches: watches that start a cold
 // resource at once share one cache (one etcd watch), and each gets every
 // write after its revision.

@@ -20,7 +20,11 @@ import (
 // cache began gets every change after it, as from a cache that ran all
 // along. When storage no longer has that revision (compacted), or not
 // yet, the cache starts at the current one; the watch then gets 410
-// Expired, or waits for its revision.
+// Expired, or waits for its revision. A later watch from before the
+// cache's start (a list started it) gets the events in between from
+// storage, then the cache's (gap.go); 410 Expired only when storage has
+// compacted its revision, or the window has dropped events after it, as
+// kube-apiserver's would have.
 type Cache struct {
 	storage  storage.Storage
 	resource string
@@ -226,6 +230,9 @@ func (c *Cache) drop(w *watcher) {
 	if _, ok := c.watchers[w]; ok {
 		delete(c.watchers, w)
 		close(w.ch)
+		if w.ended != nil {
+			close(w.ended)
+		}
 		c.touch()
 	}
 }
@@ -312,11 +319,28 @@ func (c *Cache) List(ctx context.Context, opts engine.CacheListOptions) (storage
 	return storage.ListResult{Items: items, Revision: c.rev, More: remaining > 0, Remaining: remaining}, nil
 }
 
-// Watch starts a watch.
+// Watch starts a watch. One from a revision before the cache started
+// reads what came in between from storage first (gap.go); one from before
+// what the window still holds, once it has dropped events, is too old.
 func (c *Cache) Watch(ctx context.Context, opts engine.CacheWatchOptions) (engine.CacheWatch, error) {
 	if err := c.waitReady(ctx); err != nil {
 		return nil, err
 	}
+	w, err := c.add(opts)
+	if err != nil {
+		return nil, err
+	}
+	if w.gap != nil {
+		if err := c.fillGap(ctx, w); err != nil {
+			w.Stop()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// add registers a watcher that starts where opts asks.
+func (c *Cache) add(opts engine.CacheWatchOptions) (*watcher, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w := &watcher{cache: c, prefix: opts.Prefix, key: opts.Key, bookmarks: opts.Bookmarks,
@@ -332,8 +356,14 @@ func (c *Cache) Watch(ctx context.Context, opts engine.CacheWatchOptions) (engin
 		if opts.Initial {
 			w.initial, w.initialRev = c.objects.selected(opts.Prefix, opts.Key), c.rev
 		}
-	case start < c.window.oldest():
+	case start < c.window.oldest() && c.window.dropped():
 		return nil, &engine.ExpiredError{Revision: start, Oldest: c.window.oldest()}
+	case start < c.window.oldest():
+		// The cache started after start: the window holds every event
+		// since it started, storage those before.
+		w.gap = &gap{from: start, until: c.window.oldest()}
+		w.ended = make(chan struct{})
+		w.backlog = c.window.since(start, w.wants)
 	case start < c.rev:
 		w.backlog = c.window.since(start, w.wants)
 	default:

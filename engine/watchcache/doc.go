@@ -15,9 +15,11 @@
 // objects as they were at N and watches storage from N, so that it gets
 // every change after N, as from a cache that ran all along (410 Expired
 // only when storage has compacted N); a list, or a watch from now, starts
-// it at the current revision. A cache with no watch open that no request
-// has used for Config.IdleTimeout stops; its next use starts it again the
-// same way.
+// it at the current revision. A later watch from before that start gets
+// the changes in between from a storage watch of its own, then the
+// cache's, as from a cache that ran from the server's start (gap.go). A
+// cache with no watch open that no request has used for
+// Config.IdleTimeout stops; its next use starts it again the same way.
 //
 // A consistent list (engine.CacheListOptions.Consistent) waits until the
 // cache has reached storage's current revision; while lists wait, one

@@ -137,10 +137,11 @@ func TestStartAtRevision(t *testing.T) {
 }
 
 // TestListStartsAtCurrentRevision: a list never needs an older revision:
-// it starts the cache at the current one, and from then on a watch from
-// before it is too old, as from any running cache.
+// it starts the cache at the current one (one list, no replay). A watch
+// from before it then reads the events in between from storage
+// (TestWatchFromBeforeTheCache).
 func TestListStartsAtCurrentRevision(t *testing.T) {
-	st := newFakeStorage()
+	st := &countingStorage{fakeStorage: newFakeStorage()}
 	write(t, st, "+a/1", "+a/2")
 	cs := newTestCaches(t, st, Config{})
 	ctx := ctxFor(t)
@@ -148,9 +149,8 @@ func TestListStartsAtCurrentRevision(t *testing.T) {
 	if err != nil || got.Revision != 2 || len(got.Items) != 2 {
 		t.Fatalf("list: %v at %d, %v; want a/1 and a/2 at 2", keys(got.Items), got.Revision, err)
 	}
-	var expired *engine.ExpiredError
-	if _, err := cs.Watch(ctx, res, engine.CacheWatchOptions{Prefix: res, AfterRevision: 1}); !errors.As(err, &expired) {
-		t.Errorf("watch from before the start: %v, want an ExpiredError", err)
+	if c := cs.For(res); c.window.oldest() != 2 || st.lists.Load() != 1 {
+		t.Errorf("cache started at %d after %d lists, want at 2 after 1", c.window.oldest(), st.lists.Load())
 	}
 }
 
@@ -350,8 +350,7 @@ func TestStopDoesNotResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var expired *engine.ExpiredError
-	if _, err := cs.Watch(ctx, res, engine.CacheWatchOptions{Prefix: res, AfterRevision: revs[0]}); !errors.As(err, &expired) {
-		t.Errorf("watch from before a Stop, after a list at %d started the next cache: %v, want an ExpiredError", got.Revision, err)
+	if oldest := cs.For(res).window.oldest(); oldest != got.Revision || oldest == revs[0] {
+		t.Errorf("after a Stop, a list at %d started the next cache at %d, want there", got.Revision, oldest)
 	}
 }

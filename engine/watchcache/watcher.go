@@ -21,6 +21,12 @@ type watcher struct {
 	backlog []*storage.Event
 	// skipTo: events up to it are not sent.
 	skipTo int64
+	// gap, when set, comes before the backlog: the events storage has
+	// from before the cache started (gap.go).
+	gap *gap
+	// ended is closed when the cache ends the watch, for a reader still
+	// in the gap; nil without one.
+	ended chan struct{}
 	// ch gets the live events; the cache closes it to end the watch.
 	ch chan *storage.Event
 }
@@ -38,6 +44,12 @@ func (w *watcher) wants(key string) bool {
 func (w *watcher) Initial() ([]storage.KeyValue, int64) { return w.initial, w.initialRev }
 
 func (w *watcher) Next(ctx context.Context) (storage.Event, error) {
+	if w.gap != nil && !w.gap.passed {
+		ev, ok, err := w.fromGap(ctx)
+		if err != nil || ok {
+			return ev, err
+		}
+	}
 	for {
 		var e *storage.Event
 		if len(w.backlog) > 0 {
@@ -60,11 +72,19 @@ func (w *watcher) Next(ctx context.Context) (storage.Event, error) {
 	}
 }
 
-func (w *watcher) Pending() bool { return len(w.backlog) > 0 || len(w.ch) > 0 }
+func (w *watcher) Pending() bool {
+	if w.gap != nil && !w.gap.passed {
+		return len(w.gap.events) > 0
+	}
+	return len(w.backlog) > 0 || len(w.ch) > 0
+}
 
 func (w *watcher) Stop() {
 	c := w.cache
 	c.mu.Lock()
 	c.drop(w)
 	c.mu.Unlock()
+	if w.gap != nil {
+		w.gap.close()
+	}
 }

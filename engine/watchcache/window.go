@@ -12,6 +12,8 @@ type window struct {
 	start int // index of the oldest event once the ring is full
 	// after: every event after this revision is in the ring.
 	after int64
+	// base is the revision of the last reset: the cache's list.
+	base int64
 }
 
 func newWindow(size int) window { return window{size: size} }
@@ -19,7 +21,7 @@ func newWindow(size int) window { return window{size: size} }
 // reset empties the window at rev.
 func (w *window) reset(rev int64) {
 	clear(w.ring)
-	w.ring, w.start, w.after = w.ring[:0], 0, rev
+	w.ring, w.start, w.after, w.base = w.ring[:0], 0, rev, rev
 }
 
 // push adds e, dropping the oldest event when full.
@@ -35,6 +37,11 @@ func (w *window) push(e *storage.Event) {
 
 // oldest is the oldest revision a watch can start after.
 func (w *window) oldest() int64 { return w.after }
+
+// dropped reports whether the window has dropped an event: a watch from
+// before oldest is then too old, as it would be for a cache that ran all
+// along. Until then oldest is only where the cache started.
+func (w *window) dropped() bool { return w.after > w.base }
 
 // since returns the events after rev that keep selects, oldest first.
 func (w *window) since(rev int64, keep func(key string) bool) []*storage.Event {
