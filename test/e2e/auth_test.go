@@ -112,12 +112,6 @@ func startAuthServer(t *testing.T) *authServer {
 	}})
 	a.admin = newKubectl(t, a.s)
 	a.admin.OK(t, "apply", "-f", a.admin.Manifest(t, "rbac.yaml", authRBAC))
-	// Start the widgets' watch cache before any widget is written. A cache
-	// that a list starts later begins at that list's revision, and a watch
-	// from an older revision read by a get before it (as widgetLifecycle
-	// does) then gets 410 Expired, which kube-apiserver, whose cache runs
-	// from its start, would not answer (reported; engine/watchcache).
-	a.admin.OK(t, "get", "widgets", "-A")
 	// The bindings reach the authorizer through its watches.
 	for _, as := range [][]string{
 		{"--as", "tina", "-n", "m-token"}, {"--as", "oidc:olga", "-n", "m-oidc"},
