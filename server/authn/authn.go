@@ -83,7 +83,8 @@ func New(ctx context.Context, cfg Config) (*Authenticator, error) {
 	a := &Authenticator{}
 	var reqs []authenticator.Request
 	if cfg.ClientCA != nil {
-		reqs = append(reqs, x509.NewDynamic(cfg.ClientCA.VerifyOptions, x509.CommonNameUserConversion))
+		certs := x509.NewDynamic(cfg.ClientCA.VerifyOptions, x509.CommonNameUserConversion)
+		reqs = append(reqs, newCertCache(certs, cfg.ClientCA.CurrentCABundleContent, wallClock{}))
 	}
 	tokens, err := a.tokenAuthenticators(ctx, cfg)
 	if err != nil {
