@@ -61,6 +61,9 @@ func TestReloadRequestedWhileStarting(t *testing.T) {
 				t.Fatal(err)
 			}
 			eventually(t, "things served", func() bool { return get(t, s.URL+things).Code == http.StatusOK })
+			// The reload is logged once its followers are done, a moment
+			// after the new resources are served.
+			waitForLog(t, s, `msg="schemas reloaded"`)
 			log := s.stderr.String()
 			if want := `msg="schemas reloaded" trigger=` + tc.trigger; !strings.Contains(log, want) || !strings.Contains(log, "added=[things.things.example.com]") {
 				t.Errorf("specd did not log the reload (%s):\n%s", want, log)

@@ -490,6 +490,7 @@ func TestServingDocReloadExample(t *testing.T) {
 	})
 	k.OK(t, "get", "gadgets")
 	k.OK(t, "get", "gd")
+	waitForLog(t, s, `msg="schemas reloaded"`) // logged once its followers are done
 	if log := s.stderr.String(); !strings.Contains(log, `msg="schemas reloaded" trigger=change`) ||
 		!strings.Contains(log, "added=[gadgets.gadgets.example.com]") {
 		t.Errorf("specd did not log the reload as the page shows:\n%s", log)
