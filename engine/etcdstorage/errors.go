@@ -1,6 +1,7 @@
 package etcdstorage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -55,9 +56,13 @@ func tooLarge(err error) bool {
 	return status.Code(err) == codes.ResourceExhausted && !errors.Is(err, rpctypes.ErrTooManyRequests)
 }
 
-// timedOut is etcd's answer to a request it did not finish in time: a
-// write may or may not have been applied.
+// timedOut is etcd's answer to a request it did not finish in time, or
+// the end of the request's own deadline (the API's --request-timeout):
+// a write may or may not have been applied.
 func timedOut(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded {
+		return true
+	}
 	for _, t := range []error{rpctypes.ErrTimeout, rpctypes.ErrTimeoutDueToLeaderFail,
 		rpctypes.ErrTimeoutDueToConnectionLost, rpctypes.ErrTimeoutWaitAppliedIndex} {
 		if errors.Is(err, t) {

@@ -116,3 +116,22 @@ func TestTimeoutIsKubesStatus(t *testing.T) {
 		t.Fatalf("got %d %s\nwant 504 %s", code, body, want)
 	}
 }
+
+// TestDefaultTimeoutIsADeadline: a request that names no timeout reaches
+// the handler with --request-timeout as its context's deadline, on the
+// request's own goroutine (no filter runs it on another).
+func TestDefaultTimeoutIsADeadline(t *testing.T) {
+	var left time.Duration
+	url, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if deadline, ok := r.Context().Deadline(); ok {
+			left = time.Until(deadline)
+		}
+		w.WriteHeader(http.StatusOK)
+	}), fullChain(&events{}))
+	if code, body := do(t, http.MethodGet, url+"/apis/shop.example.com/v1/widgets", "alice-token"); code != http.StatusOK {
+		t.Fatalf("got %d %s", code, body)
+	}
+	if left <= 0 || left > time.Minute {
+		t.Errorf("the handler's deadline is %s away, want within the minute of --request-timeout", left)
+	}
+}
