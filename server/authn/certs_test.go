@@ -2,64 +2,25 @@ package authn_test
 
 import (
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/internal/testpki"
+
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 )
 
 // testCA is a certificate authority made for one test.
-type testCA struct {
-	cert *x509.Certificate
-	key  crypto.Signer
-}
+type testCA struct{ *testpki.CA }
 
-func newCA(t testing.TB, name string) *testCA {
-	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	return &testCA{cert: sign(t, tmpl, tmpl, key, key), key: key}
-}
-
-func newKey(t testing.TB) crypto.Signer {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
-
-func sign(t testing.TB, tmpl, parent *x509.Certificate, pub, signer crypto.Signer) *x509.Certificate {
-	t.Helper()
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub.Public(), signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert
-}
+func newCA(t testing.TB, name string) *testCA { return &testCA{testpki.NewCA(t, name)} }
 
 // provider is the CA as the TLS setup hands it to authn.
 func (ca *testCA) provider(t testing.TB) dynamiccertificates.CAContentProvider {
@@ -71,14 +32,12 @@ func (ca *testCA) provider(t testing.TB) dynamiccertificates.CAContentProvider {
 	return p
 }
 
-func (ca *testCA) pem() []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.cert.Raw})
-}
+func (ca *testCA) pem() []byte { return ca.PEM() }
 
 // client issues a client certificate valid from notBefore to notAfter.
 func (ca *testCA) client(t testing.TB, cn string, orgs []string, notBefore, notAfter time.Time) (*x509.Certificate, crypto.Signer) {
 	t.Helper()
-	key := newKey(t)
+	key := testpki.NewKey(t)
 	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +50,7 @@ func (ca *testCA) client(t testing.TB, cn string, orgs []string, notBefore, notA
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
-	return sign(t, tmpl, ca.cert, key, ca.key), key
+	return testpki.Sign(t, tmpl, ca.Cert, key, ca.Key), key
 }
 
 // valid issues a client certificate valid now.

@@ -109,7 +109,7 @@ func FuzzClientCertificate(f *testing.F) {
 		if !ok {
 			return
 		}
-		if why := unacceptable(cert, ca.cert); why != "" {
+		if why := unacceptable(cert, ca.Cert); why != "" {
 			t.Fatalf("certificate %q accepted as %q though %s", cert.Subject, resp.User.GetName(), why)
 		}
 		if resp.User.GetName() != cert.Subject.CommonName {

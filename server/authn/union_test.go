@@ -68,7 +68,7 @@ func TestAnonymous(t *testing.T) {
 
 func TestNothingConfigured(t *testing.T) {
 	a := newAuthenticator(t, authn.Config{})
-	if resp, ok, _ := a.AuthenticateRequest(certRequest(newCA(t, "ca").cert)); ok {
+	if resp, ok, _ := a.AuthenticateRequest(certRequest(newCA(t, "ca").Cert)); ok {
 		t.Fatalf("accepted %+v with no authenticator", resp)
 	}
 }

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -18,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/internal/testpki"
+
 	jose "gopkg.in/go-jose/go-jose.v2"
 	"gopkg.in/go-jose/go-jose.v2/jwt"
 	"k8s.io/client-go/rest"
@@ -27,54 +27,12 @@ import (
 
 // authCA is a certificate authority a test makes: for a --client-ca-file,
 // or to sign specd's serving certificate (--tls-cert-file).
-type authCA struct {
-	cert *x509.Certificate
-	key  crypto.Signer
-}
+type authCA struct{ *testpki.CA }
 
-func newAuthCA(t testing.TB, name string) *authCA {
-	t.Helper()
-	key := newECKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	return &authCA{cert: signCert(t, tmpl, tmpl, key, key), key: key}
-}
-
-func newECKey(t testing.TB) crypto.Signer {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
-
-func signCert(t testing.TB, tmpl, parent *x509.Certificate, key, signer crypto.Signer) *x509.Certificate {
-	t.Helper()
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, key.Public(), signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert
-}
+func newAuthCA(t testing.TB, name string) *authCA { return &authCA{testpki.NewCA(t, name)} }
 
 // certPEM is the CA's certificate as PEM.
-func (ca *authCA) certPEM() []byte { return pemCert(ca.cert) }
-
-func pemCert(cert *x509.Certificate) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
-}
+func (ca *authCA) certPEM() []byte { return ca.PEM() }
 
 func pemKey(t testing.TB, key crypto.Signer) []byte {
 	t.Helper()
@@ -88,7 +46,7 @@ func pemKey(t testing.TB, key crypto.Signer) []byte {
 // issue signs a leaf certificate for usage; ips are its IP SANs.
 func (ca *authCA) issue(t testing.TB, subject pkix.Name, usage x509.ExtKeyUsage, ips ...net.IP) (certPEM, keyPEM []byte) {
 	t.Helper()
-	key := newECKey(t)
+	key := testpki.NewKey(t)
 	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +60,7 @@ func (ca *authCA) issue(t testing.TB, subject pkix.Name, usage x509.ExtKeyUsage,
 		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
 		IPAddresses:  ips,
 	}
-	return pemCert(signCert(t, tmpl, ca.cert, key, ca.key)), pemKey(t, key)
+	return testpki.CertPEM(testpki.Sign(t, tmpl, ca.Cert, key, ca.Key)), pemKey(t, key)
 }
 
 // clientCert is a client certificate: CN the user, O the groups.
@@ -147,7 +105,7 @@ func newOIDCIssuer(t testing.TB) *oidcIssuer {
 	srv := httptest.NewTLSServer(mux)
 	t.Cleanup(srv.Close)
 	iss.URL = srv.URL
-	iss.CAFile = writeFile(t, t.TempDir(), "oidc-ca.pem", string(pemCert(srv.Certificate())))
+	iss.CAFile = writeFile(t, t.TempDir(), "oidc-ca.pem", string(testpki.CertPEM(srv.Certificate())))
 	return iss
 }
 

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/specd-io/specd/internal/testpki"
 )
 
 // generatedFiles are what specd writes into --data-dir when it makes its
@@ -100,7 +102,7 @@ func checkServedCert(t *testing.T, addr string, ca *authCA, certPEM []byte) {
 	}
 	defer conn.Close()
 	peer := conn.ConnectionState().PeerCertificates
-	if len(peer) == 0 || !slices.Equal(pemCert(peer[0]), certPEM) {
+	if len(peer) == 0 || !slices.Equal(testpki.CertPEM(peer[0]), certPEM) {
 		t.Errorf("specd serves another certificate than --tls-cert-file's")
 	}
 }
