@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/internal/testpki"
 	"github.com/specd-io/specd/server/authn"
 )
 
@@ -22,7 +23,7 @@ func FuzzAuthorizationHeader(f *testing.F) {
 	o.UsernamePrefix = "-"
 	a := newAuthenticator(f, authn.Config{TokenAuthFile: writeFile(f, "tokens.csv", tokens), OIDC: o})
 	ready(f, a)
-	jwt := signJWT(f, iss.key, iss.claims())
+	jwt := testpki.SignJWT(f, iss.Key, iss.claims())
 	valid := map[string]string{"token-alice": "alice", "token-bob": "bob"}
 	for _, seed := range []string{
 		"Bearer token-alice", "bearer token-bob", "BEARER token-bob trailing", "Bearer  token-bob", " Bearer token-bob ",

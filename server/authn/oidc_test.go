@@ -6,18 +6,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/internal/testpki"
 	"github.com/specd-io/specd/server/authn"
 )
 
 func TestOIDCUsers(t *testing.T) {
 	iss := newIssuer(t)
-	token := signJWT(t, iss.key, iss.claims())
+	token := testpki.SignJWT(t, iss.Key, iss.claims())
 	tests := map[string]struct {
 		claim, prefix, groupsPrefix string
 		user                        string
 		groups                      []string
 	}{
-		"sub, issuer prefix": {claim: "sub", user: iss.url + "#alice", groups: []string{"dev"}},
+		"sub, issuer prefix": {claim: "sub", user: iss.URL + "#alice", groups: []string{"dev"}},
 		"sub, own prefix":    {claim: "sub", prefix: "oidc:", user: "oidc:alice"},
 		"sub, no prefix":     {claim: "sub", prefix: "-", user: "alice"},
 		"email":              {claim: "email", user: "alice@example.com"},
@@ -50,7 +51,7 @@ func TestOIDCRejects(t *testing.T) {
 		if v == nil {
 			delete(c, k)
 		}
-		return signJWT(t, iss.key, c)
+		return testpki.SignJWT(t, iss.Key, c)
 	}
 	tests := map[string]string{
 		"wrong audience": with("aud", "another-client"),
@@ -58,9 +59,9 @@ func TestOIDCRejects(t *testing.T) {
 		"other issuer":   with("iss", "https://127.0.0.1:1"),
 		"no user claim":  with("sub", nil),
 		"groups a map":   with("groups", map[string]string{"a": "b"}),
-		"wrong signer":   signJWT(t, newRSAKey(t), iss.claims()),
-		"unsigned":       unsigned(t, signJWT(t, iss.key, iss.claims())),
-		"truncated":      signJWT(t, iss.key, iss.claims())[:100],
+		"wrong signer":   testpki.SignJWT(t, testpki.NewRSAKey(t), iss.claims()),
+		"unsigned":       unsigned(t, testpki.SignJWT(t, iss.Key, iss.claims())),
+		"truncated":      testpki.SignJWT(t, iss.Key, iss.claims())[:100],
 	}
 	for name, token := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -101,7 +102,7 @@ func TestOIDCEmailNotVerified(t *testing.T) {
 	ready(t, a)
 	c := iss.claims()
 	c["email_verified"] = false
-	if resp, ok, err := a.AuthenticateRequest(bearer(signJWT(t, iss.key, c))); ok || err == nil {
+	if resp, ok, err := a.AuthenticateRequest(bearer(testpki.SignJWT(t, iss.Key, c))); ok || err == nil {
 		t.Fatalf("accepted: ok=%v err=%v resp=%+v", ok, err, resp)
 	}
 }

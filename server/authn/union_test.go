@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/specd-io/specd/internal/testpki"
 	"github.com/specd-io/specd/server/authn"
 )
 
@@ -15,7 +16,7 @@ func TestUnionOrder(t *testing.T) {
 	cfg.OIDC.UsernamePrefix = "oidc:"
 	a := newAuthenticator(t, cfg)
 	ready(t, a)
-	jwt := signJWT(t, iss.key, iss.claims())
+	jwt := testpki.SignJWT(t, iss.Key, iss.claims())
 	tests := map[string]struct {
 		req  *http.Request
 		user string

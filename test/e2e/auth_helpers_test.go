@@ -3,23 +3,18 @@ package e2e
 import (
 	"crypto"
 	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"encoding/pem"
 	"math/big"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/specd-io/specd/internal/testpki"
 
-	jose "gopkg.in/go-jose/go-jose.v2"
-	"gopkg.in/go-jose/go-jose.v2/jwt"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -73,9 +68,8 @@ func (ca *authCA) clientCert(t testing.TB, user string, groups ...string) *clien
 // oidcIssuer is an OpenID provider on loopback, over TLS: the discovery
 // document and the key set that verify the id tokens it signs.
 type oidcIssuer struct {
-	URL    string
+	*testpki.Issuer
 	CAFile string
-	key    *rsa.PrivateKey
 }
 
 // oidcClientID is the audience of the issuer's id tokens.
@@ -83,55 +77,18 @@ const oidcClientID = "specd"
 
 func newOIDCIssuer(t testing.TB) *oidcIssuer {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	iss := &oidcIssuer{key: key}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSONResponse(w, map[string]any{
-			"issuer": iss.URL, "jwks_uri": iss.URL + "/keys",
-			"authorization_endpoint": iss.URL + "/auth", "token_endpoint": iss.URL + "/token",
-			"response_types_supported": []string{"id_token"}, "subject_types_supported": []string{"public"},
-			"id_token_signing_alg_values_supported": []string{"RS256"},
-		})
-	})
-	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSONResponse(w, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{
-			Key: &iss.key.PublicKey, KeyID: "k1", Algorithm: string(jose.RS256), Use: "sig",
-		}}})
-	})
-	srv := httptest.NewTLSServer(mux)
-	t.Cleanup(srv.Close)
-	iss.URL = srv.URL
-	iss.CAFile = writeFile(t, t.TempDir(), "oidc-ca.pem", string(testpki.CertPEM(srv.Certificate())))
-	return iss
-}
-
-func writeJSONResponse(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(v)
+	iss := testpki.NewIssuer(t)
+	return &oidcIssuer{Issuer: iss, CAFile: writeFile(t, t.TempDir(), "oidc-ca.pem", string(iss.CAPEM()))}
 }
 
 // idToken signs an id token for sub in groups, valid for an hour.
 func (iss *oidcIssuer) idToken(t testing.TB, sub string, groups ...string) string {
 	t.Helper()
 	now := time.Now()
-	claims := map[string]any{
+	return testpki.SignJWT(t, iss.Key, map[string]any{
 		"iss": iss.URL, "aud": oidcClientID, "sub": sub, "groups": groups,
 		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
-	}
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: iss.key, KeyID: "k1"}},
-		(&jose.SignerOptions{}).WithType("JWT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := jwt.Signed(signer).Claims(claims).CompactSerialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
+	})
 }
 
 // userConfig is a kubeconfig for one user of a secure specd: the cluster of

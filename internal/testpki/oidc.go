@@ -1,0 +1,81 @@
+package testpki
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	jose "gopkg.in/go-jose/go-jose.v2"
+	"gopkg.in/go-jose/go-jose.v2/jwt"
+)
+
+// KeyID is the key id of an Issuer's signing key in its key set.
+const KeyID = "k1"
+
+// Issuer is an OpenID provider on loopback, over TLS: a discovery
+// document and the key set its id tokens are signed with (RS256).
+type Issuer struct {
+	URL    string
+	Key    *rsa.PrivateKey
+	Server *httptest.Server
+}
+
+// NewIssuer starts an Issuer until the test ends.
+func NewIssuer(t testing.TB) *Issuer {
+	t.Helper()
+	iss := &Issuer{Key: NewRSAKey(t)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, map[string]any{
+			"issuer": iss.URL, "jwks_uri": iss.URL + "/keys",
+			"authorization_endpoint": iss.URL + "/auth", "token_endpoint": iss.URL + "/token",
+			"response_types_supported": []string{"id_token"}, "subject_types_supported": []string{"public"},
+			"id_token_signing_alg_values_supported": []string{"RS256"},
+		})
+	})
+	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{
+			Key: &iss.Key.PublicKey, KeyID: KeyID, Algorithm: string(jose.RS256), Use: "sig",
+		}}})
+	})
+	iss.Server = httptest.NewTLSServer(mux)
+	t.Cleanup(iss.Server.Close)
+	iss.URL = iss.Server.URL
+	return iss
+}
+
+// CAPEM is the CA of the Issuer's serving certificate, for --oidc-ca-file.
+func (iss *Issuer) CAPEM() []byte { return CertPEM(iss.Server.Certificate()) }
+
+// NewRSAKey makes a 2048-bit RSA key.
+func NewRSAKey(t testing.TB) *rsa.PrivateKey {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// SignJWT makes a compact JWS of claims with key, under KeyID.
+func SignJWT(t testing.TB, key *rsa.PrivateKey, claims map[string]any) string {
+	t.Helper()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: KeyID}},
+		(&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := jwt.Signed(signer).Claims(claims).CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
