@@ -45,7 +45,7 @@ func unsupportedMediaType(accepted string) error {
 // JSON keeps the last), for the engine to judge as fieldValidation says,
 // as kube-apiserver does.
 func readBody(r *http.Request, mediaType string, limit int64) (body []byte, problems []error, err error) {
-	if body, err = readLimited(r, limit); err != nil {
+	if body, err = ReadLimited(r, limit); err != nil {
 		return nil, nil, err
 	}
 	if len(body) == 0 {
@@ -75,11 +75,11 @@ func readBody(r *http.Request, mediaType string, limit int64) (body []byte, prob
 	return j, problems, nil
 }
 
-// readLimited reads the whole body, or answers 413 when it is over limit.
-func readLimited(r *http.Request, limit int64) ([]byte, error) {
-	tooLarge := apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+// ReadLimited reads the whole body, or answers 413 when it is over limit
+// and 400 when it cannot be read. The review APIs read theirs with it too.
+func ReadLimited(r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
-		return nil, tooLarge
+		return nil, tooLarge(limit)
 	}
 	if r.Body == nil {
 		return nil, nil
@@ -104,7 +104,12 @@ func readLimited(r *http.Request, limit int64) ([]byte, error) {
 		}
 	}
 	if int64(len(buf)) > limit {
-		return nil, tooLarge
+		return nil, tooLarge(limit)
 	}
 	return buf, nil
+}
+
+// tooLarge is the 413 of a body over limit.
+func tooLarge(limit int64) error {
+	return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
 }

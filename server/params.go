@@ -71,7 +71,7 @@ func deleteOptions(r *http.Request, t target, limit int64) (engine.DeleteOptions
 		if err != nil {
 			return opts, err
 		}
-		raw, err := readLimited(r, limit)
+		raw, err := ReadLimited(r, limit)
 		if err != nil {
 			return opts, err
 		}

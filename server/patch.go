@@ -35,7 +35,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 		notAcceptable(w, r)
 		return
 	}
-	body, err := readLimited(r, s.cfg.MaxBodyBytes)
+	body, err := ReadLimited(r, s.cfg.MaxBodyBytes)
 	if err == nil && len(bytes.TrimSpace(body)) == 0 {
 		err = badRequest("the request body is empty")
 	}

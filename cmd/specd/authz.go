@@ -111,14 +111,7 @@ type policyWriter struct {
 
 // start writes the whole policy; specd does not serve without it.
 func (p policyWriter) start(ctx context.Context, reg *schemas.Registry) error {
-	ctx, cancel := context.WithTimeout(ctx, policyTimeout)
-	defer cancel()
-	for _, pol := range []rbac.Policy{rbac.DefaultPolicy(), rbac.SchemaPolicy(reg), pluginPolicy(reg)} {
-		if err := rbac.Reconcile(ctx, p.objects, reg, pol); err != nil {
-			return fmt.Errorf("write the RBAC policy: %w", err)
-		}
-	}
-	return nil
+	return p.write(ctx, reg, append([]rbac.Policy{rbac.DefaultPolicy()}, followingPolicies(reg)...))
 }
 
 // BeforeSwap implements serving.Follower.
@@ -130,13 +123,26 @@ func (p policyWriter) BeforeSwap(context.Context, *schemas.Registry, *schemas.Re
 // follow the reload. A failure is logged; the next reload or start tries
 // again.
 func (p policyWriter) AfterSwap(ctx context.Context, _, next *schemas.Registry) {
+	if err := p.write(ctx, next, followingPolicies(next)); err != nil {
+		p.log.Error("write the RBAC policy after a schema reload", "err", err)
+	}
+}
+
+// followingPolicies are the parts of the policy that follow the schemas.
+func followingPolicies(reg *schemas.Registry) []rbac.Policy {
+	return []rbac.Policy{rbac.SchemaPolicy(reg), pluginPolicy(reg)}
+}
+
+// write reconciles each of policies, within policyTimeout.
+func (p policyWriter) write(ctx context.Context, reg *schemas.Registry, policies []rbac.Policy) error {
 	ctx, cancel := context.WithTimeout(ctx, policyTimeout)
 	defer cancel()
-	for _, pol := range []rbac.Policy{rbac.SchemaPolicy(next), pluginPolicy(next)} {
-		if err := rbac.Reconcile(ctx, p.objects, next, pol); err != nil {
-			p.log.Error("write the RBAC policy after a schema reload", "err", err)
+	for _, pol := range policies {
+		if err := rbac.Reconcile(ctx, p.objects, reg, pol); err != nil {
+			return fmt.Errorf("write the RBAC policy: %w", err)
 		}
 	}
+	return nil
 }
 
 // pluginPolicy is identity.PluginPolicy as an rbac.Policy: each plugin's

@@ -138,11 +138,7 @@ func (ix *index) gather(cr *rbacv1.ClusterRole) []rbacv1.PolicyRule {
 	slices.SortFunc(matched, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
 	rules := []rbacv1.PolicyRule{}
 	for _, m := range matched {
-		for _, r := range m.Rules {
-			if !slices.ContainsFunc(rules, func(x rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(x, r) }) {
-				rules = append(rules, r)
-			}
-		}
+		rules = addMissingRules(rules, m.Rules)
 	}
 	return rules
 }

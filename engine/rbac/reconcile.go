@@ -109,12 +109,7 @@ func reconcileRole(cur, want *rbacv1.ClusterRole, exact bool) bool {
 	}
 	rules := want.Rules
 	if !exact {
-		rules = cur.Rules
-		for _, r := range want.Rules {
-			if !slices.ContainsFunc(rules, func(x rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(x, r) }) {
-				rules = append(rules, r)
-			}
-		}
+		rules = addMissingRules(cur.Rules, want.Rules)
 	}
 	if !equality.Semantic.DeepEqual(cur.Rules, rules) {
 		cur.Rules, changed = rules, true
@@ -169,4 +164,14 @@ func addMissing(cur, want map[string]string) (map[string]string, bool) {
 		}
 	}
 	return cur, changed
+}
+
+// addMissingRules appends to dst each rule of src it does not hold yet.
+func addMissingRules(dst, src []rbacv1.PolicyRule) []rbacv1.PolicyRule {
+	for _, r := range src {
+		if !slices.ContainsFunc(dst, func(x rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(x, r) }) {
+			dst = append(dst, r)
+		}
+	}
+	return dst
 }

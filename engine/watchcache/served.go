@@ -22,7 +22,7 @@ type Served struct {
 	// engine.CacheKeyOf before the Store exists.
 	key func(*schemas.Resource) string
 
-	mu   sync.Mutex
+	mu   sync.RWMutex
 	gens map[string]*cacheGen // by cache key: the generation serving now
 }
 
@@ -69,9 +69,16 @@ func (g *cacheGen) refused(version string) error {
 }
 
 func (c *Served) gen(key string) *cacheGen {
+	// Every list and watch asks: a read lock serves all but the first.
+	c.mu.RLock()
+	g := c.gens[key]
+	c.mu.RUnlock()
+	if g != nil {
+		return g
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	g := c.gens[key]
+	g = c.gens[key]
 	if g == nil {
 		g = &cacheGen{}
 		c.gens[key] = g

@@ -78,8 +78,13 @@ func clientCAs(files []string) (dynamiccertificates.CAContentProvider, error) {
 		}
 		providers = append(providers, p)
 	}
-	if len(providers) == 0 {
+	switch len(providers) {
+	case 0:
 		return nil, nil
+	case 1:
+		// Alone, not in a union: a union parses its bundles again at
+		// every VerifyOptions, which x509 authentication asks for.
+		return providers[0], nil
 	}
 	return dynamiccertificates.NewUnionCAContentProvider(providers...), nil
 }

@@ -2,9 +2,7 @@ package reviews
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
@@ -129,13 +127,9 @@ func (g *group) decode(r *http.Request, ep endpoint) (runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", maxBodyBytes))
-	case err != nil:
-		return nil, fmt.Errorf("reading the body: %w", err)
+	body, err := server.ReadLimited(r, maxBodyBytes)
+	if err != nil {
+		return nil, err
 	}
 	want := g.gv.WithKind(ep.resource.Kind)
 	obj, got, err := g.codecs.DecoderToVersion(info.Serializer, g.gv).Decode(body, &want, ep.newObj())
