@@ -212,4 +212,3 @@ func TestEngineDecryptFailure(t *testing.T) {
 		t.Error("the widget is gone")
 	}
 }
-
