@@ -23,7 +23,7 @@ const (
 
 // writeConfig writes an EncryptionConfiguration whose resources list is
 // body and returns its path.
-func writeConfig(t *testing.T, body string) string {
+func writeConfig(t testing.TB, body string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "encryption.yaml")
 	data := "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n" + body
@@ -33,7 +33,7 @@ func writeConfig(t *testing.T, body string) string {
 	return path
 }
 
-func mustLoad(t *testing.T, body string) *encryption.Config {
+func mustLoad(t testing.TB, body string) *encryption.Config {
 	t.Helper()
 	c, err := encryption.Load(writeConfig(t, body))
 	if err != nil {

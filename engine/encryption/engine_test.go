@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,6 +117,12 @@ func TestThroughTheEngine(t *testing.T) {
 		if n := strings.Count(string(list), `"color":"`+secretColor+`"`); n != 3 {
 			t.Errorf("list (%s) shows %d widgets: %s", what, n, list)
 		}
+	}
+
+	// The garbage collector's scan.
+	var uids []string
+	if _, err := store.ScanResource(ctx, s.rv.Resource, 0, func(o engine.StoredObject) { uids = append(uids, o.UID) }); err != nil || len(uids) != 3 || slices.Contains(uids, "") {
+		t.Errorf("the collector's scan: uids %q %v", uids, err)
 	}
 
 	// A watch: the cache's objects first, then a change.
