@@ -70,7 +70,7 @@ func (s *Store) markDeleting(ctx context.Context, rv *schemas.ResourceVersion, k
 		return Result{}, err
 	}
 	rev := kv.ModRevision
-	if !dryRun && !bytes.Equal(updated, kv.Value) {
+	if !dryRun && (kv.Stale || !bytes.Equal(updated, kv.Value)) {
 		if rev, err = s.storage.Update(ctx, key, updated, kv.ModRevision); err != nil {
 			return Result{}, err
 		}

@@ -130,8 +130,9 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 		return Result{}, err
 	}
 	rev := kv.ModRevision
-	// A patch that changes nothing is not written, as in kube-apiserver.
-	if !p.opts.DryRun && !bytes.Equal(st, kv.Value) {
+	// A patch that changes nothing is not written, as in kube-apiserver,
+	// unless the stored value is stale (see update).
+	if !p.opts.DryRun && (kv.Stale || !bytes.Equal(st, kv.Value)) {
 		if rev, err = s.storage.Update(ctx, s.objectKey(r, namespace, name), st, kv.ModRevision); err != nil {
 			if errors.Is(err, storage.ErrConflict) {
 				return Result{}, errPatchRetry

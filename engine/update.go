@@ -50,8 +50,10 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 		return Result{}, err
 	}
 	rev := kv.ModRevision
-	// An update that changes nothing is not written, as in kube-apiserver.
-	if !opts.DryRun && !bytes.Equal(st, kv.Value) {
+	// An update that changes nothing is not written, as in kube-apiserver,
+	// unless the stored value is stale (an old encryption key): so that a
+	// replace of every object moves them all to the first key.
+	if !opts.DryRun && (kv.Stale || !bytes.Equal(st, kv.Value)) {
 		if rev, err = s.storage.Update(ctx, key, st, kv.ModRevision); err != nil {
 			return Result{}, storageError(r, name, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/specd-io/specd/check"
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -26,6 +27,11 @@ type checkConfig struct {
 	EtcdServers []string
 	EtcdTLS     etcdTLS
 	EtcdTimeout time.Duration
+	// Encryption is the --encryption-provider-config specd serve stores
+	// with: check reads encrypted objects with it.
+	Encryption encryptionFlag
+	// decrypt wraps the storage with Encryption's file, loaded.
+	decrypt func(storage.Storage) storage.Storage
 }
 
 func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
@@ -40,6 +46,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	fs.Var((*listFlag)(&cfg.EtcdServers), "etcd-servers", "comma-separated URLs of the etcd specd serve stores in: with --previous, read (only) whether objects are stored in a removed version")
 	cfg.EtcdTLS.register(fs)
 	fs.DurationVar(&cfg.EtcdTimeout, "etcd-timeout", 10*time.Second, "bound of the connection to etcd and of each read")
+	cfg.Encryption.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -56,8 +63,15 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 		return cfg, errors.New("--etcd-servers needs --previous: it tells whether a removed version still has objects")
 	case cfg.EtcdTimeout <= 0:
 		return cfg, fmt.Errorf("--etcd-timeout %s: must be positive", cfg.EtcdTimeout)
+	case cfg.Encryption.Path != "" && len(cfg.EtcdServers) == 0:
+		return cfg, errors.New("--encryption-provider-config needs --etcd-servers: it decrypts the objects read there")
 	}
-	return cfg, cfg.EtcdTLS.check(cfg.EtcdServers)
+	if err := cfg.EtcdTLS.check(cfg.EtcdServers); err != nil {
+		return cfg, err
+	}
+	var err error
+	cfg.decrypt, err = cfg.Encryption.load(slog.New(slog.DiscardHandler))
+	return cfg, err
 }
 
 // checkCommand exits 0 when the schemas are clean, 1 on any problem or
@@ -115,7 +129,7 @@ func runCheck(ctx context.Context, cfg checkConfig, stderr io.Writer) *check.Rep
 		var stored check.StoredObjects
 		if len(cfg.EtcdServers) > 0 {
 			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-			objs := &etcdObjects{client: cfg.EtcdTLS.clientConfig(cfg.EtcdServers, log), prefix: storeKeyPrefix, timeout: cfg.EtcdTimeout, log: log}
+			objs := &etcdObjects{client: cfg.EtcdTLS.clientConfig(cfg.EtcdServers, log), prefix: storeKeyPrefix, timeout: cfg.EtcdTimeout, log: log, wrap: cfg.decrypt}
 			defer objs.Close()
 			stored = objs
 		}

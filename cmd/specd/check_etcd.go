@@ -10,6 +10,7 @@ import (
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/migrate"
+	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -56,6 +57,8 @@ type etcdObjects struct {
 	prefix  string
 	timeout time.Duration
 	log     *slog.Logger
+	// wrap, when set, wraps the storage (encryption at rest).
+	wrap func(storage.Storage) storage.Storage
 
 	once    sync.Once
 	stored  storedObjects
@@ -74,7 +77,11 @@ func (e *etcdObjects) connect(ctx context.Context) error {
 			e.dialErr = err
 			return
 		}
-		store := engine.NewStore(etcdstorage.New(cli), engine.Options{Prefix: e.prefix, Logger: e.log})
+		var st storage.Storage = etcdstorage.New(cli)
+		if e.wrap != nil {
+			st = e.wrap(st)
+		}
+		store := engine.NewStore(st, engine.Options{Prefix: e.prefix, Logger: e.log})
 		e.stored, e.close = storedObjects{store: store, timeout: e.timeout}, func() { _ = cli.Close() }
 	})
 	return e.dialErr

@@ -99,12 +99,19 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	defer out.schemas.Close()
 	log.Info("schemas loaded", "dir", cfg.Schemas, "groups", len(out.schemas.Registry().Groups()))
+	// Before etcd starts: a bad file stops specd at once. Every path to
+	// the objects (the engine, the watch caches, migration, gc) goes
+	// through the storage it wraps.
+	encrypt, err := cfg.Encryption.load(log)
+	if err != nil {
+		return err
+	}
 	st, etcdClient, closeStorage, err := openStorage(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer closeStorage()
-	out.storage, out.etcd = st, etcdClient
+	out.storage, out.etcd = encrypt(st), etcdClient
 	// After the embedded etcd, which vets --data-dir's permissions before
 	// anything is written there.
 	if out.tls, err = cfg.TLS.open(ctx, cfg.DataDir, cfg.Listen, out.listener.Addr(), log); err != nil {

@@ -45,6 +45,8 @@ type serveConfig struct {
 	Authorization authorizationMode
 	// Chain are the flags of authentication, audit and request limits.
 	Chain chainFlags
+	// Encryption is --encryption-provider-config.
+	Encryption encryptionFlag
 }
 
 // objectLimit is the largest object a write stores: --max-object-bytes;
@@ -89,6 +91,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	cfg.TLS.register(fs)
 	cfg.Authorization.register(fs)
 	cfg.Chain.register(fs)
+	cfg.Encryption.register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G) or group version (G/V) not to serve; repeatable or comma-separated")

@@ -260,7 +260,9 @@ func (m *migration) run(ctx context.Context, state *migrationState) error {
 // (and ctx's end) are returned.
 func (m *migration) object(ctx context.Context, kv storage.KeyValue) error {
 	for attempt := 1; ; attempt++ {
-		if storedIn(kv.Value, m.target) {
+		// A stale value (an old encryption key) is rewritten as one in
+		// an old version is: the write encrypts it with the first key.
+		if storedIn(kv.Value, m.target) && !kv.Stale {
 			m.count(resultCurrent)
 			return nil
 		}

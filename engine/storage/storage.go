@@ -34,6 +34,11 @@ type KeyValue struct {
 	Key         string
 	Value       []byte
 	ModRevision int64
+	// Stale reports that Value was stored in a form the storage no
+	// longer writes (encrypted with a key that is not the first one
+	// configured): a write of the same bytes still rewrites it, as
+	// kube-apiserver rewrites a stale value on update.
+	Stale bool
 }
 
 // ListOptions bound and position a List.
