@@ -59,6 +59,10 @@ func (p *progressStorage) RequestProgress(ctx context.Context) error {
 
 // resourceOf is the resource whose object or list key is key, or false
 // when key is not under one resource.
+// coreGroupKey is the key segment of the core group's objects
+// (engine.CoreGroupKey); no other group's name lacks a dot.
+const coreGroupKey = "core"
+
 func (s *Storage) resourceOf(key string) (schema.GroupResource, bool) {
 	rest, ok := strings.CutPrefix(key, s.prefix)
 	if !ok {
@@ -67,6 +71,9 @@ func (s *Storage) resourceOf(key string) (schema.GroupResource, bool) {
 	group, rest, ok := strings.Cut(rest, "/")
 	if !ok || strings.HasPrefix(group, "_") {
 		return schema.GroupResource{}, false
+	}
+	if group == coreGroupKey {
+		group = ""
 	}
 	plural, _, ok := strings.Cut(rest, "/")
 	if !ok || plural == "" {

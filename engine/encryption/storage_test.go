@@ -109,7 +109,7 @@ func TestStoredForm(t *testing.T) {
 func TestNotCovered(t *testing.T) {
 	prefix := newPrefix()
 	st := wrapped(t, prefix, aescbcK1)
-	for _, key := range []string{prefix + "shop.example.com/warehouses/w1", prefix + "_storage-migrations/shop.example.com/widgets", prefix + "/configmaps/default/c"} {
+	for _, key := range []string{prefix + "shop.example.com/warehouses/w1", prefix + "_storage-migrations/shop.example.com/widgets", prefix + "core/configmaps/default/c"} {
 		if _, err := st.Create(t.Context(), key, []byte(plain)); err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestNotCovered(t *testing.T) {
 		}
 	}
 	// The core group's key has an empty group segment.
-	key := prefix + "/secrets/default/s"
+	key := prefix + "core/secrets/default/s"
 	if _, err := st.Create(t.Context(), key, []byte(plain)); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestAuthenticatedData(t *testing.T) {
 func TestBroadList(t *testing.T) {
 	prefix := newPrefix()
 	st := wrapped(t, prefix, aescbcK1)
-	keys := []string{prefix + "/secrets/ns/s", prefix + "shop.example.com/warehouses/w", prefix + "shop.example.com/widgets/ns/w"}
+	keys := []string{prefix + "core/secrets/ns/s", prefix + "shop.example.com/warehouses/w", prefix + "shop.example.com/widgets/ns/w"}
 	for _, key := range keys {
 		if _, err := st.Create(t.Context(), key, []byte(plain)); err != nil {
 			t.Fatal(err)
