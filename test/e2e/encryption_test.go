@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -55,21 +58,25 @@ func TestEncryptionAtRest(t *testing.T) {
 		t.Fatalf("create warehouse: %v", err)
 	}
 
+	secret := createSecret(ctx, t, dyn, "default", "token", "c2VjcmV0LXRva2VuLXZhbHVl") // base64 of secret-token-value
+
 	resp, err := cli.Get(ctx, "", clientv3.WithPrefix())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var widgetValue string
+	stored := map[string]string{}
 	for _, kv := range resp.Kvs {
-		if strings.Contains(string(kv.Value), string(w.GetUID())) {
-			t.Errorf("etcd holds the widget's uid in clear under %s", kv.Key)
+		for _, clear := range []string{string(w.GetUID()), string(secret.GetUID()), "c2VjcmV0LXRva2VuLXZhbHVl", "secret-token-value"} {
+			if strings.Contains(string(kv.Value), clear) {
+				t.Errorf("etcd holds %q in clear under %s", clear, kv.Key)
+			}
 		}
-		if strings.HasSuffix(string(kv.Key), "/widgets/default/hidden") {
-			widgetValue = string(kv.Value)
-		}
+		stored[string(kv.Key)] = string(kv.Value)
 	}
-	if !strings.HasPrefix(widgetValue, "k8s:enc:aescbc:v1:key1:") {
-		t.Errorf("etcd holds the widget as %.40q, want kube's aescbc form with key1", widgetValue)
+	for _, key := range []string{"/specd/shop.example.com/widgets/default/hidden", "/specd/core/secrets/default/token"} {
+		if !strings.HasPrefix(stored[key], "k8s:enc:aescbc:v1:key1:") {
+			t.Errorf("etcd holds %s as %.40q, want kube's aescbc form with key1", key, stored[key])
+		}
 	}
 	if key, _ := findInEtcd(t, cli, string(wh.GetUID())); key == "" {
 		t.Error("the warehouse, which the file does not name, is not stored in clear")
@@ -83,4 +90,20 @@ func TestEncryptionAtRest(t *testing.T) {
 	if err != nil || len(list.Items) != 1 || list.Items[0].GetUID() != w.GetUID() {
 		t.Fatalf("list: %v %v", list, err)
 	}
+}
+
+// createSecret creates an Opaque Secret holding data under the key
+// "token" and returns it as created.
+func createSecret(ctx context.Context, t *testing.T, dyn dynamic.Interface, namespace, name, data string) *unstructured.Unstructured {
+	t.Helper()
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": name, "namespace": namespace},
+		"data":     map[string]any{"token": data},
+	}}
+	got, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}).Namespace(namespace).Create(ctx, obj, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create secret %s/%s: %v", namespace, name, err)
+	}
+	return got
 }
