@@ -71,7 +71,7 @@ func TestCheckSecret(t *testing.T) {
 		"immutable: metadata may change": {old: `{"type":"Opaque","immutable":true,"data":{"a":"YQ=="}}`,
 			obj: `{"metadata":{"labels":{"x":"y"}},"type":"Opaque","immutable":true,"data":{"a":"YQ=="}}`},
 		"immutable: no data is empty data": {old: `{"type":"Opaque","immutable":true,"data":{}}`, obj: `{"type":"Opaque","immutable":true}`},
-		"may become immutable": {old: `{"type":"Opaque"}`, obj: `{"type":"Opaque","immutable":true,"data":{"a":"YQ=="}}`},
+		"may become immutable":             {old: `{"type":"Opaque"}`, obj: `{"type":"Opaque","immutable":true,"data":{"a":"YQ=="}}`},
 		"update errors first": {old: `{"type":"Opaque","immutable":true}`, obj: `{"type":"kubernetes.io/tls","immutable":true}`, want: []cause{
 			{"FieldValueInvalid", "type", `Invalid value: "kubernetes.io/tls": field is immutable`},
 			{"FieldValueRequired", "data[tls.crt]", "Required value"},
