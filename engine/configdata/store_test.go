@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -78,6 +79,13 @@ func TestSecretStringData(t *testing.T) {
 	if got := gjson.GetBytes(p.Object, `metadata.managedFields.#(manager=="test").fieldsV1`).Raw; got != `{"f:stringData":{"f:user":{}}}` {
 		t.Errorf("apply's managed fields = %s", got)
 	}
+	// As in kube (kubernetes#108008), a key the apply no longer sets in
+	// stringData stays in data: no manager owns it there.
+	renamed := strings.Replace(apply, "user:", "login:", 1)
+	if _, err = e.patch(e.secrets, "t", engine.ApplyPatchType, renamed); err != nil {
+		t.Fatal(err)
+	}
+	wantFields(t, e.get(t, e.secrets, "t"), map[string]string{"data.user": "YWRtaW4=", "data.login": "YWRtaW4="})
 }
 
 // TestSecretRefusals: a bad write is refused with kube's answer and
