@@ -2,12 +2,10 @@ package configdata_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -16,11 +14,11 @@ import (
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/schemas/structural"
+	"github.com/specd-io/specd/schemas/builtin"
 )
 
-// env is a real Store on etcd with configdata's hooks, serving Secrets
-// and ConfigMaps.
+// env is a real Store on etcd with configdata's hooks, serving the
+// built-in Secrets and ConfigMaps.
 type env struct {
 	store               *engine.Store
 	secrets, configMaps *schemas.ResourceVersion
@@ -29,9 +27,9 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	store := engine.NewStore(etcdstorage.New(etcdtest.Start(t)), engine.Options{
-		Mutators: inGroup(configdata.Mutators()), WriteChecks: inGroup(configdata.WriteChecks())})
-	return &env{store: store, secrets: resource(t, "Secret", "secrets", secretSchema),
-		configMaps: resource(t, "ConfigMap", "configmaps", configMapSchema)}
+		Mutators: configdata.Mutators(), WriteChecks: configdata.WriteChecks()})
+	reg := builtins(t)
+	return &env{store: store, secrets: reg.Lookup("", "v1", "secrets"), configMaps: reg.Lookup("", "v1", "configmaps")}
 }
 
 func (e *env) create(rv *schemas.ResourceVersion, body string) (engine.Result, error) {
@@ -183,46 +181,15 @@ func wantFields(tb testing.TB, obj []byte, want map[string]string) {
 	}
 }
 
-// The schemas have the shape of core/v1's.
-const (
-	secretSchema = `{"type":"object","properties":{
-	  "immutable":{"type":"boolean"},
-	  "data":{"type":"object","additionalProperties":{"type":"string","format":"byte"}},
-	  "stringData":{"type":"object","additionalProperties":{"type":"string"}},
-	  "type":{"type":"string"}}}`
-	configMapSchema = `{"type":"object","properties":{
-	  "immutable":{"type":"boolean"},
-	  "data":{"type":"object","additionalProperties":{"type":"string"}},
-	  "binaryData":{"type":"object","additionalProperties":{"type":"string","format":"byte"}}}}`
-)
+// apiVersion is the core group's.
+const apiVersion = "v1"
 
-// apiVersion and group stand in for the core group's until specd serves it.
-const (
-	group      = "test.example.com"
-	apiVersion = group + "/v1"
-)
-
-func resource(tb testing.TB, kind, plural, doc string) *schemas.ResourceVersion {
+// builtins loads specd's built-in schemas, core/v1 among them.
+func builtins(tb testing.TB) *schemas.Registry {
 	tb.Helper()
-	var oa openapi3.Schema
-	if err := json.Unmarshal([]byte(doc), &oa); err != nil {
+	reg, _, err := schemas.NewLoader(tb.TempDir(), builtin.Schemas()).Load()
+	if err != nil {
 		tb.Fatal(err)
 	}
-	s, errs := structural.Compile(&oa)
-	if len(errs) > 0 {
-		tb.Fatal(errs)
-	}
-	r := &schemas.Resource{Group: group, Kind: kind, ListKind: kind + "List", Plural: plural, Scope: schemas.Namespaced, StorageVersion: "v1"}
-	rv := &schemas.ResourceVersion{Resource: r, Version: "v1", Storage: true, Schema: s, OpenAPI: &oa}
-	r.Versions = []*schemas.ResourceVersion{rv}
-	return rv
-}
-
-// inGroup keys hooks of the core group by the resources of group.
-func inGroup[H any](hooks map[string]H) map[string]H {
-	out := map[string]H{}
-	for k, h := range hooks {
-		out[k+"."+group] = h
-	}
-	return out
+	return reg
 }
