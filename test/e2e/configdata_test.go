@@ -40,8 +40,8 @@ func TestKubectlConfigData(t *testing.T) {
 	ok("secret/db created", "apply", "-f", k.Manifest(t, "db.yaml", dbSecretYAML))
 	ok("aHVudGVyMg==", "get", "secret", "db", "-o", "jsonpath={.data.password}")
 	ok("", "get", "secret", "db", "-o", "jsonpath={.stringData}")
-	fails(`The Secret "db" is invalid: type: Invalid value: "kubernetes.io/tls": field is immutable`,
-		"patch", "secret", "db", "--type=merge", "-p", `{"type":"kubernetes.io/tls"}`)
+	fails(`The Secret "db" is invalid: type: Invalid value: "example.com/token": field is immutable`,
+		"patch", "secret", "db", "--type=merge", "-p", `{"type":"example.com/token"}`)
 
 	ok("secret/ssa serverside-applied", "apply", "--server-side", "-f",
 		k.Manifest(t, "ssa.yaml", strings.Replace(dbSecretYAML, "name: db", "name: ssa", 1)))
