@@ -46,12 +46,15 @@ func (s *Store) Create(ctx context.Context, rv *schemas.ResourceVersion, namespa
 }
 
 // prepareCreate runs the write pipeline up to storage: decode, prune,
-// default (schema, then plugin), metadata, validate, encode, convert,
+// mutate, default (schema, then plugin), metadata, validate, encode, convert,
 // validate (plugin).
 func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts WriteOptions) (*preparedCreate, error) {
 	r := rv.Resource
 	req, err := decodeWrite(rv, body, opts.FieldValidation, opts.BodyProblems)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.mutateBody(rv, req); err != nil {
 		return nil, err
 	}
 	named := req.meta.Name != ""

@@ -23,7 +23,11 @@
 // defaulting plugin of its version after the schema's defaults, and the
 // validation plugin on the object converted to the storage version, through
 // the hook.Admission the Store is given (admission.go). Reconcilers run apart,
-// in engine/controller.
+// in engine/controller. What kube-apiserver does to its built-in kinds is
+// given to the Store by the packages that own it, per resource: Mutators
+// change a written object as it is decoded (mutate.go; a Secret's
+// stringData, engine/configdata), WriteChecks may refuse it before it is
+// stored (engine/rbac's escalation checks, engine/configdata's validation).
 //
 // One file per verb: create.go, get.go, list.go, update.go, delete.go,
 // watch.go. Watches, and the lists that may be served from memory, go

@@ -122,6 +122,9 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 	if err != nil {
 		return Result{}, err
 	}
+	if err := s.mutatePatched(rv, req, body); err != nil {
+		return Result{}, err
+	}
 	if err := req.setTarget(r, namespace, name); err != nil {
 		return Result{}, err
 	}

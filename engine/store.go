@@ -31,6 +31,8 @@ type Store struct {
 	fields fieldManagers
 	// admit calls the plugins schemas bind (admission.go).
 	admit admitter
+	// mutators are Options.Mutators, by plural.group (mutate.go).
+	mutators map[string]Mutator
 	// converterFor, when set, is the converter of a resource's registry
 	// snapshot (Options.Converters).
 	converterFor func(*schemas.Resource) converters.Converter
@@ -79,6 +81,9 @@ type Options struct {
 	// of a resource must pass, keyed by the resource's plural.group (see
 	// WriteCheck).
 	WriteChecks map[string]WriteCheck
+	// Mutators change the objects written to a resource as they are
+	// decoded, keyed by the resource's plural.group (see Mutator).
+	Mutators map[string]Mutator
 }
 
 // WriteCheck vets one write of a resource before its validation plugin
@@ -105,7 +110,8 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 	}
 	limitJSONPatchCopies(opts.MaxBodyBytes)
 	return &Store{storage: finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete), maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger}}
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, mutators: opts.Mutators,
+		admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger}}
 }
 
 // converterOf returns the converter of r's registry snapshot.

@@ -37,6 +37,9 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 	if err != nil {
 		return Result{}, err
 	}
+	if err := s.mutateBody(rv, req); err != nil {
+		return Result{}, err
+	}
 	if err := req.setTarget(r, namespace, name); err != nil {
 		return Result{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/engine/configdata"
 	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/gc"
@@ -124,6 +126,14 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	return serveOn(ctx, cfg, out, log)
 }
 
+// writeChecks are the engine's WriteChecks: RBAC's (rbac) and kube's
+// validation of ConfigMaps and Secrets.
+func writeChecks(rbac map[string]engine.WriteCheck) map[string]engine.WriteCheck {
+	checks := configdata.WriteChecks()
+	maps.Copy(checks, rbac)
+	return checks
+}
+
 // serveOn builds the engine and the server on what serve opened, and serves
 // until ctx ends.
 func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger) error {
@@ -138,7 +148,8 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	trigger := gc.NewTrigger()
 	authz := newAuthorization(cfg.Authorization, set.Registry, log)
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
-		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: authz.writeChecks()})
+		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(),
+		WriteChecks: writeChecks(authz.writeChecks()), Mutators: configdata.Mutators()})
 	policy := policyWriter{objects: store, log: log}
 	if err := policy.start(ctx, set.Registry()); err != nil {
 		return err
