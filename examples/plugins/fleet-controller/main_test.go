@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/specd-io/specd/plugins/sdk"
@@ -154,5 +157,23 @@ func TestReconcileReportsAShipInTheWay(t *testing.T) {
 	st := res.Status.(fleetStatus)
 	if st.ReadyReplicas != 1 || st.Conditions[0].Reason != "Scaling" || !res.Requeue {
 		t.Errorf("result %+v, want 1 ready, Scaling, requeued", res)
+	}
+}
+
+// TestGuideShowsRecordScale keeps the events example of docs/plugins.md
+// the function that is built and tested here.
+func TestGuideShowsRecordScale(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "plugins.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(doc), "```go\nfunc recordScale(")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok || !strings.Contains(string(src), "\nfunc recordScale("+block) {
+		t.Errorf("docs/plugins.md's recordScale is not main.go's:\nfunc recordScale(%s", block)
 	}
 }
