@@ -44,15 +44,21 @@ func newBuiltinSet(list []Builtin) builtinSet {
 
 // claim records the groups a built-in file declares as reserved.
 func (b builtinSet) claim(fd *fileDecl) {
-	if fd.group != "" {
+	if fd.hasGroup {
 		b.reserved[fd.group] = "declared by " + fd.file
 	}
 }
 
-// refuses reports a user file that declares a reserved group, at its
-// x-specd.group, and tells whether it must be left out.
+// refuses reports a user file that declares a reserved group or the
+// core group, at its x-specd.group, and tells whether it must be left out.
 func (b builtinSet) refuses(fd *fileDecl, probs *problems) bool {
+	if !fd.hasGroup {
+		return false
+	}
 	why, taken := b.reserved[fd.group]
+	if !taken && fd.group == "" {
+		why, taken = "only built-in files declare it", true
+	}
 	if !taken {
 		return false
 	}

@@ -6,8 +6,9 @@
 // schemas.Loader), and a user's
 // file may not declare one of their groups (ReservedGroups).
 //
-// Files are laid out as <group>/<version>.yaml; problems in them are
-// reported under the name "builtin/<group>/<version>.yaml".
+// Files are laid out as <group>/<version>.yaml, core/<version>.yaml for
+// the core group (x-specd.group ""); problems in them are reported under
+// the name "builtin/<group>/<version>.yaml".
 package builtin
 
 import (
@@ -25,11 +26,15 @@ var FS embed.FS
 const Name = "builtin"
 
 // reservedGroups are the groups that user schema files may not declare:
-// the groups of FS's files, and those specd serves in code
-// (authentication.k8s.io and authorization.k8s.io reviews).
+// the groups of FS's files (the core group ""), those specd serves in
+// code (authentication.k8s.io and authorization.k8s.io reviews), and
+// events.k8s.io, whose Events are the core group's.
 var reservedGroups = []string{
+	"",
 	"authentication.k8s.io",
 	"authorization.k8s.io",
+	"coordination.k8s.io",
+	"events.k8s.io",
 	"rbac.authorization.k8s.io",
 }
 
