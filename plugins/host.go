@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/specd-io/specd/plugins/events"
 	"github.com/specd-io/specd/plugins/hook"
 )
 
@@ -31,9 +32,10 @@ type HostConfig struct {
 // Host starts, supervises and calls the plugins of one directory. It is
 // safe for concurrent use.
 type Host struct {
-	cfg    HostConfig
-	logger *slog.Logger
-	closed atomic.Bool
+	cfg      HostConfig
+	logger   *slog.Logger
+	closed   atomic.Bool
+	hostname string // in each plugin's reportingInstance
 
 	mu    sync.RWMutex
 	procs map[string]*proc // found by NewHost and Rescan; never removed
@@ -46,6 +48,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)
 	}
+	h.hostname, _ = os.Hostname() // without it, an instance is named by the plugin alone
 	if _, err := h.Rescan(); err != nil {
 		return nil, err
 	}
@@ -74,11 +77,21 @@ func (h *Host) Rescan() ([]string, error) {
 		if _, known := h.procs[name]; known || strings.HasPrefix(name, ".") || !isExecutable(path) {
 			continue
 		}
-		h.procs[name] = &proc{h: h, name: name, path: path, state: stateIdle}
+		h.procs[name] = &proc{h: h, name: name, path: path, state: stateIdle, events: h.recorder(name)}
 		pluginUp.WithLabelValues(name).Set(0)
 		added = append(added, name)
 	}
 	return added, nil
+}
+
+// recorder records plugin's Events as client-go's recorder would for a
+// controller of that name: reporting instance "NAME-HOSTNAME".
+func (h *Host) recorder(plugin string) *events.Recorder {
+	instance := plugin
+	if h.hostname != "" {
+		instance += "-" + h.hostname
+	}
+	return events.NewRecorder(h.cfg.Callbacks, plugin, instance)
 }
 
 func isExecutable(path string) bool {

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/request"
 
+	"github.com/specd-io/specd/plugins/events"
 	"github.com/specd-io/specd/plugins/hook"
 	pluginv1 "github.com/specd-io/specd/plugins/proto/specd/plugin/v1"
 )
@@ -25,6 +28,7 @@ type hostService struct {
 	pluginv1.UnimplementedHostServer
 	cb   hook.Callbacks
 	user user.Info
+	rec  *events.Recorder
 }
 
 // as is ctx with the plugin's user.
@@ -85,6 +89,21 @@ func (s *hostService) Delete(ctx context.Context, req *pluginv1.DeleteRequest) (
 	}
 	err := s.cb.Delete(s.as(ctx), ref(req.GetResource()), req.GetNamespace(), req.GetName(), req.GetPropagationPolicy())
 	return respond(nil, err)
+}
+
+// RecordEvent writes the Event through the same Callbacks, as the plugin.
+func (s *hostService) RecordEvent(ctx context.Context, req *pluginv1.RecordEventRequest) (*pluginv1.ObjectResponse, error) {
+	if s.cb == nil || s.rec == nil {
+		return unavailable(), nil
+	}
+	return respond(s.rec.Record(s.as(ctx), objectRef(req.GetInvolvedObject()), req.GetType(), req.GetReason(), req.GetMessage()))
+}
+
+func objectRef(r *pluginv1.ObjectReference) corev1.ObjectReference {
+	return corev1.ObjectReference{
+		APIVersion: r.GetApiVersion(), Kind: r.GetKind(), Namespace: r.GetNamespace(), Name: r.GetName(),
+		UID: types.UID(r.GetUid()), ResourceVersion: r.GetResourceVersion(), FieldPath: r.GetFieldPath(),
+	}
 }
 
 func respond(obj []byte, err error) (*pluginv1.ObjectResponse, error) {

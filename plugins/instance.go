@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"k8s.io/apiserver/pkg/authentication/user"
 
+	"github.com/specd-io/specd/plugins/events"
 	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/plugins/identity"
 	pluginv1 "github.com/specd-io/specd/plugins/proto/specd/plugin/v1"
@@ -63,6 +64,7 @@ type hostPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
 	cb   hook.Callbacks
 	user user.Info // the plugin's own, on every callback
+	rec  *events.Recorder
 }
 
 func (p *hostPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
@@ -73,7 +75,7 @@ func (p *hostPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, co
 	id := broker.NextId()
 	go broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
 		s := grpc.NewServer(opts...)
-		pluginv1.RegisterHostServer(s, &hostService{cb: p.cb, user: p.user})
+		pluginv1.RegisterHostServer(s, &hostService{cb: p.cb, user: p.user, rec: p.rec})
 		return s
 	})
 	return &dispensed{rpc: pluginv1.NewPluginClient(conn), brokerID: id}, nil
@@ -81,14 +83,14 @@ func (p *hostPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, co
 
 // startInstance starts the plugin's process, shakes hands and asks it what
 // it handles.
-func (h *Host) startInstance(name, path string) (*instance, error) {
+func (h *Host) startInstance(name, path string, rec *events.Recorder) (*instance, error) {
 	cmd := exec.Command(path)
 	dieWithHost(cmd)
 	logger := h.logger.With("plugin", name)
 	note := &exitNote{}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginv1.Handshake,
-		Plugins:          plugin.PluginSet{pluginv1.PluginName: &hostPlugin{cb: h.cfg.Callbacks, user: identity.User(name)}},
+		Plugins:          plugin.PluginSet{pluginv1.PluginName: &hostPlugin{cb: h.cfg.Callbacks, user: identity.User(name), rec: rec}},
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           &hclogger{l: logger, exit: note.set},

@@ -191,3 +191,44 @@ func TestReconcileResults(t *testing.T) {
 		t.Errorf("reconcile calling back without Callbacks: err = %v", err)
 	}
 }
+
+// TestReconcileRecordsEvents: an event a reconciler records becomes a core
+// v1 Event about the reconciled object, written through the Callbacks as
+// the plugin's user; the same event again patches its count.
+func TestReconcileRecordsEvents(t *testing.T) {
+	fake := newFakeCallbacks()
+	cb := &userCallbacks{Callbacks: fake, users: map[string]bool{}}
+	h, _ := newHost(t, pluginDir(t, map[string]string{"widgets": "testplugin"}), cb)
+	ctx := ctxTimeout(t, 20*time.Second)
+	for range 2 {
+		if _, err := h.Reconcile(ctx, "widgets", reconcileReq(widget(`{"action":"events"}`))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(fake.calls) != 2 || !strings.HasPrefix(fake.calls[0], "create events ns/w1.") {
+		t.Fatalf("calls = %q, want a create and a patch of one Event", fake.calls)
+	}
+	name := strings.TrimPrefix(fake.calls[0], "create events ns/")
+	if !strings.HasPrefix(fake.calls[1], "patch events ns/"+name+` application/merge-patch+json {"count":2,"lastTimestamp":`) {
+		t.Errorf("second call %q, want a patch of %s's count", fake.calls[1], name)
+	}
+	ev := gjson.ParseBytes(fake.objs["ns/"+name])
+	got := map[string]string{}
+	for _, path := range []string{"apiVersion", "kind", "type", "reason", "message", "source.component", "reportingComponent",
+		"involvedObject.apiVersion", "involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid"} {
+		got[path] = ev.Get(path).String()
+	}
+	want := map[string]string{"apiVersion": "v1", "kind": "Event", "type": "Normal", "reason": "Seen", "message": "seen by testplugin 2",
+		"source.component": "widgets", "reportingComponent": "widgets",
+		"involvedObject.apiVersion": "test.specd.io/v1", "involvedObject.kind": "Widget", "involvedObject.namespace": "ns",
+		"involvedObject.name": "w1", "involvedObject.uid": "u-1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("event (-want +got):\n%s", diff)
+	}
+	if inst := ev.Get("reportingInstance").Str; !strings.HasPrefix(inst, "widgets") {
+		t.Errorf("reportingInstance %q, want the plugin's name first", inst)
+	}
+	if diff := cmp.Diff(map[string]bool{"system:plugin:widgets system:plugins,system:authenticated": true}, cb.users); diff != "" {
+		t.Errorf("users (-want +got):\n%s", diff)
+	}
+}

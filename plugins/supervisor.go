@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/specd-io/specd/plugins/events"
 )
 
 // The states of PluginHealth.State.
@@ -38,6 +40,9 @@ type proc struct {
 	h          *Host
 	name, path string
 	failures   atomic.Int32 // deaths and failed starts since the last good call
+	// events records the plugin's Events; it outlives each process, so
+	// that a restarted plugin's repeats still count on the same Events.
+	events *events.Recorder
 
 	mu        sync.Mutex
 	inst      *instance
@@ -106,7 +111,7 @@ func (p *proc) beginLocked() *attempt {
 	a := &attempt{done: make(chan struct{})}
 	p.starting = a
 	go func() {
-		a.inst, a.err = p.started(p.h.startInstance(p.name, p.path))
+		a.inst, a.err = p.started(p.h.startInstance(p.name, p.path, p.events))
 		close(a.done)
 	}()
 	return a

@@ -25,6 +25,17 @@ const (
 // pluginVerbs are every verb a resource of a schema serves.
 var pluginVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
 
+// eventsRule lets a plugin record Events in any namespace, in both groups
+// that serve them: kube's bootstrap policy gives every controller the same
+// rule.
+func eventsRule() rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{
+		APIGroups: []string{"", "events.k8s.io"},
+		Resources: []string{"events"},
+		Verbs:     []string{"create", "update", "patch"},
+	}
+}
+
 // RoleName is the name of plugin's ClusterRole and ClusterRoleBinding.
 func RoleName(plugin string) string { return RolePrefix + plugin }
 
@@ -32,7 +43,7 @@ func RoleName(plugin string) string { return RolePrefix + plugin }
 // validate or reconcile) every verb on every resource, with its status
 // and scale subresources, of each group whose schemas bind it: what a
 // reconciler needs to manage its group's objects, such as the Ships a
-// fleet controller makes for a Fleet. One ClusterRole and one
+// fleet controller makes for a Fleet. Each may also record Events. One ClusterRole and one
 // ClusterRoleBinding to the plugin's user per plugin, sorted by name.
 func PluginPolicy(reg *schemas.Registry) ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding) {
 	groups := pluginGroups(reg)
@@ -86,6 +97,7 @@ func clusterRole(reg *schemas.Registry, plugin string, groups map[string]bool) r
 			Verbs:     slices.Clone(pluginVerbs),
 		})
 	}
+	role.Rules = append(role.Rules, eventsRule())
 	return role
 }
 

@@ -26,6 +26,8 @@ func TestPluginPolicyExamples(t *testing.T) {
 		Resources: []string{"fleets", "fleets/scale", "fleets/status", "ships", "ships/status"},
 		Verbs:     []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"},
 	}
+	events := rbacv1.PolicyRule{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"},
+		Verbs: []string{"create", "update", "patch"}}
 	var names []string
 	for i, p := range []string{"fleet-controller", "ship-policy"} {
 		if i >= len(roles) || i >= len(bindings) {
@@ -36,8 +38,8 @@ func TestPluginPolicyExamples(t *testing.T) {
 		if r.Name != "system:specd:plugin:"+p || b.Name != r.Name {
 			t.Errorf("role %q binding %q, want system:specd:plugin:%s", r.Name, b.Name, p)
 		}
-		if !reflect.DeepEqual(r.Rules, []rbacv1.PolicyRule{rule}) {
-			t.Errorf("%s rules = %+v\nwant %+v", p, r.Rules, rule)
+		if want := []rbacv1.PolicyRule{rule, events}; !reflect.DeepEqual(r.Rules, want) {
+			t.Errorf("%s rules = %+v\nwant %+v", p, r.Rules, want)
 		}
 		for _, m := range []map[string]string{r.Annotations, b.Annotations} {
 			if m["rbac.authorization.kubernetes.io/autoupdate"] != "true" {
@@ -78,9 +80,22 @@ func TestPluginPolicyCoversFleetController(t *testing.T) {
 			t.Errorf("fleet-controller may not %s ships: missing %v", verb, missing)
 		}
 	}
-	other := []rbacv1.PolicyRule{{APIGroups: []string{"library.example.com"}, Resources: []string{"books"}, Verbs: []string{"get"}}}
-	if ok, _ := validation.Covers(rules, other); ok {
-		t.Error("fleet-controller may get library books; its role should stop at its group")
+	for _, g := range []string{"", "events.k8s.io"} {
+		for _, verb := range []string{"create", "update", "patch"} {
+			ev := []rbacv1.PolicyRule{{APIGroups: []string{g}, Resources: []string{"events"}, Verbs: []string{verb}}}
+			if ok, missing := validation.Covers(rules, ev); !ok {
+				t.Errorf("fleet-controller may not %s events in %q: missing %v", verb, g, missing)
+			}
+		}
+	}
+	for _, other := range []rbacv1.PolicyRule{
+		{APIGroups: []string{"library.example.com"}, Resources: []string{"books"}, Verbs: []string{"get"}},
+		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"delete"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create"}},
+	} {
+		if ok, _ := validation.Covers(rules, []rbacv1.PolicyRule{other}); ok {
+			t.Errorf("fleet-controller may %v %v in %q; its role should stop at its group and recording events", other.Verbs, other.Resources, other.APIGroups)
+		}
 	}
 }
 
@@ -106,7 +121,7 @@ func TestPluginPolicyGroups(t *testing.T) {
 		bindings[0].APIVersion != "rbac.authorization.k8s.io/v1" || bindings[0].Kind != "ClusterRoleBinding" {
 		t.Errorf("type meta: %+v %+v", roles[0].TypeMeta, bindings[0].TypeMeta)
 	}
-	if r := roles[0].Rules; len(r) != 2 || r[0].APIGroups[0] != "a.io" || r[1].APIGroups[0] != "b.io" ||
+	if r := roles[0].Rules; len(r) != 3 || r[2].Resources[0] != "events" || r[0].APIGroups[0] != "a.io" || r[1].APIGroups[0] != "b.io" ||
 		!reflect.DeepEqual(r[0].Resources, []string{"apples", "apples/status"}) || !reflect.DeepEqual(r[1].Resources, []string{"bees"}) {
 		t.Errorf("rules = %+v", r)
 	}

@@ -13,7 +13,9 @@
 // Objects arrive as JSON in an *Object, read and changed by path
 // (Object.String, Object.Set, ...). A reconciler gets a Client that reads
 // and writes objects through specd; its errors carry the Kubernetes Status
-// (IsNotFound, IsConflict, ...). docs/plugins.md is the guide.
+// (IsNotFound, IsConflict, ...). It also gets Events, which records
+// Kubernetes Events about its object (req.Events.Normal("Scaled", "...")).
+// docs/plugins.md is the guide.
 //
 // The package imports only the protocol (plugins/proto), go-plugin, gRPC
 // and gjson/sjson, so a plugin does not link specd.

@@ -51,6 +51,9 @@ type ReconcileRequest struct {
 	// Object.IsDeleting reports a deletion in progress.
 	Object *Object
 	Client Client
+	// Events records Kubernetes Events about Object:
+	// req.Events.Normal("Scaled", "Scaled to 3 ships").
+	Events *Events
 }
 
 // Result is what a reconciling function answers.

@@ -26,7 +26,8 @@ type server struct {
 	broker   *plugin.GRPCBroker
 
 	mu     sync.Mutex
-	client Client // set by Describe
+	client Client              // set by Describe
+	host   pluginv1.HostClient // set by Describe; nil without a Host service
 }
 
 func newServer(handlers []Handler) (*server, error) {
@@ -79,8 +80,9 @@ func (s *server) Describe(_ context.Context, req *pluginv1.DescribeRequest) (*pl
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "dial the specd host service: %v", err)
 		}
+		host := pluginv1.NewHostClient(conn)
 		s.mu.Lock()
-		s.client = &hostClient{rpc: pluginv1.NewHostClient(conn)}
+		s.client, s.host = &hostClient{rpc: host}, host
 		s.mu.Unlock()
 	}
 	resp := &pluginv1.DescribeResponse{}
@@ -146,16 +148,11 @@ func (s *server) Reconcile(ctx context.Context, req *pluginv1.ReconcileRequest) 
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	s.mu.Lock()
-	client := s.client
-	s.mu.Unlock()
-	if client == nil {
-		client = noHost{}
-	}
 	rreq := &ReconcileRequest{
 		Group: req.GetGroup(), Version: req.GetVersion(), Kind: req.GetKind(), Resource: req.GetResource(),
-		Namespace: req.GetNamespace(), Name: req.GetName(), Object: obj, Client: client,
+		Namespace: req.GetNamespace(), Name: req.GetName(), Object: obj,
 	}
+	s.connect(ctx, rreq)
 	var res Result
 	if err := protect(func() (err error) { res, err = h.reconciler(ctx, rreq); return err }); err != nil {
 		return nil, hookError(err)
@@ -170,6 +167,19 @@ func (s *server) Reconcile(ctx context.Context, req *pluginv1.ReconcileRequest) 
 		Status:         st,
 		FinalizerDone:  res.FinalizerDone,
 	}, nil
+}
+
+// connect gives req the Client and Events of the Host service, or ones
+// that say there is none.
+func (s *server) connect(ctx context.Context, req *ReconcileRequest) {
+	s.mu.Lock()
+	client, host := s.client, s.host
+	s.mu.Unlock()
+	if client == nil || host == nil {
+		req.Client, req.Events = noHost{}, noHostEvents(req)
+		return
+	}
+	req.Client, req.Events = client, hostEvents(ctx, host, req)
 }
 
 func admissionRequest(req *pluginv1.AdmissionRequest) (*AdmissionRequest, error) {

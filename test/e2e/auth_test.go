@@ -491,7 +491,8 @@ func (a *authServer) testUnauthenticated(t *testing.T) {
 }
 
 // testPlugins: the example fleet-controller, as its own user under RBAC
-// over TLS, makes a fleet's ships with no binding written by hand.
+// over TLS, makes a fleet's ships and records its Events with no binding
+// written by hand.
 func (a *authServer) testPlugins(t *testing.T) {
 	a.admin.OK(t, "create", "-f", a.admin.Manifest(t, "fleet.yaml", `apiVersion: fleet.example.com/v1
 kind: Fleet
@@ -504,7 +505,13 @@ spec:
 	ctx := testContext(t, time.Minute)
 	dyn := dynamicClient(t, a.s)
 	waitShips(t, ctx, dyn, "south", 2)
-	waitFleet(t, ctx, dyn, "south", 2)
+	fleet := waitFleet(t, ctx, dyn, "south", 2)
+	for _, verb := range []string{"create", "patch"} {
+		if r := a.admin.OK(t, "auth", "can-i", verb, "events", "-n", "sea", "--as", "system:plugin:fleet-controller"); strings.TrimSpace(r) != "yes" {
+			t.Errorf("can fleet-controller %s events: %q", verb, r)
+		}
+	}
+	checkFleetEvent(t, waitFleetEvent(t, ctx, dyn, fleet, "Scaled to 2 ships", 1), fleet)
 	a.admin.OK(t, "delete", "fleet", "south", "--timeout=30s")
 	waitShips(t, ctx, dyn, "south", 0)
 }

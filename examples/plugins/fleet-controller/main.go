@@ -3,7 +3,9 @@
 // in its namespace, each controlled by the Fleet (an ownerReference) and
 // labelled with its name; the plugin creates the missing ones, deletes the
 // extra ones, gives them the fleet's spec.class, and reports
-// status.readyReplicas with a Ready condition. Through the finalizer
+// status.readyReplicas with a Ready condition. It records an Event on the
+// Fleet each time it scales (Normal "Scaled") or fails to (Warning
+// "FailedScale"), which `kubectl describe fleet` shows. Through the finalizer
 // fleet.example.com/ships it deletes a Fleet's Ships before the Fleet goes.
 // The schema binds it with
 //
@@ -58,7 +60,8 @@ func reconcile(ctx context.Context, req *sdk.ReconcileRequest) (sdk.Result, erro
 	}
 
 	want := int(fleet.Int("spec.replicas"))
-	ready, err := scale(ctx, c, fleet, owned, want)
+	ready, changed, err := scale(ctx, c, fleet, owned, want)
+	recordScale(req.Events, ready, changed, err)
 	cond := sdk.Condition{Type: "Ready", Status: "True", Reason: "Converged",
 		Message: fmt.Sprintf("%d of %d ships", ready, want), ObservedGeneration: fleet.Generation()}
 	if ready != want || err != nil {
@@ -71,6 +74,25 @@ func reconcile(ctx context.Context, req *sdk.ReconcileRequest) (sdk.Result, erro
 	status := fleetStatus{ReadyReplicas: ready, Conditions: sdk.SetCondition(fleet.Conditions(), cond)}
 	// On an error, report what there is and try again later, with backoff.
 	return sdk.Result{Status: status, Requeue: err != nil}, nil
+}
+
+// recordScale tells of a scaling in the fleet's events: a repeat of the
+// same news raises the count of the Event that told it before.
+func recordScale(events *sdk.Events, ready int, changed bool, err error) {
+	if err != nil {
+		events.Warning("FailedScale", err.Error())
+		return
+	}
+	if changed {
+		events.Normalf("Scaled", "Scaled to %d %s", ready, plural(ready, "ship", "ships"))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // ownedShips are the fleet's ships: labelled with its name and controlled
@@ -90,14 +112,15 @@ func ownedShips(ctx context.Context, c sdk.Client, fleet *sdk.Object) ([]*sdk.Ob
 }
 
 // scale creates, updates and deletes ships until the fleet has want of
-// them, and returns how many it has.
-func scale(ctx context.Context, c sdk.Client, fleet *sdk.Object, owned []*sdk.Object, want int) (int, error) {
+// them, and returns how many it has and whether it created or deleted
+// any.
+func scale(ctx context.Context, c sdk.Client, fleet *sdk.Object, owned []*sdk.Object, want int) (int, bool, error) {
 	extra := map[string]*sdk.Object{}
 	for _, ship := range owned {
 		extra[ship.Name()] = ship
 	}
 	class := fleet.String("spec.class")
-	ready := 0
+	ready, changed := 0, false
 	var errs []error
 	for i := range want {
 		name := fmt.Sprintf("%s-%d", fleet.Name(), i)
@@ -105,11 +128,12 @@ func scale(ctx context.Context, c sdk.Client, fleet *sdk.Object, owned []*sdk.Ob
 		delete(extra, name)
 		switch {
 		case !exists:
-			err := createShip(ctx, c, fleet, name, class)
+			created, err := createShip(ctx, c, fleet, name, class)
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
+			changed = changed || created
 		case class != "" && ship.String("spec.class") != class:
 			patch := fmt.Appendf(nil, `{"spec":{"class":%q}}`, class)
 			if _, err := c.Patch(ctx, ships, ship.Namespace(), name, sdk.MergePatch, patch); err != nil {
@@ -119,14 +143,18 @@ func scale(ctx context.Context, c sdk.Client, fleet *sdk.Object, owned []*sdk.Ob
 		ready++
 	}
 	for name, ship := range extra {
-		if err := c.Delete(ctx, ships, ship.Namespace(), name); err != nil && !sdk.IsNotFound(err) {
+		err := c.Delete(ctx, ships, ship.Namespace(), name)
+		if err != nil && !sdk.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("delete ship %s: %w", name, err))
 		}
+		changed = changed || err == nil
 	}
-	return ready, errors.Join(errs...)
+	return ready, changed, errors.Join(errs...)
 }
 
-func createShip(ctx context.Context, c sdk.Client, fleet *sdk.Object, name, class string) error {
+// createShip creates the ship, or finds it made by an earlier pass; it
+// reports whether it created it.
+func createShip(ctx context.Context, c sdk.Client, fleet *sdk.Object, name, class string) (bool, error) {
 	spec := map[string]string{}
 	if class != "" {
 		spec["class"] = class // else ship-policy defaults it
@@ -137,7 +165,7 @@ func createShip(ctx context.Context, c sdk.Client, fleet *sdk.Object, name, clas
 		ship.SetLabel(fleetLabel, fleet.Name()),
 		ship.SetControllerReference(fleet),
 	); err != nil {
-		return err
+		return false, err
 	}
 	_, err := c.Create(ctx, ships, ship)
 	if sdk.IsAlreadyExists(err) {
@@ -145,12 +173,12 @@ func createShip(ctx context.Context, c sdk.Client, fleet *sdk.Object, name, clas
 		// someone else's ship.
 		existing, getErr := c.Get(ctx, ships, fleet.Namespace(), name)
 		if getErr == nil && existing.IsControlledBy(fleet) {
-			return nil
+			return false, nil
 		}
-		return fmt.Errorf("ship %s exists and is not this fleet's", name)
+		return false, fmt.Errorf("ship %s exists and is not this fleet's", name)
 	}
 	if err != nil {
-		return fmt.Errorf("create ship %s: %w", name, err)
+		return false, fmt.Errorf("create ship %s: %w", name, err)
 	}
-	return nil
+	return true, nil
 }

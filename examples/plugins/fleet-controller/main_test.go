@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/specd-io/specd/plugins/sdk"
@@ -92,16 +95,27 @@ func TestReconcileScalesShips(t *testing.T) {
 		replicas int
 		class    string
 		want     []string
+		event    string // the message of the Scaled event, if any
 	}{
-		{3, "", []string{"f-0", "f-1", "f-2", "lone"}},
-		{1, "tanker", []string{"f-0", "lone"}},
-		{2, "tanker", []string{"f-0", "f-1", "lone"}},
+		{3, "", []string{"f-0", "f-1", "f-2", "lone"}, "Scaled to 3 ships"},
+		{3, "", []string{"f-0", "f-1", "f-2", "lone"}, ""},
+		{1, "tanker", []string{"f-0", "lone"}, "Scaled to 1 ship"},
+		{2, "tanker", []string{"f-0", "f-1", "lone"}, "Scaled to 2 ships"},
 	}
 	for _, step := range steps {
 		f := fleet(t, step.replicas, step.class, false)
-		res, err := reconcile(context.Background(), &sdk.ReconcileRequest{Object: f, Client: c})
+		var events []sdk.Event
+		rec := sdk.NewEvents(func(e sdk.Event) { events = append(events, e) })
+		res, err := reconcile(context.Background(), &sdk.ReconcileRequest{Object: f, Client: c, Events: rec})
 		if err != nil {
 			t.Fatal(err)
+		}
+		var want []sdk.Event
+		if step.event != "" {
+			want = []sdk.Event{{Type: "Normal", Reason: "Scaled", Message: step.event}}
+		}
+		if !slices.Equal(events, want) {
+			t.Errorf("replicas %d: events %v, want %v", step.replicas, events, want)
 		}
 		if got := c.names(); !slices.Equal(got, step.want) {
 			t.Errorf("replicas %d: ships %v, want %v", step.replicas, got, step.want)
@@ -130,12 +144,36 @@ func TestReconcileScalesShips(t *testing.T) {
 func TestReconcileReportsAShipInTheWay(t *testing.T) {
 	c := &fakeShips{byName: map[string]*sdk.Object{}}
 	c.byName["f-0"] = sdk.NewObject("fleet.example.com/v1", "Ship", "sea", "f-0") // not the fleet's
-	res, err := reconcile(context.Background(), &sdk.ReconcileRequest{Object: fleet(t, 2, "", false), Client: c})
+	var events []sdk.Event
+	rec := sdk.NewEvents(func(e sdk.Event) { events = append(events, e) })
+	res, err := reconcile(context.Background(), &sdk.ReconcileRequest{Object: fleet(t, 2, "", false), Client: c, Events: rec})
 	if err != nil {
 		t.Fatal(err)
+	}
+	want := []sdk.Event{{Type: "Warning", Reason: "FailedScale", Message: "ship f-0 exists and is not this fleet's"}}
+	if !slices.Equal(events, want) {
+		t.Errorf("events %v, want %v", events, want)
 	}
 	st := res.Status.(fleetStatus)
 	if st.ReadyReplicas != 1 || st.Conditions[0].Reason != "Scaling" || !res.Requeue {
 		t.Errorf("result %+v, want 1 ready, Scaling, requeued", res)
+	}
+}
+
+// TestGuideShowsRecordScale keeps the events example of docs/plugins.md
+// the function that is built and tested here.
+func TestGuideShowsRecordScale(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "plugins.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(doc), "```go\nfunc recordScale(")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok || !strings.Contains(string(src), "\nfunc recordScale("+block) {
+		t.Errorf("docs/plugins.md's recordScale is not main.go's:\nfunc recordScale(%s", block)
 	}
 }

@@ -80,7 +80,7 @@ func validateWidget(_ context.Context, req *sdk.AdmissionRequest) (sdk.FieldErro
 var things = sdk.Resource{Group: group, Version: "v1", Resource: "things"}
 
 // reconcileWidget goes through every Client call and reports what it saw
-// in the status.
+// in the status; with spec.action "events" it records an event instead.
 func reconcileWidget(ctx context.Context, req *sdk.ReconcileRequest) (sdk.Result, error) {
 	if err := act(req.Object); err != nil {
 		return sdk.Result{}, err
@@ -89,6 +89,10 @@ func reconcileWidget(ctx context.Context, req *sdk.ReconcileRequest) (sdk.Result
 	st := map[string]any{"pid": os.Getpid()}
 	if w.IsDeleting() {
 		return sdk.Result{FinalizerDone: true}, nil
+	}
+	if w.String("spec.action") == "events" {
+		req.Events.Normalf("Seen", "seen by testplugin %d", w.Generation())
+		return sdk.Result{}, nil
 	}
 	if w.String("spec.action") != "callbacks" {
 		st["conditions"] = sdk.SetCondition(w.Conditions(), sdk.Condition{Type: "Ready", Status: "True", Reason: "Seen", ObservedGeneration: w.Generation()})

@@ -1267,6 +1267,173 @@ func (x *DeleteRequest) GetPropagationPolicy() string {
 	return ""
 }
 
+type RecordEventRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The object the event is about: the Event's involvedObject.
+	InvolvedObject *ObjectReference `protobuf:"bytes,1,opt,name=involved_object,json=involvedObject,proto3" json:"involved_object,omitempty"`
+	// "Normal" or "Warning".
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// Why, in UpperCamelCase, as "Scaled" or "FailedCreate".
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// What happened, for people.
+	Message       string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordEventRequest) Reset() {
+	*x = RecordEventRequest{}
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordEventRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordEventRequest) ProtoMessage() {}
+
+func (x *RecordEventRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordEventRequest.ProtoReflect.Descriptor instead.
+func (*RecordEventRequest) Descriptor() ([]byte, []int) {
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *RecordEventRequest) GetInvolvedObject() *ObjectReference {
+	if x != nil {
+		return x.InvolvedObject
+	}
+	return nil
+}
+
+func (x *RecordEventRequest) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *RecordEventRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *RecordEventRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// ObjectReference names an object as a core v1 ObjectReference does.
+type ObjectReference struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ApiVersion string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	Kind       string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Empty for a cluster-scoped object.
+	Namespace       string `protobuf:"bytes,3,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	Name            string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	Uid             string `protobuf:"bytes,5,opt,name=uid,proto3" json:"uid,omitempty"`
+	ResourceVersion string `protobuf:"bytes,6,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
+	// A part of the object, as "spec.containers{app}"; usually empty.
+	FieldPath     string `protobuf:"bytes,7,opt,name=field_path,json=fieldPath,proto3" json:"field_path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ObjectReference) Reset() {
+	*x = ObjectReference{}
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ObjectReference) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ObjectReference) ProtoMessage() {}
+
+func (x *ObjectReference) ProtoReflect() protoreflect.Message {
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ObjectReference.ProtoReflect.Descriptor instead.
+func (*ObjectReference) Descriptor() ([]byte, []int) {
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ObjectReference) GetApiVersion() string {
+	if x != nil {
+		return x.ApiVersion
+	}
+	return ""
+}
+
+func (x *ObjectReference) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ObjectReference) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ObjectReference) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ObjectReference) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *ObjectReference) GetResourceVersion() string {
+	if x != nil {
+		return x.ResourceVersion
+	}
+	return ""
+}
+
+func (x *ObjectReference) GetFieldPath() string {
+	if x != nil {
+		return x.FieldPath
+	}
+	return ""
+}
+
 type ObjectResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The object (or list) answered, JSON; empty for Delete and on failure.
@@ -1279,7 +1446,7 @@ type ObjectResponse struct {
 
 func (x *ObjectResponse) Reset() {
 	*x = ObjectResponse{}
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1291,7 +1458,7 @@ func (x *ObjectResponse) String() string {
 func (*ObjectResponse) ProtoMessage() {}
 
 func (x *ObjectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_specd_plugin_v1_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1304,7 +1471,7 @@ func (x *ObjectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ObjectResponse.ProtoReflect.Descriptor instead.
 func (*ObjectResponse) Descriptor() ([]byte, []int) {
-	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
+	return file_specd_plugin_v1_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ObjectResponse) GetObject() []byte {
@@ -1421,7 +1588,22 @@ const file_specd_plugin_v1_plugin_proto_rawDesc = "" +
 	"\bresource\x18\x01 \x01(\v2\x1c.specd.plugin.v1.ResourceRefR\bresource\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12-\n" +
-	"\x12propagation_policy\x18\x04 \x01(\tR\x11propagationPolicy\"@\n" +
+	"\x12propagation_policy\x18\x04 \x01(\tR\x11propagationPolicy\"\xa5\x01\n" +
+	"\x12RecordEventRequest\x12I\n" +
+	"\x0finvolved_object\x18\x01 \x01(\v2 .specd.plugin.v1.ObjectReferenceR\x0einvolvedObject\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"\xd4\x01\n" +
+	"\x0fObjectReference\x12\x1f\n" +
+	"\vapi_version\x18\x01 \x01(\tR\n" +
+	"apiVersion\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1c\n" +
+	"\tnamespace\x18\x03 \x01(\tR\tnamespace\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x10\n" +
+	"\x03uid\x18\x05 \x01(\tR\x03uid\x12)\n" +
+	"\x10resource_version\x18\x06 \x01(\tR\x0fresourceVersion\x12\x1d\n" +
+	"\n" +
+	"field_path\x18\a \x01(\tR\tfieldPath\"@\n" +
 	"\x0eObjectResponse\x12\x16\n" +
 	"\x06object\x18\x01 \x01(\fR\x06object\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\fR\x06status2\xcf\x02\n" +
@@ -1429,7 +1611,7 @@ const file_specd_plugin_v1_plugin_proto_rawDesc = "" +
 	"\bDescribe\x12 .specd.plugin.v1.DescribeRequest\x1a!.specd.plugin.v1.DescribeResponse\x12N\n" +
 	"\aDefault\x12!.specd.plugin.v1.AdmissionRequest\x1a .specd.plugin.v1.DefaultResponse\x12P\n" +
 	"\bValidate\x12!.specd.plugin.v1.AdmissionRequest\x1a!.specd.plugin.v1.ValidateResponse\x12R\n" +
-	"\tReconcile\x12!.specd.plugin.v1.ReconcileRequest\x1a\".specd.plugin.v1.ReconcileResponse2\x8d\x04\n" +
+	"\tReconcile\x12!.specd.plugin.v1.ReconcileRequest\x1a\".specd.plugin.v1.ReconcileResponse2\xe2\x04\n" +
 	"\x04Host\x12C\n" +
 	"\x03Get\x12\x1b.specd.plugin.v1.GetRequest\x1a\x1f.specd.plugin.v1.ObjectResponse\x12E\n" +
 	"\x04List\x12\x1c.specd.plugin.v1.ListRequest\x1a\x1f.specd.plugin.v1.ObjectResponse\x12I\n" +
@@ -1437,7 +1619,8 @@ const file_specd_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x06Update\x12\x1e.specd.plugin.v1.UpdateRequest\x1a\x1f.specd.plugin.v1.ObjectResponse\x12O\n" +
 	"\fUpdateStatus\x12\x1e.specd.plugin.v1.UpdateRequest\x1a\x1f.specd.plugin.v1.ObjectResponse\x12G\n" +
 	"\x05Patch\x12\x1d.specd.plugin.v1.PatchRequest\x1a\x1f.specd.plugin.v1.ObjectResponse\x12I\n" +
-	"\x06Delete\x12\x1e.specd.plugin.v1.DeleteRequest\x1a\x1f.specd.plugin.v1.ObjectResponseBBZ@github.com/specd-io/specd/plugins/proto/specd/plugin/v1;pluginv1b\x06proto3"
+	"\x06Delete\x12\x1e.specd.plugin.v1.DeleteRequest\x1a\x1f.specd.plugin.v1.ObjectResponse\x12S\n" +
+	"\vRecordEvent\x12#.specd.plugin.v1.RecordEventRequest\x1a\x1f.specd.plugin.v1.ObjectResponseBBZ@github.com/specd-io/specd/plugins/proto/specd/plugin/v1;pluginv1b\x06proto3"
 
 var (
 	file_specd_plugin_v1_plugin_proto_rawDescOnce sync.Once
@@ -1451,33 +1634,35 @@ func file_specd_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_specd_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_specd_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_specd_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_specd_plugin_v1_plugin_proto_goTypes = []any{
-	(*DescribeRequest)(nil),   // 0: specd.plugin.v1.DescribeRequest
-	(*DescribeResponse)(nil),  // 1: specd.plugin.v1.DescribeResponse
-	(*KindHooks)(nil),         // 2: specd.plugin.v1.KindHooks
-	(*AdmissionRequest)(nil),  // 3: specd.plugin.v1.AdmissionRequest
-	(*UserInfo)(nil),          // 4: specd.plugin.v1.UserInfo
-	(*ExtraValue)(nil),        // 5: specd.plugin.v1.ExtraValue
-	(*DefaultResponse)(nil),   // 6: specd.plugin.v1.DefaultResponse
-	(*ValidateResponse)(nil),  // 7: specd.plugin.v1.ValidateResponse
-	(*FieldError)(nil),        // 8: specd.plugin.v1.FieldError
-	(*ReconcileRequest)(nil),  // 9: specd.plugin.v1.ReconcileRequest
-	(*ReconcileResponse)(nil), // 10: specd.plugin.v1.ReconcileResponse
-	(*ResourceRef)(nil),       // 11: specd.plugin.v1.ResourceRef
-	(*GetRequest)(nil),        // 12: specd.plugin.v1.GetRequest
-	(*ListRequest)(nil),       // 13: specd.plugin.v1.ListRequest
-	(*CreateRequest)(nil),     // 14: specd.plugin.v1.CreateRequest
-	(*UpdateRequest)(nil),     // 15: specd.plugin.v1.UpdateRequest
-	(*PatchRequest)(nil),      // 16: specd.plugin.v1.PatchRequest
-	(*DeleteRequest)(nil),     // 17: specd.plugin.v1.DeleteRequest
-	(*ObjectResponse)(nil),    // 18: specd.plugin.v1.ObjectResponse
-	nil,                       // 19: specd.plugin.v1.UserInfo.ExtraEntry
+	(*DescribeRequest)(nil),    // 0: specd.plugin.v1.DescribeRequest
+	(*DescribeResponse)(nil),   // 1: specd.plugin.v1.DescribeResponse
+	(*KindHooks)(nil),          // 2: specd.plugin.v1.KindHooks
+	(*AdmissionRequest)(nil),   // 3: specd.plugin.v1.AdmissionRequest
+	(*UserInfo)(nil),           // 4: specd.plugin.v1.UserInfo
+	(*ExtraValue)(nil),         // 5: specd.plugin.v1.ExtraValue
+	(*DefaultResponse)(nil),    // 6: specd.plugin.v1.DefaultResponse
+	(*ValidateResponse)(nil),   // 7: specd.plugin.v1.ValidateResponse
+	(*FieldError)(nil),         // 8: specd.plugin.v1.FieldError
+	(*ReconcileRequest)(nil),   // 9: specd.plugin.v1.ReconcileRequest
+	(*ReconcileResponse)(nil),  // 10: specd.plugin.v1.ReconcileResponse
+	(*ResourceRef)(nil),        // 11: specd.plugin.v1.ResourceRef
+	(*GetRequest)(nil),         // 12: specd.plugin.v1.GetRequest
+	(*ListRequest)(nil),        // 13: specd.plugin.v1.ListRequest
+	(*CreateRequest)(nil),      // 14: specd.plugin.v1.CreateRequest
+	(*UpdateRequest)(nil),      // 15: specd.plugin.v1.UpdateRequest
+	(*PatchRequest)(nil),       // 16: specd.plugin.v1.PatchRequest
+	(*DeleteRequest)(nil),      // 17: specd.plugin.v1.DeleteRequest
+	(*RecordEventRequest)(nil), // 18: specd.plugin.v1.RecordEventRequest
+	(*ObjectReference)(nil),    // 19: specd.plugin.v1.ObjectReference
+	(*ObjectResponse)(nil),     // 20: specd.plugin.v1.ObjectResponse
+	nil,                        // 21: specd.plugin.v1.UserInfo.ExtraEntry
 }
 var file_specd_plugin_v1_plugin_proto_depIdxs = []int32{
 	2,  // 0: specd.plugin.v1.DescribeResponse.kinds:type_name -> specd.plugin.v1.KindHooks
 	4,  // 1: specd.plugin.v1.AdmissionRequest.user_info:type_name -> specd.plugin.v1.UserInfo
-	19, // 2: specd.plugin.v1.UserInfo.extra:type_name -> specd.plugin.v1.UserInfo.ExtraEntry
+	21, // 2: specd.plugin.v1.UserInfo.extra:type_name -> specd.plugin.v1.UserInfo.ExtraEntry
 	8,  // 3: specd.plugin.v1.ValidateResponse.errors:type_name -> specd.plugin.v1.FieldError
 	11, // 4: specd.plugin.v1.GetRequest.resource:type_name -> specd.plugin.v1.ResourceRef
 	11, // 5: specd.plugin.v1.ListRequest.resource:type_name -> specd.plugin.v1.ResourceRef
@@ -1485,34 +1670,37 @@ var file_specd_plugin_v1_plugin_proto_depIdxs = []int32{
 	11, // 7: specd.plugin.v1.UpdateRequest.resource:type_name -> specd.plugin.v1.ResourceRef
 	11, // 8: specd.plugin.v1.PatchRequest.resource:type_name -> specd.plugin.v1.ResourceRef
 	11, // 9: specd.plugin.v1.DeleteRequest.resource:type_name -> specd.plugin.v1.ResourceRef
-	5,  // 10: specd.plugin.v1.UserInfo.ExtraEntry.value:type_name -> specd.plugin.v1.ExtraValue
-	0,  // 11: specd.plugin.v1.Plugin.Describe:input_type -> specd.plugin.v1.DescribeRequest
-	3,  // 12: specd.plugin.v1.Plugin.Default:input_type -> specd.plugin.v1.AdmissionRequest
-	3,  // 13: specd.plugin.v1.Plugin.Validate:input_type -> specd.plugin.v1.AdmissionRequest
-	9,  // 14: specd.plugin.v1.Plugin.Reconcile:input_type -> specd.plugin.v1.ReconcileRequest
-	12, // 15: specd.plugin.v1.Host.Get:input_type -> specd.plugin.v1.GetRequest
-	13, // 16: specd.plugin.v1.Host.List:input_type -> specd.plugin.v1.ListRequest
-	14, // 17: specd.plugin.v1.Host.Create:input_type -> specd.plugin.v1.CreateRequest
-	15, // 18: specd.plugin.v1.Host.Update:input_type -> specd.plugin.v1.UpdateRequest
-	15, // 19: specd.plugin.v1.Host.UpdateStatus:input_type -> specd.plugin.v1.UpdateRequest
-	16, // 20: specd.plugin.v1.Host.Patch:input_type -> specd.plugin.v1.PatchRequest
-	17, // 21: specd.plugin.v1.Host.Delete:input_type -> specd.plugin.v1.DeleteRequest
-	1,  // 22: specd.plugin.v1.Plugin.Describe:output_type -> specd.plugin.v1.DescribeResponse
-	6,  // 23: specd.plugin.v1.Plugin.Default:output_type -> specd.plugin.v1.DefaultResponse
-	7,  // 24: specd.plugin.v1.Plugin.Validate:output_type -> specd.plugin.v1.ValidateResponse
-	10, // 25: specd.plugin.v1.Plugin.Reconcile:output_type -> specd.plugin.v1.ReconcileResponse
-	18, // 26: specd.plugin.v1.Host.Get:output_type -> specd.plugin.v1.ObjectResponse
-	18, // 27: specd.plugin.v1.Host.List:output_type -> specd.plugin.v1.ObjectResponse
-	18, // 28: specd.plugin.v1.Host.Create:output_type -> specd.plugin.v1.ObjectResponse
-	18, // 29: specd.plugin.v1.Host.Update:output_type -> specd.plugin.v1.ObjectResponse
-	18, // 30: specd.plugin.v1.Host.UpdateStatus:output_type -> specd.plugin.v1.ObjectResponse
-	18, // 31: specd.plugin.v1.Host.Patch:output_type -> specd.plugin.v1.ObjectResponse
-	18, // 32: specd.plugin.v1.Host.Delete:output_type -> specd.plugin.v1.ObjectResponse
-	22, // [22:33] is the sub-list for method output_type
-	11, // [11:22] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	19, // 10: specd.plugin.v1.RecordEventRequest.involved_object:type_name -> specd.plugin.v1.ObjectReference
+	5,  // 11: specd.plugin.v1.UserInfo.ExtraEntry.value:type_name -> specd.plugin.v1.ExtraValue
+	0,  // 12: specd.plugin.v1.Plugin.Describe:input_type -> specd.plugin.v1.DescribeRequest
+	3,  // 13: specd.plugin.v1.Plugin.Default:input_type -> specd.plugin.v1.AdmissionRequest
+	3,  // 14: specd.plugin.v1.Plugin.Validate:input_type -> specd.plugin.v1.AdmissionRequest
+	9,  // 15: specd.plugin.v1.Plugin.Reconcile:input_type -> specd.plugin.v1.ReconcileRequest
+	12, // 16: specd.plugin.v1.Host.Get:input_type -> specd.plugin.v1.GetRequest
+	13, // 17: specd.plugin.v1.Host.List:input_type -> specd.plugin.v1.ListRequest
+	14, // 18: specd.plugin.v1.Host.Create:input_type -> specd.plugin.v1.CreateRequest
+	15, // 19: specd.plugin.v1.Host.Update:input_type -> specd.plugin.v1.UpdateRequest
+	15, // 20: specd.plugin.v1.Host.UpdateStatus:input_type -> specd.plugin.v1.UpdateRequest
+	16, // 21: specd.plugin.v1.Host.Patch:input_type -> specd.plugin.v1.PatchRequest
+	17, // 22: specd.plugin.v1.Host.Delete:input_type -> specd.plugin.v1.DeleteRequest
+	18, // 23: specd.plugin.v1.Host.RecordEvent:input_type -> specd.plugin.v1.RecordEventRequest
+	1,  // 24: specd.plugin.v1.Plugin.Describe:output_type -> specd.plugin.v1.DescribeResponse
+	6,  // 25: specd.plugin.v1.Plugin.Default:output_type -> specd.plugin.v1.DefaultResponse
+	7,  // 26: specd.plugin.v1.Plugin.Validate:output_type -> specd.plugin.v1.ValidateResponse
+	10, // 27: specd.plugin.v1.Plugin.Reconcile:output_type -> specd.plugin.v1.ReconcileResponse
+	20, // 28: specd.plugin.v1.Host.Get:output_type -> specd.plugin.v1.ObjectResponse
+	20, // 29: specd.plugin.v1.Host.List:output_type -> specd.plugin.v1.ObjectResponse
+	20, // 30: specd.plugin.v1.Host.Create:output_type -> specd.plugin.v1.ObjectResponse
+	20, // 31: specd.plugin.v1.Host.Update:output_type -> specd.plugin.v1.ObjectResponse
+	20, // 32: specd.plugin.v1.Host.UpdateStatus:output_type -> specd.plugin.v1.ObjectResponse
+	20, // 33: specd.plugin.v1.Host.Patch:output_type -> specd.plugin.v1.ObjectResponse
+	20, // 34: specd.plugin.v1.Host.Delete:output_type -> specd.plugin.v1.ObjectResponse
+	20, // 35: specd.plugin.v1.Host.RecordEvent:output_type -> specd.plugin.v1.ObjectResponse
+	24, // [24:36] is the sub-list for method output_type
+	12, // [12:24] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_specd_plugin_v1_plugin_proto_init() }
@@ -1526,7 +1714,7 @@ func file_specd_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_specd_plugin_v1_plugin_proto_rawDesc), len(file_specd_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

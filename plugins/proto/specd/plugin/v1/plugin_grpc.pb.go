@@ -267,6 +267,7 @@ const (
 	Host_UpdateStatus_FullMethodName = "/specd.plugin.v1.Host/UpdateStatus"
 	Host_Patch_FullMethodName        = "/specd.plugin.v1.Host/Patch"
 	Host_Delete_FullMethodName       = "/specd.plugin.v1.Host/Delete"
+	Host_RecordEvent_FullMethodName  = "/specd.plugin.v1.Host/RecordEvent"
 )
 
 // HostClient is the client API for Host service.
@@ -288,6 +289,13 @@ type HostClient interface {
 	UpdateStatus(ctx context.Context, in *UpdateRequest, opts ...grpc.CallOption) (*ObjectResponse, error)
 	Patch(ctx context.Context, in *PatchRequest, opts ...grpc.CallOption) (*ObjectResponse, error)
 	Delete(ctx context.Context, in *DeleteRequest, opts ...grpc.CallOption) (*ObjectResponse, error)
+	// RecordEvent records a Kubernetes Event (core v1) about an object, from
+	// the plugin, as client-go's event recorder does: a repeat of an event
+	// raises the count and lastTimestamp of the Event made before instead of
+	// making another. object is the Event as stored; empty when the event was
+	// dropped as spam (too many about one object). Hosts older than this call
+	// answer the gRPC code Unimplemented.
+	RecordEvent(ctx context.Context, in *RecordEventRequest, opts ...grpc.CallOption) (*ObjectResponse, error)
 }
 
 type hostClient struct {
@@ -368,6 +376,16 @@ func (c *hostClient) Delete(ctx context.Context, in *DeleteRequest, opts ...grpc
 	return out, nil
 }
 
+func (c *hostClient) RecordEvent(ctx context.Context, in *RecordEventRequest, opts ...grpc.CallOption) (*ObjectResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ObjectResponse)
+	err := c.cc.Invoke(ctx, Host_RecordEvent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -387,6 +405,13 @@ type HostServer interface {
 	UpdateStatus(context.Context, *UpdateRequest) (*ObjectResponse, error)
 	Patch(context.Context, *PatchRequest) (*ObjectResponse, error)
 	Delete(context.Context, *DeleteRequest) (*ObjectResponse, error)
+	// RecordEvent records a Kubernetes Event (core v1) about an object, from
+	// the plugin, as client-go's event recorder does: a repeat of an event
+	// raises the count and lastTimestamp of the Event made before instead of
+	// making another. object is the Event as stored; empty when the event was
+	// dropped as spam (too many about one object). Hosts older than this call
+	// answer the gRPC code Unimplemented.
+	RecordEvent(context.Context, *RecordEventRequest) (*ObjectResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -417,6 +442,9 @@ func (UnimplementedHostServer) Patch(context.Context, *PatchRequest) (*ObjectRes
 }
 func (UnimplementedHostServer) Delete(context.Context, *DeleteRequest) (*ObjectResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedHostServer) RecordEvent(context.Context, *RecordEventRequest) (*ObjectResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecordEvent not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -565,6 +593,24 @@ func _Host_Delete_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_RecordEvent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RecordEventRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).RecordEvent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_RecordEvent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).RecordEvent(ctx, req.(*RecordEventRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -599,6 +645,10 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Delete",
 			Handler:    _Host_Delete_Handler,
+		},
+		{
+			MethodName: "RecordEvent",
+			Handler:    _Host_RecordEvent_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
