@@ -52,8 +52,14 @@ func (c *contentTypes) onlyProtobuf(t *testing.T) {
 // controllers configure it: protobuf bodies, protobuf preferred.
 func protobufClientset(t *testing.T, url string) (*kubernetes.Clientset, *contentTypes) {
 	t.Helper()
+	return recordedClientset(t, &rest.Config{Host: url, ContentConfig: rest.ContentConfig{ContentType: contentTypeProtobuf}})
+}
+
+// recordedClientset is the typed clientset of cfg, whose answers' types
+// are recorded.
+func recordedClientset(t *testing.T, cfg *rest.Config) (*kubernetes.Clientset, *contentTypes) {
+	t.Helper()
 	rec := &contentTypes{seen: map[string]int{}}
-	cfg := &rest.Config{Host: url, ContentConfig: rest.ContentConfig{ContentType: contentTypeProtobuf}}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec })
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -181,6 +187,21 @@ func TestTypedClientProtobufWatch(t *testing.T) {
 		if want == watch.Modified && got.Labels["seen"] != "yes" {
 			t.Errorf("modified event without the label: %+v", got.ObjectMeta)
 		}
+	}
+	rec.onlyProtobuf(t)
+}
+
+// TestTypedClientDefaultsToProtobuf: with no content type configured,
+// client-go v0.37's typed clients of the built-in kinds still send
+// protobuf and ask for it first (Accept: protobuf, then JSON).
+func TestTypedClientDefaultsToProtobuf(t *testing.T) {
+	cs, rec := recordedClientset(t, &rest.Config{Host: startSpecdWithBuiltins(t)})
+	roles := cs.RbacV1().Roles("default")
+	if _, err := roles.Create(t.Context(), readerRole("reader", "get"), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if got, err := roles.Get(t.Context(), "reader", metav1.GetOptions{}); err != nil || got.Rules[0].Verbs[0] != "get" {
+		t.Fatalf("get: %+v %v", got, err)
 	}
 	rec.onlyProtobuf(t)
 }
