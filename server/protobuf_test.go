@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	rbacapply "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -104,6 +105,11 @@ func TestTypedClientProtobuf(t *testing.T) {
 	} else if d := err.(apierrors.APIStatus).Status().Details; d == nil || d.Name != "missing" || d.Kind != "roles" {
 		t.Errorf("get missing: details %+v", d)
 	}
+	apply := rbacapply.Role("applied", "default").WithRules(rbacapply.PolicyRule().
+		WithAPIGroups("shop.example.com").WithResources("widgets").WithVerbs("list"))
+	if applied, err := roles.Apply(ctx, apply, metav1.ApplyOptions{FieldManager: "test"}); err != nil || applied.Rules[0].Verbs[0] != "list" {
+		t.Errorf("apply: %+v %v", applied, err)
+	}
 	stale := got.ResourceVersion
 	err = roles.Delete(ctx, "reader", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &stale}})
 	if !apierrors.IsConflict(err) {
@@ -146,6 +152,12 @@ func TestTypedClientProtobufList(t *testing.T) {
 	rest, err := bindings.List(ctx, metav1.ListOptions{Limit: 2, Continue: page.Continue})
 	if err != nil || len(rest.Items) != 1 || rest.Items[0].Name != "c" || rest.Continue != "" {
 		t.Fatalf("second page: %+v %v", rest, err)
+	}
+	if err := bindings.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		t.Fatalf("delete collection: %v", err)
+	}
+	if left, err := bindings.List(ctx, metav1.ListOptions{}); err != nil || len(left.Items) != 0 {
+		t.Fatalf("after delete collection: %+v %v", left, err)
 	}
 	rec.onlyProtobuf(t)
 }

@@ -2,11 +2,14 @@ package server
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
@@ -155,4 +158,26 @@ func nextRoleEvent(t *testing.T, events streaming.Decoder) roleEvent {
 		t.Fatalf("%s event of a %T", ev.Type, obj)
 	}
 	return roleEvent{Type: ev.Type, role: role}
+}
+
+// TestProtobufWatchError: an error in a protobuf watch is an ERROR frame
+// holding a protobuf Status, as client-go reads a 410 to relist.
+func TestProtobufWatchError(t *testing.T) {
+	w := httptest.NewRecorder()
+	sw := startStream(w, http.NewResponseController(w), true)
+	sw.status(apierrors.NewResourceExpired("too old resource version: 1 (5)"))
+	if ct := w.Header().Get("Content-Type"); ct != contentTypeProtobufWatch {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	events := streaming.NewDecoder(protobuf.LengthDelimitedFramer.NewFrameReader(io.NopCloser(w.Body)),
+		protobuf.NewRawSerializer(scheme.Scheme, scheme.Scheme))
+	var ev metav1.WatchEvent
+	if _, _, err := events.Decode(nil, &ev); err != nil {
+		t.Fatalf("reading the frame: %v", err)
+	}
+	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(ev.Object.Raw, nil, nil)
+	st, ok := obj.(*metav1.Status)
+	if err != nil || !ok || ev.Type != "ERROR" || st.Code != http.StatusGone || st.Reason != metav1.StatusReasonExpired {
+		t.Errorf("event %s %#v %v, want ERROR with a 410 Expired Status", ev.Type, obj, err)
+	}
 }
