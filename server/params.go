@@ -67,7 +67,7 @@ func deleteOptions(r *http.Request, t target, limit int64) (engine.DeleteOptions
 	var opts engine.DeleteOptions
 	var body metav1.DeleteOptions
 	if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-		mt, err := bodyMediaType(r, false)
+		mt, err := bodyMediaType(r, t.hasProtobuf())
 		if err != nil {
 			return opts, err
 		}
@@ -107,6 +107,12 @@ func deleteOptions(r *http.Request, t target, limit int64) (engine.DeleteOptions
 }
 
 func decodeDeleteOptions(raw []byte, mediaType string, into *metav1.DeleteOptions) (asJSON []byte, err error) {
+	if mediaType == contentTypeProtobuf {
+		if err := protobufDeleteOptions(raw, into); err != nil {
+			return nil, err
+		}
+		return json.Marshal(into)
+	}
 	if mediaType == contentTypeYAML {
 		if raw, err = yaml.YAMLToJSON(raw); err != nil {
 			return nil, badRequest("decoding DeleteOptions: %v", err)
