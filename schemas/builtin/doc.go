@@ -13,6 +13,7 @@ package builtin
 
 import (
 	"embed"
+	"slices"
 
 	"github.com/specd-io/specd/schemas"
 )
@@ -44,9 +45,19 @@ func ReservedGroups() []string {
 	return append([]string(nil), reservedGroups...)
 }
 
+// essentialGroups are the groups --disable may not name: specd's RBAC
+// authorization reads rbac.authorization.k8s.io, and the review groups are
+// served in code.
+var essentialGroups = []string{
+	"authentication.k8s.io",
+	"authorization.k8s.io",
+	"rbac.authorization.k8s.io",
+}
+
 // Schemas is the built-in files for a schemas.Loader (and
 // serving.Config.Builtin): loaded before the user's, their groups and
-// ReservedGroups closed to the user's files.
+// ReservedGroups closed to the user's files; every group but the
+// essential ones may be disabled.
 func Schemas() schemas.Builtin {
-	return schemas.Builtin{FS: FS, Name: Name, Reserved: ReservedGroups()}
+	return schemas.Builtin{FS: FS, Name: Name, Reserved: ReservedGroups(), Essential: slices.Clone(essentialGroups)}
 }

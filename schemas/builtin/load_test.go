@@ -91,8 +91,10 @@ func TestServingServesBuiltins(t *testing.T) {
 	}
 }
 
-func TestServingRefusesToDisableBuiltins(t *testing.T) {
-	for _, name := range []string{"rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1"} {
+// TestServingRefusesToDisableEssentials: specd's RBAC authorization reads
+// roles and bindings, and the review groups are served in code.
+func TestServingRefusesToDisableEssentials(t *testing.T) {
+	for _, name := range []string{"rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1/roles", "authorization.k8s.io"} {
 		cfg := serving.Config{Dir: t.TempDir(), Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: []string{name}}
 		set, err := serving.New(t.Context(), cfg)
 		if err == nil {
