@@ -145,3 +145,17 @@ func Sleep(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	}
 }
+
+// FeedFunc is a Feed for work queues, which care for each object and not
+// for the set: every object of a Replace and every change go to f alike.
+type FeedFunc func(engine.WatchEvent)
+
+// Replace gives f each object.
+func (f FeedFunc) Replace(objects []engine.WatchEvent) {
+	for _, ev := range objects {
+		f(ev)
+	}
+}
+
+// Apply gives f the change.
+func (f FeedFunc) Apply(ev engine.WatchEvent) { f(ev) }
