@@ -29,7 +29,9 @@ const (
 // the answer is a Success Status. Preconditions are checked against the
 // revision that is written or deleted. The resource's Strategy may refuse
 // the delete, or hold the object (Strategy.Holds) as a finalizer would.
-func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, key, name string, opts DeleteOptions) (Result, error) {
+// listed, when not nil, is the object as a list just read it: the first
+// attempt acts on it without reading it again.
+func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, key, name string, opts DeleteOptions, listed *storage.KeyValue) (Result, error) {
 	st := s.strategies.of(rv.Resource)
 	if st != nil && st.CheckDelete != nil {
 		if err := st.CheckDelete(ctx, name); err != nil {
@@ -37,7 +39,8 @@ func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, k
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		kv, err := s.storage.Get(ctx, key)
+		kv, err := s.storedOrListed(ctx, key, listed)
+		listed = nil
 		if err != nil {
 			return Result{}, err
 		}
@@ -56,6 +59,14 @@ func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, k
 		}
 		return res, err
 	}
+}
+
+// storedOrListed is listed, or the stored object at key when nil.
+func (s *Store) storedOrListed(ctx context.Context, key string, listed *storage.KeyValue) (storage.KeyValue, error) {
+	if listed != nil {
+		return *listed, nil
+	}
+	return s.storage.Get(ctx, key)
 }
 
 // deleteNow deletes exactly the revision kv (nothing on a dry run).
