@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 
 // coreGroup is the core group as the tests need it until the built-in
 // schema serves it: Namespace (cluster scope, with status) and a
-// namespaced ConfigMap, without schemas.
+// namespaced ConfigMap and Secret, without schemas.
 func coreGroup() *schemas.Group {
 	ns := &schemas.Resource{Kind: "Namespace", ListKind: "NamespaceList", Plural: "namespaces", Singular: "namespace",
 		ShortNames: []string{"ns"}, Scope: schemas.Cluster, StorageVersion: "v1"}
@@ -43,12 +43,16 @@ func coreGroup() *schemas.Group {
 	cm := &schemas.Resource{Kind: "ConfigMap", ListKind: "ConfigMapList", Plural: "configmaps", Singular: "configmap",
 		Scope: schemas.Namespaced, StorageVersion: "v1"}
 	cm.Versions = []*schemas.ResourceVersion{{Resource: cm, Version: "v1", Storage: true}}
-	gv := &schemas.GroupVersion{Version: "v1", Resources: []*schemas.ResourceVersion{cm.Versions[0], ns.Versions[0]}}
-	return &schemas.Group{Versions: []*schemas.GroupVersion{gv}, Resources: []*schemas.Resource{cm, ns}}
+	sec := &schemas.Resource{Kind: "Secret", ListKind: "SecretList", Plural: "secrets", Singular: "secret",
+		Scope: schemas.Namespaced, StorageVersion: "v1"}
+	sec.Versions = []*schemas.ResourceVersion{{Resource: sec, Version: "v1", Storage: true}}
+	gv := &schemas.GroupVersion{Version: "v1", Resources: []*schemas.ResourceVersion{cm.Versions[0], ns.Versions[0], sec.Versions[0]}}
+	return &schemas.Group{Versions: []*schemas.GroupVersion{gv}, Resources: []*schemas.Resource{cm, ns, sec}}
 }
 
 // env is a real Store on etcd serving the core group above, hammers
-// (tools.example.com) and things (things.example.com), with a Lifecycle
+// (tools.example.com), things (things.example.com) and gadgets
+// (gadgets.example.com), with a Lifecycle
 // in its write path.
 type env struct {
 	reg     *schemas.Registry
@@ -62,7 +66,8 @@ type env struct {
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	dir := t.TempDir()
-	testschemas.WriteFiles(t, dir, map[string]string{"tools.yaml": testschemas.Tools, "things.yaml": testschemas.Things})
+	testschemas.WriteFiles(t, dir, map[string]string{"tools.yaml": testschemas.Tools, "things.yaml": testschemas.Things,
+		"gadgets.yaml": testschemas.Gadgets(testschemas.GadgetOptions{})})
 	loaded, _, err := schemas.NewLoader(dir).Load()
 	if err != nil {
 		t.Fatal(err)
