@@ -18,8 +18,8 @@ import (
 // benchResources are the five resources BenchmarkDeleteNamespace fills:
 // two built-in (core group) and three declared.
 var benchResources = []struct{ group, plural, kind, apiVersion string }{
-	{"", "configmaps", "ConfigMap", "/v1"},
-	{"", "secrets", "Secret", "/v1"},
+	{"", "configmaps", "ConfigMap", "v1"},
+	{"", "secrets", "Secret", "v1"},
 	{"tools.example.com", "hammers", "Hammer", "tools.example.com/v1"},
 	{"things.example.com", "things", "Thing", "things.example.com/v1alpha1"},
 	{"gadgets.example.com", "gadgets", "Gadget", "gadgets.example.com/v1"},

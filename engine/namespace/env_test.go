@@ -20,6 +20,7 @@ import (
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/internal/testschemas"
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/builtin"
 )
 
 // testClient is one embedded etcd for the package's tests; each env has
@@ -33,24 +34,8 @@ func TestMain(m *testing.M) {
 	os.Exit(etcdtest.Main(m, func(c *clientv3.Client) { testClient = c }))
 }
 
-// coreGroup is the core group as the tests need it until the built-in
-// schema serves it: Namespace (cluster scope, with status) and a
-// namespaced ConfigMap and Secret, without schemas.
-func coreGroup() *schemas.Group {
-	ns := &schemas.Resource{Kind: "Namespace", ListKind: "NamespaceList", Plural: "namespaces", Singular: "namespace",
-		ShortNames: []string{"ns"}, Scope: schemas.Cluster, StorageVersion: "v1"}
-	ns.Versions = []*schemas.ResourceVersion{{Resource: ns, Version: "v1", Storage: true, StatusSubresource: true}}
-	cm := &schemas.Resource{Kind: "ConfigMap", ListKind: "ConfigMapList", Plural: "configmaps", Singular: "configmap",
-		Scope: schemas.Namespaced, StorageVersion: "v1"}
-	cm.Versions = []*schemas.ResourceVersion{{Resource: cm, Version: "v1", Storage: true}}
-	sec := &schemas.Resource{Kind: "Secret", ListKind: "SecretList", Plural: "secrets", Singular: "secret",
-		Scope: schemas.Namespaced, StorageVersion: "v1"}
-	sec.Versions = []*schemas.ResourceVersion{{Resource: sec, Version: "v1", Storage: true}}
-	gv := &schemas.GroupVersion{Version: "v1", Resources: []*schemas.ResourceVersion{cm.Versions[0], ns.Versions[0], sec.Versions[0]}}
-	return &schemas.Group{Versions: []*schemas.GroupVersion{gv}, Resources: []*schemas.Resource{cm, ns, sec}}
-}
-
-// env is a real Store on etcd serving the core group above, hammers
+// env is a real Store on etcd serving the built-in groups (the core
+// group's Namespace, ConfigMap and Secret among them), hammers
 // (tools.example.com), things (things.example.com) and gadgets
 // (gadgets.example.com), with a Lifecycle
 // in its write path.
@@ -68,11 +53,10 @@ func newEnv(t testing.TB) *env {
 	dir := t.TempDir()
 	testschemas.WriteFiles(t, dir, map[string]string{"tools.yaml": testschemas.Tools, "things.yaml": testschemas.Things,
 		"gadgets.yaml": testschemas.Gadgets(testschemas.GadgetOptions{})})
-	loaded, _, err := schemas.NewLoader(dir).Load()
+	reg, _, err := schemas.NewLoader(dir, builtin.Schemas()).Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := schemas.NewRegistry(append([]*schemas.Group{coreGroup()}, loaded.Groups()...))
 	e := &env{reg: reg, prefix: fmt.Sprintf("/ns-test/%d/", prefixes.Add(1)), storage: etcdstorage.New(testClient)}
 	e.caches = watchcache.New(e.storage, watchcache.Config{Logger: quiet()})
 	t.Cleanup(e.caches.Close)
@@ -138,7 +122,7 @@ func (e *env) get(ns, group, plural, name string) ([]byte, error) {
 }
 
 func namespaceJSON(name string) string {
-	return fmt.Sprintf(`{"apiVersion":"/v1","kind":"Namespace","metadata":{"name":%q}}`, name)
+	return fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, name)
 }
 
 func hammer(name string, finalizers ...string) string {
@@ -154,7 +138,7 @@ func thing(name string) string {
 }
 
 func configMap(name string) string {
-	return fmt.Sprintf(`{"apiVersion":"/v1","kind":"ConfigMap","metadata":{"name":%q},"data":{"a":"b"}}`, name)
+	return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q},"data":{"a":"b"}}`, name)
 }
 
 // eventually waits for cond, which watches and the controller make true.

@@ -25,12 +25,12 @@ func TestNamespaceWrites(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	rv := e.rv("", "namespaces")
-	obj := e.mustCreate(t, "", "", "namespaces", `{"apiVersion":"/v1","kind":"Namespace","metadata":{"name":"a","labels":{"kubernetes.io/metadata.name":"b"}},
+	obj := e.mustCreate(t, "", "", "namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a","labels":{"kubernetes.io/metadata.name":"b"}},
 		"spec":{"finalizers":["example.com/x"]},"status":{"phase":"Terminating"}}`)
 	if got, want := fields(obj), `[["example.com/x","kubernetes"],"Active","a"]`; got != want {
 		t.Fatalf("created %s, want %s", got, want)
 	}
-	gen := e.mustCreate(t, "", "", "namespaces", `{"apiVersion":"/v1","kind":"Namespace","metadata":{"generateName":"gen-"}}`)
+	gen := e.mustCreate(t, "", "", "namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"generateName":"gen-"}}`)
 	if name := gjson.GetBytes(gen, "metadata.name").Str; gjson.GetBytes(gen, `metadata.labels.kubernetes\.io/metadata\.name`).Str != name {
 		t.Errorf("generated namespace %s: label does not name it", gen)
 	}
