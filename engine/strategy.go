@@ -71,6 +71,12 @@ func (ss strategies) of(r *schemas.Resource) *Strategy {
 	return ss[schema.GroupResource{Group: r.Group, Resource: r.Plural}]
 }
 
+// ServesSubresource reports whether r's Strategy serves subresource
+// (Strategy.Subresources), through UpdateSubresource.
+func (s *Store) ServesSubresource(r *schemas.Resource, subresource string) bool {
+	return s.strategies.serves(r, subresource)
+}
+
 // serves reports whether r's Strategy declares subresource.
 func (ss strategies) serves(r *schemas.Resource, subresource string) bool {
 	st := ss.of(r)
