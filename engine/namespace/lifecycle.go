@@ -61,6 +61,13 @@ func New(cfg Config) *Lifecycle {
 	return &Lifecycle{cfg: cfg, log: cfg.Logger.With("component", "namespaces"), cache: newCache(cfg.Now)}
 }
 
+// Start gives the checks store at once and keeps the cache up to date
+// (Run) in the background until stop is called.
+func (l *Lifecycle) Start(ctx context.Context, store Store) (stop func()) {
+	l.store.Store(&store)
+	return background.New(background.JobFunc(func(ctx context.Context) { l.Run(ctx, store) })).Start(ctx)
+}
+
 // Run keeps the cache up to date with a watch of the namespaces in store
 // until ctx ends. (The store is given here, not to New, so that the Store
 // can be built with Check and Strategies.)
@@ -101,10 +108,15 @@ func (l *Lifecycle) Check(ctx context.Context, r *schemas.Resource, namespace, n
 
 var _ engine.NamespaceCheck = (*Lifecycle)(nil).Check
 
-// lookup reads namespace's phase from storage.
+// lookup reads namespace's phase from storage. Without a Namespace
+// resource (switched off), every namespace is Active.
 func (l *Lifecycle) lookup(ctx context.Context, r *schemas.Resource, namespace, name string) (corev1.NamespacePhase, error) {
-	store, rv := l.store.Load(), Resource(l.cfg.Registry())
-	if store == nil || rv == nil {
+	rv := Resource(l.cfg.Registry())
+	if rv == nil {
+		return corev1.NamespaceActive, nil
+	}
+	store := l.store.Load()
+	if store == nil {
 		return "", apierrors.NewForbidden(schema.GroupResource{Group: r.Group, Resource: r.Plural}, name,
 			errors.New("not yet ready to handle request"))
 	}

@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/namespace"
+	"github.com/specd-io/specd/schemas"
 )
 
 // statusJSON is the Status a client would read for err.
@@ -98,5 +100,21 @@ func TestSystemNamespacesStay(t *testing.T) {
 		if got := statusJSON(t, err); got != want {
 			t.Errorf("delete %s:\n got %s\nwant %s", name, got, want)
 		}
+	}
+}
+
+// TestCheckWithoutNamespaces: with the Namespace resource switched off,
+// no create is refused for its namespace; before a store is given, a
+// namespace the cache does not know is refused as not ready, as kube's
+// admission refuses before its caches warm.
+func TestCheckWithoutNamespaces(t *testing.T) {
+	e := newEnv(t)
+	r := e.rv("tools.example.com", "hammers").Resource
+	if err := e.life.Check(context.Background(), r, "any", "h"); !apierrors.IsForbidden(err) {
+		t.Fatalf("check before a store: %v, want 403", err)
+	}
+	off := namespace.New(namespace.Config{Registry: func() *schemas.Registry { return schemas.NewRegistry(nil) }})
+	if err := off.Check(context.Background(), r, "any", "h"); err != nil {
+		t.Fatalf("check without namespaces: %v", err)
 	}
 }
