@@ -36,7 +36,7 @@ const DefaultWorkers = 2
 // or failing): doubling from the first to the most, per namespace.
 const (
 	DefaultRetryFirst = 50 * time.Millisecond
-	DefaultRetryMost  = 15 * time.Second
+	DefaultRetryMost  = 5 * time.Second
 )
 
 // FieldManager names the controller's writes in managedFields.
