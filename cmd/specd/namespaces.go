@@ -23,13 +23,9 @@ func startNamespaces(ctx context.Context, life *namespace.Lifecycle, store *engi
 	stop = life.Start(ctx, store)
 	ctx, cancel := context.WithTimeout(ctx, policyTimeout)
 	defer cancel()
-	created, err := namespace.Bootstrap(ctx, store, reg, nil)
-	if err != nil && !errors.Is(err, namespace.ErrNotServed) {
+	if _, err := namespace.Bootstrap(ctx, store, reg, log); err != nil && !errors.Is(err, namespace.ErrNotServed) {
 		stop()
 		return nil, fmt.Errorf("create the namespaces: %w", err)
-	}
-	if len(created) > 0 {
-		log.Info("namespaces created", "names", created)
 	}
 	return stop, nil
 }

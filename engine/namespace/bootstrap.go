@@ -52,6 +52,13 @@ func Bootstrap(ctx context.Context, store Creator, reg *schemas.Registry, log *s
 	var created []string
 	for _, name := range slices.Compact(names) {
 		ok, err := ensure(ctx, store, rv, name)
+		if apierrors.IsInvalid(err) {
+			// A name no Namespace may have: its objects stay readable.
+			if log != nil {
+				log.Warn("namespace holding objects cannot be created", "name", name, "err", err)
+			}
+			continue
+		}
 		if err != nil {
 			return created, err
 		}
@@ -74,6 +81,9 @@ func ensure(ctx context.Context, store Creator, rv *schemas.ResourceVersion, nam
 		return true, nil
 	case apierrors.IsAlreadyExists(err):
 		return false, nil
+	}
+	if apierrors.IsInvalid(err) {
+		return false, err
 	}
 	return false, fmt.Errorf("namespace: create %s: %w", name, err)
 }
