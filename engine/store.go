@@ -38,6 +38,9 @@ type Store struct {
 	converterFor func(*schemas.Resource) converters.Converter
 	// maxBodyBytes bounds a patch's result (Options.MaxBodyBytes).
 	maxBodyBytes int64
+	// strategies are Options.Strategies; nsCheck Options.NamespaceCheck.
+	strategies strategies
+	nsCheck    NamespaceCheck
 }
 
 // Options configure a Store.
@@ -84,6 +87,12 @@ type Options struct {
 	// Mutators change the objects written to a resource as they are
 	// decoded, keyed by the resource's plural.group (see Mutator).
 	Mutators map[string]Mutator
+	// Strategies are the behaviour of built-in resources beyond their
+	// schemas (see Strategy), keyed by the resource's plural.group.
+	Strategies map[string]*Strategy
+	// NamespaceCheck, when set, vets every create of an object of a
+	// namespaced resource, whichever its group: built-in or declared.
+	NamespaceCheck NamespaceCheck
 }
 
 // WriteCheck vets one write of a resource before its validation plugin
@@ -109,9 +118,11 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	limitJSONPatchCopies(opts.MaxBodyBytes)
-	return &Store{storage: finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete), maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, mutators: opts.Mutators,
-		admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger}}
+	s := &Store{maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger},
+		strategies: newStrategies(opts.Strategies), nsCheck: opts.NamespaceCheck, mutators: opts.Mutators}
+	s.storage = finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete, s.holdsOf(s.strategies))
+	return s
 }
 
 // converterOf returns the converter of r's registry snapshot.
