@@ -94,7 +94,10 @@ func (l *Lifecycle) Synced() bool { return l.cache.synced.Load() }
 // deletion is read from storage.
 func (l *Lifecycle) Check(ctx context.Context, r *schemas.Resource, namespace, name string) error {
 	phase, ok := l.cache.phase(namespace)
-	if !ok {
+	// A Terminating phase is confirmed from storage: the namespace may
+	// have gone and been made again since the cache heard of it, and a
+	// refusal is rare enough to afford the read.
+	if !ok || phase == corev1.NamespaceTerminating {
 		var err error
 		if phase, err = l.lookup(ctx, r, namespace, name); err != nil {
 			return err
