@@ -38,6 +38,8 @@ type Store struct {
 	converterFor func(*schemas.Resource) converters.Converter
 	// maxBodyBytes bounds a patch's result (Options.MaxBodyBytes).
 	maxBodyBytes int64
+	// strategicMeta is Options.StrategicPatchMeta (strategicpatch.go).
+	strategicMeta StrategicPatchMeta
 }
 
 // Options configure a Store.
@@ -84,6 +86,11 @@ type Options struct {
 	// Mutators change the objects written to a resource as they are
 	// decoded, keyed by the resource's plural.group (see Mutator).
 	Mutators map[string]Mutator
+	// StrategicPatchMeta, when set, gives the strategic merge patch
+	// metadata of the kinds that take strategic merge patches
+	// (StrategicMergePatchType): kube-apiserver serves them for its
+	// built-in kinds, and answers 415 for the others.
+	StrategicPatchMeta StrategicPatchMeta
 }
 
 // WriteCheck vets one write of a resource before its validation plugin
@@ -110,7 +117,7 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 	}
 	limitJSONPatchCopies(opts.MaxBodyBytes)
 	return &Store{storage: finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete), maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, mutators: opts.Mutators,
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, mutators: opts.Mutators, strategicMeta: opts.StrategicPatchMeta,
 		admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger}}
 }
 
