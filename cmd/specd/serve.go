@@ -32,6 +32,7 @@ import (
 	"github.com/specd-io/specd/plugins"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/schemas/builtin"
+	"github.com/specd-io/specd/schemas/builtin/gotypes"
 	"github.com/specd-io/specd/schemas/serving"
 	"github.com/specd-io/specd/server"
 	"github.com/specd-io/specd/server/certs"
@@ -149,7 +150,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	authz := newAuthorization(cfg.Authorization, set.Registry, log)
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
 		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(),
-		WriteChecks: writeChecks(authz.writeChecks()), Mutators: configdata.Mutators()})
+		WriteChecks: writeChecks(authz.writeChecks()), Mutators: configdata.Mutators(), StrategicPatchMeta: gotypes.PatchMeta})
 	policy := policyWriter{objects: store, log: log}
 	if err := policy.start(ctx, set.Registry()); err != nil {
 		return err
