@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
@@ -22,8 +23,9 @@ import (
 // PatchType is the media type of a patch.
 type PatchType string
 
-// The patch types specd serves, as kube-apiserver does for a custom
-// resource (no strategic merge patch).
+// The patch types specd serves for every resource, as kube-apiserver
+// does for a custom resource; StrategicMergePatchType is served for the
+// kinds Options.StrategicPatchMeta knows.
 const (
 	JSONPatchType  PatchType = "application/json-patch+json"
 	MergePatchType PatchType = "application/merge-patch+json"
@@ -62,6 +64,10 @@ type PatchResult struct {
 // not exist creates it.
 func (s *Store) Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt PatchType, patch []byte, opts PatchOptions) (PatchResult, error) {
 	r := rv.Resource
+	meta, err := s.strategicMetaFor(rv, pt, opts.Subresource)
+	if err != nil {
+		return PatchResult{}, err
+	}
 	if opts.Subresource == "scale" {
 		return s.patchScale(ctx, rv, namespace, name, pt, patch, opts)
 	}
@@ -73,6 +79,7 @@ func (s *Store) Patch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 	if err != nil {
 		return PatchResult{}, err
 	}
+	p.meta = meta
 	key := s.objectKey(r, namespace, name)
 	for attempt := 1; ; attempt++ {
 		kv, err := s.storage.Get(ctx, key)
@@ -154,8 +161,9 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 type patcher struct {
 	pt       PatchType
 	patch    []byte
-	ops      jsonpatch.Patch // a JSON patch, decoded
-	config   *request        // an apply's configuration, decoded
+	ops      jsonpatch.Patch                // a JSON patch, decoded
+	config   *request                       // an apply's configuration, decoded
+	meta     strategicpatch.LookupPatchMeta // a strategic merge patch's
 	opts     PatchOptions
 	warnings []string // about the patch itself
 }
@@ -173,19 +181,9 @@ func newPatcher(rv *schemas.ResourceVersion, pt PatchType, patch []byte, opts Pa
 				"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
 		p.ops = ops
-	case MergePatchType:
-		if opts.FieldValidation != FieldValidationIgnore {
-			var v map[string]any
-			strict, err := kjson.UnmarshalStrict(patch, &v, kjson.DisallowDuplicateFields)
-			if err != nil {
-				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
-			}
-			if len(strict) > 0 && opts.FieldValidation == FieldValidationStrict {
-				return nil, patchInvalid(patch, strict)
-			}
-			for _, e := range strict {
-				p.warnings = append(p.warnings, e.Error())
-			}
+	case MergePatchType, StrategicMergePatchType:
+		if err := p.readMergePatch(); err != nil {
+			return nil, err
 		}
 	case ApplyPatchType:
 		config, err := decodeApplyConfig(rv, patch, opts)
@@ -199,6 +197,35 @@ func newPatcher(rv *schemas.ResourceVersion, pt PatchType, patch []byte, opts Pa
 			Reason: metav1.StatusReasonUnsupportedMediaType, Message: fmt.Sprintf("unsupported patch type %q", pt)}}
 	}
 	return p, nil
+}
+
+// readMergePatch reads a merge or strategic merge patch strictly, unless
+// fieldValidation is Ignore: keys given twice are warnings (Warn) or one
+// Invalid (Strict). kube's message for a patch that is no JSON object
+// differs by patch type.
+func (p *patcher) readMergePatch() error {
+	if p.opts.FieldValidation == FieldValidationIgnore {
+		return nil // a patch that is no JSON object fails as it is applied
+	}
+	var v map[string]any
+	strict, err := kjson.UnmarshalStrict(p.patch, &v, kjson.DisallowDuplicateFields)
+	if err != nil {
+		return p.undecodable(err)
+	}
+	if len(strict) > 0 && p.opts.FieldValidation == FieldValidationStrict {
+		return patchInvalid(p.strictValue(p.patch), strict)
+	}
+	for _, e := range strict {
+		p.warnings = append(p.warnings, e.Error())
+	}
+	return nil
+}
+
+func (p *patcher) undecodable(err error) error {
+	if p.pt == StrategicMergePatchType {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 }
 
 // apply returns the patched object cur, and the write options for it.
@@ -216,6 +243,9 @@ func (p *patcher) apply(s *Store, rv *schemas.ResourceVersion, cur []byte) ([]by
 			return nil, p.opts.WriteOptions, apierrors.NewBadRequest(err.Error())
 		}
 		return out, p.opts.WriteOptions, nil
+	case StrategicMergePatchType:
+		out, err := p.strategicMerge(cur)
+		return out, p.opts.WriteOptions, err
 	default:
 		return s.applyToCurrent(rv, cur, p)
 	}
@@ -242,7 +272,7 @@ func (p *patcher) decode(rv *schemas.ResourceVersion, body []byte) (*request, er
 			for i, w := range strict {
 				errs[i] = errors.New(w)
 			}
-			return nil, patchInvalid(body, errs)
+			return nil, patchInvalid(p.strictValue(body), errs)
 		}
 	case FieldValidationIgnore:
 		req.warnings = nil
@@ -252,8 +282,8 @@ func (p *patcher) decode(rv *schemas.ResourceVersion, body []byte) (*request, er
 
 // patchInvalid is kube-apiserver's answer to a patch that fails strict
 // field validation.
-func patchInvalid(patched []byte, errs []error) error {
+func patchInvalid(value string, errs []error) error {
 	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
-		field.Invalid(field.NewPath("patch"), string(patched), runtime.NewStrictDecodingError(errs).Error()),
+		field.Invalid(field.NewPath("patch"), value, runtime.NewStrictDecodingError(errs).Error()),
 	})
 }

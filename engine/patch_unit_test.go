@@ -2,10 +2,13 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
+	"net/http"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
 
 	"github.com/specd-io/specd/schemas"
 )
@@ -81,5 +84,38 @@ func TestPatchTooManyOperations(t *testing.T) {
 	_, err := newPatcher(&schemas.ResourceVersion{Resource: nsResource, Version: "v1"}, JSONPatchType, b, PatchOptions{})
 	if !apierrors.IsRequestEntityTooLargeError(err) {
 		t.Fatalf("got %v, want 413", err)
+	}
+}
+
+// TestStrategicMergeError: the library's errors get kube-apiserver's codes,
+// except that what kube answers 500 is the patch's 400 here.
+func TestStrategicMergeError(t *testing.T) {
+	tests := map[string]struct {
+		err  error
+		code int32
+	}{
+		"bad JSON document":   {mergepatch.ErrBadJSONDoc, http.StatusBadRequest},
+		"bad retainKeys":      {mergepatch.ErrBadPatchFormatForRetainKeys, http.StatusBadRequest},
+		"bad element order":   {mergepatch.ErrBadPatchFormatForSetElementOrderList, http.StatusBadRequest},
+		"list of lists":       {mergepatch.ErrNoListOfLists, http.StatusUnprocessableEntity},
+		"retainKeys mismatch": {mergepatch.ErrPatchContentNotMatchRetainKeys, http.StatusUnprocessableEntity},
+		"anything else":       {errors.New("map: map[] does not contain declared merge key: uid"), http.StatusBadRequest},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var st apierrors.APIStatus
+			err := strategicMergeError(tc.err)
+			if !errors.As(err, &st) || st.Status().Code != tc.code {
+				t.Fatalf("%v, want a %d", err, tc.code)
+			}
+			// kube's 422 says no more than this.
+			want := tc.err.Error()
+			if tc.code == http.StatusUnprocessableEntity {
+				want = "the server rejected our request due to an error in our request"
+			}
+			if msg := st.Status().Message; msg != want {
+				t.Errorf("message %q, want %q", msg, want)
+			}
+		})
 	}
 }

@@ -41,6 +41,8 @@ type Store struct {
 	// strategies are Options.Strategies; nsCheck Options.NamespaceCheck.
 	strategies strategies
 	nsCheck    NamespaceCheck
+	// strategicMeta is Options.StrategicPatchMeta (strategicpatch.go).
+	strategicMeta StrategicPatchMeta
 }
 
 // Options configure a Store.
@@ -93,6 +95,11 @@ type Options struct {
 	// NamespaceCheck, when set, vets every create of an object of a
 	// namespaced resource, whichever its group: built-in or declared.
 	NamespaceCheck NamespaceCheck
+	// StrategicPatchMeta, when set, gives the strategic merge patch
+	// metadata of the kinds that take strategic merge patches
+	// (StrategicMergePatchType): kube-apiserver serves them for its
+	// built-in kinds, and answers 415 for the others.
+	StrategicPatchMeta StrategicPatchMeta
 }
 
 // WriteCheck vets one write of a resource before its validation plugin
@@ -120,7 +127,8 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 	limitJSONPatchCopies(opts.MaxBodyBytes)
 	s := &Store{maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
 		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger},
-		strategies: newStrategies(opts.Strategies), nsCheck: opts.NamespaceCheck, mutators: opts.Mutators}
+		strategies: newStrategies(opts.Strategies), nsCheck: opts.NamespaceCheck, mutators: opts.Mutators,
+		strategicMeta: opts.StrategicPatchMeta}
 	s.storage = finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete, s.holdsOf(s.strategies))
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -11,23 +12,30 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas/builtin/gotypes"
 	"github.com/specd-io/specd/server/auditlog"
 )
 
-// patchMediaTypes are the patch formats kube-apiserver accepts for a
-// custom resource, as its 415 names them.
-const patchMediaTypes = "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+// The patch formats kube-apiserver accepts, in the order its 415 names
+// them: for a built-in kind, with the strategic merge patch its Go type
+// defines; for a custom resource, without.
+var (
+	builtinPatchTypes = []engine.PatchType{engine.JSONPatchType, engine.MergePatchType, engine.StrategicMergePatchType, engine.ApplyPatchType}
+	customPatchTypes  = []engine.PatchType{engine.JSONPatchType, engine.MergePatchType, engine.ApplyPatchType}
+)
 
 // patch serves PATCH on an object or its status, in kube-apiserver's order:
 // the patch type (415), the response encoding (406), the body (413), the
 // options (422). It answers 200, or 201 when an apply created the object.
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
-	pt, ok := patchType(r.Header.Get("Content-Type"))
+	accepted := patchTypes(t)
+	pt, ok := patchType(r.Header.Get("Content-Type"), accepted)
 	if !ok {
-		s.writeError(w, r, unsupportedMediaType(patchMediaTypes))
+		s.writeError(w, r, unsupportedMediaType(joinPatchTypes(accepted)))
 		return
 	}
 	enc, ok := negotiate(r, t, false)
@@ -64,17 +72,32 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 	s.writeObject(w, r, code, enc, res.Object)
 }
 
-// patchType reads the patch type from a Content-Type; strategic merge
-// patch is not served for custom resources.
-func patchType(contentType string) (engine.PatchType, bool) {
+// patchTypes are the patch types t takes: a strategic merge patch needs
+// the patch metadata of a Go type (gotypes), which the built-in kinds
+// have in the request's version, and which their scale would not.
+func patchTypes(t target) []engine.PatchType {
+	gvk := schema.GroupVersionKind{Group: t.rv.Resource.Group, Version: t.rv.Version, Kind: t.rv.Resource.Kind}
+	if t.subresource != "scale" && gotypes.Has(gvk) {
+		return builtinPatchTypes
+	}
+	return customPatchTypes
+}
+
+// patchType reads the patch type from a Content-Type, one of accepted.
+func patchType(contentType string, accepted []engine.PatchType) (engine.PatchType, bool) {
 	if i := strings.IndexByte(contentType, ';'); i > 0 {
 		contentType = contentType[:i]
 	}
-	switch pt := engine.PatchType(strings.TrimSpace(contentType)); pt {
-	case engine.JSONPatchType, engine.MergePatchType, engine.ApplyPatchType:
-		return pt, true
+	pt := engine.PatchType(strings.TrimSpace(contentType))
+	return pt, slices.Contains(accepted, pt)
+}
+
+func joinPatchTypes(pts []engine.PatchType) string {
+	names := make([]string, len(pts))
+	for i, pt := range pts {
+		names[i] = string(pt)
 	}
-	return "", false
+	return strings.Join(names, ", ")
 }
 
 // patchOptions reads and validates dryRun, fieldManager, fieldValidation

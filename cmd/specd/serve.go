@@ -33,6 +33,7 @@ import (
 	"github.com/specd-io/specd/plugins"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/schemas/builtin"
+	"github.com/specd-io/specd/schemas/builtin/gotypes"
 	"github.com/specd-io/specd/schemas/serving"
 	"github.com/specd-io/specd/server"
 	"github.com/specd-io/specd/server/certs"
@@ -151,7 +152,8 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	namespaces := namespace.New(namespace.Config{Registry: set.Registry, Logger: log})
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
 		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks()), Mutators: configdata.Mutators(),
-		NamespaceCheck: namespaces.Check, Strategies: namespaces.Strategies()})
+		NamespaceCheck: namespaces.Check, Strategies: namespaces.Strategies(),
+		StrategicPatchMeta: gotypes.PatchMeta})
 	stopNamespaces, err := startNamespaces(ctx, namespaces, store, set.Registry(), log)
 	if err != nil {
 		return err

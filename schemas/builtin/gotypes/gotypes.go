@@ -1,0 +1,45 @@
+package gotypes
+
+import (
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+)
+
+// scheme is built once and only read after: registering generated types
+// has no runtime input.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{rbacv1.AddToScheme, corev1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme} {
+		if err := add(s); err != nil {
+			panic(err) // registering generated types cannot fail
+		}
+	}
+	return s
+}()
+
+// Scheme returns the scheme of the built-in Go types. It is shared:
+// callers read it and register nothing in it.
+func Scheme() *runtime.Scheme { return scheme }
+
+// Has reports whether gvk is a kind with a Go type here.
+func Has(gvk schema.GroupVersionKind) bool { return scheme.Recognizes(gvk) }
+
+// PatchMeta is the strategic merge patch metadata of gvk, read from the
+// struct tags of its Go type, as kube-apiserver reads them; false for a
+// kind without one.
+func PatchMeta(gvk schema.GroupVersionKind) (strategicpatch.LookupPatchMeta, bool) {
+	obj, err := scheme.New(gvk)
+	if err != nil {
+		return nil, false
+	}
+	meta, err := strategicpatch.NewPatchMetaFromStruct(obj)
+	if err != nil {
+		return nil, false
+	}
+	return meta, true
+}
