@@ -5,10 +5,6 @@ import (
 	"fmt"
 
 	"github.com/tidwall/gjson"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,35 +12,20 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/builtin/gotypes"
 )
 
 // contentTypeProtobuf is what client-go's typed clients (kubectl create
 // role, rolebinding...) send the built-in kinds as, and ask for first.
 const contentTypeProtobuf = "application/vnd.kubernetes.protobuf"
 
-// protobufGroups are the k8s.io/api packages whose kinds specd reads and
-// answers in protobuf. A built-in kind joins with one line here.
-var protobufGroups = []func(*runtime.Scheme) error{
-	rbacv1.AddToScheme,
-	corev1.AddToScheme,
-	coordinationv1.AddToScheme,
-	eventsv1.AddToScheme,
-}
-
-// protobufKinds are the Go types of the built-in kinds, with meta/v1's
-// Status, WatchEvent and options, which every AddToScheme registers.
-// Only the edge uses them: a protobuf body is decoded once to JSON, and a
-// JSON answer is encoded once to protobuf when the client asks for it;
-// objects are JSON from there on, as every other object is.
-var protobufKinds = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	for _, add := range protobufGroups {
-		if err := add(s); err != nil {
-			panic(err) // registering generated types cannot fail
-		}
-	}
-	return s
-}()
+// protobufKinds are the Go types of the built-in kinds
+// (schemas/builtin/gotypes), with meta/v1's Status, WatchEvent and
+// options, which every group registers. Only the edge uses them: a
+// protobuf body is decoded once to JSON, and a JSON answer is encoded once
+// to protobuf when the client asks for it; objects are JSON from there on,
+// as every other object is.
+var protobufKinds = gotypes.Scheme()
 
 // protobufCodec reads and writes kube's protobuf envelope: the magic
 // "k8s\x00", then a runtime.Unknown naming apiVersion and kind.
