@@ -76,7 +76,7 @@ func (s *Store) toStorage(rv *schemas.ResourceVersion, obj []byte) ([]byte, erro
 	if sv == rv.Version || sv == "" {
 		return obj, nil
 	}
-	out, err := s.converterOf(rv.Resource).Convert(obj, rv.Resource.Group+"/"+sv)
+	out, err := s.converterOf(rv.Resource).Convert(obj, schemas.APIVersion(rv.Resource.Group, sv))
 	if err != nil {
 		return nil, fmt.Errorf("engine: convert to storage version %s: %w", sv, err)
 	}
