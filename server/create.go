@@ -29,12 +29,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 // within the size limit (413), and add it to the audit event. ok is false
 // when it has answered already.
 func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t target) (body []byte, problems []error, enc encoding, ok bool) {
-	enc, ok = negotiate(r, false)
+	enc, ok = negotiate(r, t, false)
 	if !ok {
 		notAcceptable(w, r)
 		return nil, nil, enc, false
 	}
-	mt, err := bodyMediaType(r, hasProtobuf(t.rv))
+	mt, err := bodyMediaType(r, t.hasProtobuf())
 	if err == nil {
 		body, problems, err = readBody(r, mt, s.cfg.MaxBodyBytes)
 	}

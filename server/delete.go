@@ -5,7 +5,7 @@ import "net/http"
 // delete serves DELETE on an object: 200 and what the engine answers (a
 // Success Status, or the object while finalizers hold it).
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
-	enc, ok := negotiate(r, false)
+	enc, ok := negotiate(r, t, false)
 	if !ok {
 		notAcceptable(w, r)
 		return

@@ -27,7 +27,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		writeStatus(w, r, methodNotAllowedStatus(r.Method, t.rv.Resource.GroupResource()))
 		return
 	}
-	enc, ok := negotiate(r, false)
+	enc, ok := negotiate(r, t, false)
 	if !ok {
 		notAcceptable(w, r)
 		return

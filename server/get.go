@@ -5,7 +5,7 @@ import "net/http"
 // get serves one object (also through the status subresource), as JSON,
 // YAML or a Table.
 func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) {
-	enc, ok := negotiate(r, true)
+	enc, ok := negotiate(r, t, true)
 	if !ok {
 		notAcceptable(w, r)
 		return

@@ -10,7 +10,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) {
 		s.watch(w, r, t)
 		return
 	}
-	enc, ok := negotiate(r, true)
+	enc, ok := negotiate(r, t, true)
 	if !ok {
 		notAcceptable(w, r)
 		return

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"mime"
 	"net/http"
 	"sort"
@@ -12,8 +13,9 @@ import (
 
 // encoding is a negotiated response form.
 type encoding struct {
-	yaml  bool // YAML instead of JSON
-	table bool // a meta.k8s.io/v1 Table instead of the object
+	yaml     bool // YAML instead of JSON
+	table    bool // a meta.k8s.io/v1 Table instead of the object
+	protobuf bool // kube's protobuf, for the built-in kinds only
 }
 
 // mediaRange is one entry of an Accept header.
@@ -52,31 +54,70 @@ func parseAccept(header string) []mediaRange {
 	return out
 }
 
-// negotiate picks the response form of an object read from the Accept
-// header; allowTable says whether a Table may be served. ok is false when
-// nothing acceptable is offered.
-func negotiate(r *http.Request, allowTable bool) (enc encoding, ok bool) {
+// negotiate picks the response form of an object of t read from the
+// Accept header; allowTable says whether a Table may be served. ok is
+// false when nothing acceptable is offered. Protobuf is offered for the
+// kinds with Go types (hasProtobuf), as kube-apiserver offers it for its
+// built-in resources and not for custom ones.
+func negotiate(r *http.Request, t target, allowTable bool) (enc encoding, ok bool) {
 	accept := r.Header.Get("Accept")
 	switch accept { // the common cases, without parsing
 	case "", contentTypeJSON, "*/*":
 		return encoding{}, true
 	}
 	for _, m := range parseAccept(accept) {
-		switch m.typ {
-		case "*/*", "application/*":
-			return encoding{}, true
-		case contentTypeJSON, contentTypeYAML:
-			enc := encoding{yaml: m.typ == contentTypeYAML}
-			switch as := m.params["as"]; {
-			case as == "":
-				return enc, true
-			case as == "Table" && m.params["g"] == "meta.k8s.io" && m.params["v"] == "v1" && allowTable:
-				enc.table = true
-				return enc, true
-			}
+		if enc, ok := acceptable(m, t, allowTable); ok {
+			return enc, true
 		}
 	}
 	return encoding{}, false
+}
+
+// acceptable reports whether specd can answer in m, and how. A Table or
+// PartialObjectMetadata asked for in protobuf is passed over (kube would
+// answer 406 for a protobuf Table, which has no protobuf form), so the
+// client's next choice serves it.
+func acceptable(m mediaRange, t target, allowTable bool) (encoding, bool) {
+	as := m.params["as"]
+	switch m.typ {
+	case "*/*", "application/*":
+		return encoding{}, true
+	case contentTypeProtobuf:
+		return encoding{protobuf: true}, as == "" && t.hasProtobuf()
+	case contentTypeJSON, contentTypeYAML:
+		enc := encoding{yaml: m.typ == contentTypeYAML}
+		if as == "" {
+			return enc, true
+		}
+		enc.table = true
+		return enc, as == "Table" && m.params["g"] == "meta.k8s.io" && m.params["v"] == "v1" && allowTable
+	}
+	return encoding{}, false
+}
+
+// protobufTargetKey holds, in a request's context, the target of a
+// client that may take protobuf.
+type protobufTargetKey struct{}
+
+// withProtobufTarget keeps t in r's context when its client names
+// protobuf in Accept, so that the Status of an error is in protobuf when
+// that is the client's choice, as kube-apiserver negotiates errors. Other
+// clients' requests are left as they are.
+func withProtobufTarget(r *http.Request, t target) *http.Request {
+	if !strings.Contains(r.Header.Get("Accept"), contentTypeProtobuf) || !t.hasProtobuf() {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), protobufTargetKey{}, t))
+}
+
+// statusInProtobuf reports whether the Status answering r is protobuf.
+func statusInProtobuf(r *http.Request) bool {
+	t, ok := r.Context().Value(protobufTargetKey{}).(target)
+	if !ok {
+		return false
+	}
+	enc, ok := negotiate(r, t, false)
+	return ok && enc.protobuf
 }
 
 // notAcceptable is the 406 answer of kube-apiserver.

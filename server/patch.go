@@ -30,7 +30,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 		s.writeError(w, r, unsupportedMediaType(patchMediaTypes))
 		return
 	}
-	enc, ok := negotiate(r, false)
+	enc, ok := negotiate(r, t, false)
 	if !ok {
 		notAcceptable(w, r)
 		return

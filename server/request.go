@@ -33,6 +33,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		// included, as kube-apiserver does for a deprecated CRD version.
 		addWarnings(w, []string{t.rv.DeprecationWarning})
 	}
+	r = withProtobufTarget(r, t)
 	if err := t.validate(); err != nil {
 		s.writeError(w, r, err)
 		return

@@ -32,19 +32,23 @@ func writeBody(w http.ResponseWriter, code int, contentType string, body []byte)
 }
 
 // writeObject writes JSON bytes from the engine in the negotiated encoding:
-// as they are for JSON, converted for YAML.
+// as they are for JSON, converted for YAML and protobuf.
 func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, enc encoding, body []byte) {
 	auditlog.LogResponseObject(r.Context(), body)
-	if enc.yaml {
-		y, err := yaml.JSONToYAML(body)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		writeBody(w, code, contentTypeYAML, y)
+	if !enc.yaml && !enc.protobuf {
+		writeJSON(w, code, body)
 		return
 	}
-	writeJSON(w, code, body)
+	contentType, convert := contentTypeYAML, yaml.JSONToYAML
+	if enc.protobuf {
+		contentType, convert = contentTypeProtobuf, jsonToProtobuf
+	}
+	out, err := convert(body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeBody(w, code, contentType, out)
 }
 
 // addWarnings adds one Warning header per message, formatted as

@@ -61,7 +61,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t target) bo
 		return true
 	}
 	if r.Method == http.MethodGet {
-		enc, ok := negotiate(r, false)
+		enc, ok := negotiate(r, t, false)
 		if !ok {
 			notAcceptable(w, r)
 			return true

@@ -46,8 +46,9 @@ func statusCode(st metav1.Status) int {
 	return http.StatusInternalServerError
 }
 
-// writeStatus writes st as a v1 Status with st.Code (500 when unset),
-// and gives it to the audit event: its reason and message are the
+// writeStatus writes st as a v1 Status with st.Code (500 when unset), in
+// protobuf when the client prefers it and the resource offers it, else
+// JSON, and gives it to the audit event: its reason and message are the
 // responseStatus an error is logged with.
 func writeStatus(w http.ResponseWriter, r *http.Request, st metav1.Status) {
 	st.Kind, st.APIVersion = "Status", "v1"
@@ -57,6 +58,12 @@ func writeStatus(w http.ResponseWriter, r *http.Request, st metav1.Status) {
 	code := statusCode(st)
 	st.Code = int32(code)
 	auditlog.LogResponseStatus(r.Context(), &st)
+	if statusInProtobuf(r) {
+		if body, err := encodeProtobuf(&st); err == nil {
+			writeBody(w, code, contentTypeProtobuf, body)
+			return
+		}
+	}
 	body, err := json.Marshal(&st)
 	if err != nil { // a Status always marshals; keep the answer a Status anyway
 		body = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"InternalError","code":500}`)

@@ -55,14 +55,15 @@ func (s *Server) CloseWatches() {
 }
 
 // watch serves ?watch=true on a collection: a chunked stream of
-// {"type","object"} JSON values, one per line, as kube-apiserver writes.
+// {"type","object"} JSON values, one per line, or of protobuf frames for
+// a client that prefers them (built-in kinds), as kube-apiserver writes.
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 	store, ok := s.cfg.Store.(watchStore)
 	if !ok {
 		writeStatus(w, r, methodNotAllowedStatus("watch", t.rv.Resource.GroupResource()))
 		return
 	}
-	enc, ok := negotiate(r, true)
+	enc, ok := negotiate(r, t, true)
 	if !ok || enc.yaml {
 		notAcceptable(w, r)
 		return
@@ -110,7 +111,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 		s.writeError(w, r, err)
 		return
 	}
-	sw := startStream(w, rc)
+	sw := startStream(w, rc, enc.protobuf)
 	if err != nil {
 		// As kube-apiserver: a too old resourceVersion is the one ERROR
 		// event of a successful stream.
@@ -200,30 +201,37 @@ type streamWriter struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	buf []byte
+	pb  *protobufWatch // nil for JSON
 }
 
-// startStream sends the headers of a watch response: JSON, chunked (no
-// Content-Length), as kube-apiserver answers.
-func startStream(w http.ResponseWriter, rc *http.ResponseController) *streamWriter {
+// startStream sends the headers of a watch response: JSON, or protobuf
+// frames when negotiated, chunked (no Content-Length), as kube-apiserver
+// answers.
+func startStream(w http.ResponseWriter, rc *http.ResponseController, protobuf bool) *streamWriter {
+	sw := &streamWriter{w: w, rc: rc}
+	contentType := contentTypeJSON
+	if protobuf {
+		sw.pb, contentType = &protobufWatch{}, contentTypeProtobufWatch
+	}
 	h := w.Header()
-	h["Content-Type"] = []string{contentTypeJSON}
+	h["Content-Type"] = []string{contentType}
 	h["Cache-Control"] = []string{"no-cache, private"}
 	h["Transfer-Encoding"] = []string{"chunked"}
 	w.WriteHeader(http.StatusOK)
-	sw := &streamWriter{w: w, rc: rc}
 	_ = sw.rc.Flush()
 	return sw
 }
 
-// event writes {"type":T,"object":OBJ} and a newline.
+// event writes one event. An object that cannot be encoded ends the
+// stream with an ERROR event saying why.
 func (sw *streamWriter) event(typ string, obj []byte, flush bool) error {
-	b := sw.buf[:0]
-	b = append(b, `{"type":"`...)
-	b = append(b, typ...)
-	b = append(b, `","object":`...)
-	b = append(b, obj...)
-	b = append(b, "}\n"...)
-	sw.buf = b
+	b, err := sw.encode(typ, obj)
+	if err != nil {
+		if typ != "ERROR" {
+			sw.status(err)
+		}
+		return err
+	}
 	if _, err := sw.w.Write(b); err != nil {
 		return err
 	}
@@ -231,6 +239,22 @@ func (sw *streamWriter) event(typ string, obj []byte, flush bool) error {
 		return sw.rc.Flush()
 	}
 	return nil
+}
+
+// encode returns an event as the stream carries it: a protobuf frame, or
+// {"type":T,"object":OBJ} and a newline.
+func (sw *streamWriter) encode(typ string, obj []byte) ([]byte, error) {
+	if sw.pb != nil {
+		return sw.pb.encode(typ, obj)
+	}
+	b := sw.buf[:0]
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","object":`...)
+	b = append(b, obj...)
+	b = append(b, "}\n"...)
+	sw.buf = b
+	return b, nil
 }
 
 // status writes err as an ERROR event with its Status.

@@ -337,7 +337,7 @@ func benchFanOutFloor(b *testing.B, watchers int, pace time.Duration, start star
 			mu.Unlock()
 		}()
 		rc := http.NewResponseController(w)
-		sw := startStream(w, rc)
+		sw := startStream(w, rc, false)
 		for {
 			select {
 			case obj := <-events:
