@@ -9,7 +9,7 @@
 //
 // Each object is stored once, in its resource's storage version, under
 // <prefix><group>/<plural>/<namespace>/<name> (no namespace segment for
-// cluster-scoped resources). Its resourceVersion is the etcd revision of
+// cluster-scoped resources; <group> is "core" for the core group, ""). Its resourceVersion is the etcd revision of
 // its last write: never part of the stored bytes, it is inserted on read.
 // A list joins the stored items as they are; continue tokens carry the
 // snapshot revision, so every page of a list reads the same snapshot.

@@ -2,16 +2,33 @@ package engine
 
 import "github.com/specd-io/specd/schemas"
 
+// CoreGroupKey is the key segment of the core group (""): core objects
+// are stored at <prefix>core/<plural>/..., as /specd/core/configmaps/ns/a.
+// No other group can take it, since every other group name has a dot.
+const CoreGroupKey = "core"
+
+// GroupKey is the key segment of group: the group's name, or CoreGroupKey.
+func GroupKey(group string) string {
+	if group == "" {
+		return CoreGroupKey
+	}
+	return group
+}
+
 // objectKey is where one object is stored:
 // <prefix><group>/<plural>/<namespace>/<name>, or without the namespace
+<<<<<<< HEAD
 // segment for cluster-scoped resources. The group and plural are those of
 // the resource whose storage r serves (schemas.Resource.StoredWith).
+=======
+// segment for cluster-scoped resources (<group> is GroupKey's).
+>>>>>>> i14-core
 func (s *Store) objectKey(r *schemas.Resource, namespace, name string) string {
 	r = r.StorageResource()
 	if r.Namespaced() {
-		return s.prefix + r.Group + "/" + r.Plural + "/" + namespace + "/" + name
+		return s.prefix + GroupKey(r.Group) + "/" + r.Plural + "/" + namespace + "/" + name
 	}
-	return s.prefix + r.Group + "/" + r.Plural + "/" + name
+	return s.prefix + GroupKey(r.Group) + "/" + r.Plural + "/" + name
 }
 
 // listPrefix is the prefix of every object a list returns. It ends with a
@@ -19,9 +36,9 @@ func (s *Store) objectKey(r *schemas.Resource, namespace, name string) string {
 func (s *Store) listPrefix(r *schemas.Resource, namespace string) string {
 	r = r.StorageResource()
 	if r.Namespaced() && namespace != "" {
-		return s.prefix + r.Group + "/" + r.Plural + "/" + namespace + "/"
+		return s.prefix + GroupKey(r.Group) + "/" + r.Plural + "/" + namespace + "/"
 	}
-	return s.prefix + r.Group + "/" + r.Plural + "/"
+	return s.prefix + GroupKey(r.Group) + "/" + r.Plural + "/"
 }
 
 // defaultPrefix is Options.Prefix when empty.

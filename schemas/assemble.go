@@ -14,7 +14,7 @@ func assemble(files []*fileDecl, probs *problems) *Registry {
 	byGroup := map[string][]*fileDecl{}
 	seen := map[[2]string]*fileDecl{}
 	for _, fd := range files {
-		if fd.group == "" || fd.version == "" {
+		if !fd.hasGroup || fd.version == "" {
 			continue
 		}
 		key := [2]string{fd.group, fd.version}

@@ -19,10 +19,14 @@ type Builtin struct {
 	// Name is the directory problems in FS's files are reported under:
 	// "builtin" names a file "builtin/<path in FS>".
 	Name string
-	// Reserved are the groups no user file may declare and --disable may
-	// not name: at least those FS's files declare, and those specd serves
-	// in code.
+	// Reserved are the groups no user file may declare: at least those
+	// FS's files declare, and those specd serves in code.
 	Reserved []string
+	// Essential are the groups --disable may not name, because specd
+	// itself relies on them (RBAC authorization reads its roles and
+	// bindings) or serves them in code. Every other built-in group,
+	// version or resource may be disabled.
+	Essential []string
 }
 
 // builtinSet is the built-in files of a load, and the groups they and
@@ -44,15 +48,21 @@ func newBuiltinSet(list []Builtin) builtinSet {
 
 // claim records the groups a built-in file declares as reserved.
 func (b builtinSet) claim(fd *fileDecl) {
-	if fd.group != "" {
+	if fd.hasGroup {
 		b.reserved[fd.group] = "declared by " + fd.file
 	}
 }
 
-// refuses reports a user file that declares a reserved group, at its
-// x-specd.group, and tells whether it must be left out.
+// refuses reports a user file that declares a reserved group or the
+// core group, at its x-specd.group, and tells whether it must be left out.
 func (b builtinSet) refuses(fd *fileDecl, probs *problems) bool {
+	if !fd.hasGroup {
+		return false
+	}
 	why, taken := b.reserved[fd.group]
+	if !taken && fd.group == "" {
+		why, taken = "only built-in files declare it", true
+	}
 	if !taken {
 		return false
 	}
@@ -72,14 +82,14 @@ func (bi Builtin) files() (paths, names []string, err error) {
 	return paths, names, nil
 }
 
-// ErrBuiltin is returned (wrapped) by CheckNotBuiltin.
+// ErrBuiltin is returned (wrapped) by CheckNotEssential.
 var ErrBuiltin = errors.New("schemas: built-in group")
 
-// CheckNotBuiltin returns an error when group is one of the Reserved
-// groups of builtin.
-func CheckNotBuiltin(group string, builtin ...Builtin) error {
+// CheckNotEssential returns an error when group is one of the Essential
+// groups of builtin, which --disable may not switch off.
+func CheckNotEssential(group string, builtin ...Builtin) error {
 	for _, bi := range builtin {
-		if slices.Contains(bi.Reserved, group) {
+		if slices.Contains(bi.Essential, group) {
 			return fmt.Errorf("%w: %s is built into specd", ErrBuiltin, group)
 		}
 	}

@@ -12,7 +12,9 @@ import (
 type decoder struct {
 	file   string
 	digest string // of file's content
-	probs  *problems
+	// builtin is true for the files built into specd.
+	builtin bool
+	probs   *problems
 }
 
 // object returns v as an object, reporting fields not in known.

@@ -6,26 +6,33 @@ import (
 	"strings"
 )
 
-// ErrNotDeclared is returned (wrapped) by Disable for a group or group
-// version that no schema file declares.
+// ErrNotDeclared is returned (wrapped) by Disable for a group, group
+// version or resource that no schema file declares.
 var ErrNotDeclared = errors.New("schemas: not declared")
 
-// Disable returns a copy of r in which the named groups ("G") and group
-// versions ("G/V") are not served, as kube-apiserver's --runtime-config
-// switches API groups off: they leave discovery and routing, and their
-// objects stay in storage. r itself is not changed. A name that r does not
-// declare is an error, so that a misspelt name is not silently ignored.
+// CoreGroupName is how Disable names the core group (""), as
+// kube-apiserver's --runtime-config does: "api", "api/v1",
+// "api/v1/events".
+const CoreGroupName = "api"
+
+// Disable returns a copy of r in which the named groups ("G"), group
+// versions ("G/V") and resources of a group version ("G/V/plural") are not
+// served, as kube-apiserver's --runtime-config switches APIs off: they
+// leave discovery and routing, and their objects stay in storage. The core
+// group is named "api" (CoreGroupName). r itself is not changed. A name
+// that r does not declare is an error, so that a misspelt name is not
+// silently ignored.
 func (r *Registry) Disable(names ...string) (*Registry, error) {
-	off := map[*GroupVersion]bool{}
+	off := map[*ResourceVersion]bool{}
 	var errs []error
 	for _, name := range names {
-		gvs, err := r.resolve(name)
+		rvs, err := r.resolve(name)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		for _, gv := range gvs {
-			off[gv] = true
+		for _, rv := range rvs {
+			off[rv] = true
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -37,21 +44,52 @@ func (r *Registry) Disable(names ...string) (*Registry, error) {
 	return r.clone(off), nil
 }
 
-// resolve returns the group versions a --disable name stands for.
-func (r *Registry) resolve(name string) ([]*GroupVersion, error) {
-	group, version, hasVersion := strings.Cut(name, "/")
+// DisableGroup is the group a --disable name names: "" for "api".
+func DisableGroup(name string) string {
+	group, _, _ := strings.Cut(name, "/")
+	if group == CoreGroupName {
+		return ""
+	}
+	return group
+}
+
+// resolve returns the resource versions a --disable name stands for.
+func (r *Registry) resolve(name string) ([]*ResourceVersion, error) {
+	_, rest, hasVersion := strings.Cut(name, "/")
+	group := DisableGroup(name)
 	g := r.Group(group)
 	if g == nil {
 		return nil, fmt.Errorf("%w: group %q", ErrNotDeclared, group)
 	}
 	if !hasVersion {
-		return g.Versions, nil
+		var out []*ResourceVersion
+		for _, gv := range g.Versions {
+			out = append(out, gv.Resources...)
+		}
+		return out, nil
 	}
+	version, plural, hasResource := strings.Cut(rest, "/")
 	gv := r.GroupVersion(group, version)
 	if gv == nil {
-		return nil, fmt.Errorf("%w: group version %q (%s has %s)", ErrNotDeclared, name, group, versionNames(g))
+		return nil, fmt.Errorf("%w: group version %q (%s has %s)", ErrNotDeclared, name, groupLabel(group), versionNames(g))
 	}
-	return []*GroupVersion{gv}, nil
+	if !hasResource {
+		return gv.Resources, nil
+	}
+	for _, rv := range gv.Resources {
+		if rv.Resource.Plural == plural {
+			return []*ResourceVersion{rv}, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: resource %q (%s/%s has %s)", ErrNotDeclared, name, groupLabel(group), version, pluralNames(gv))
+}
+
+// groupLabel names a group in messages: "api" for the core group.
+func groupLabel(group string) string {
+	if group == "" {
+		return CoreGroupName
+	}
+	return group
 }
 
 func versionNames(g *Group) string {
@@ -62,10 +100,18 @@ func versionNames(g *Group) string {
 	return strings.Join(vs, ", ")
 }
 
+func pluralNames(gv *GroupVersion) string {
+	ps := make([]string, len(gv.Resources))
+	for i, rv := range gv.Resources {
+		ps[i] = rv.Resource.Plural
+	}
+	return strings.Join(ps, ", ")
+}
+
 // clone copies the registry's groups, versions and resources, with every
-// resource of the group versions in off not served. Schemas and the other
-// compiled parts are shared: they are immutable.
-func (r *Registry) clone(off map[*GroupVersion]bool) *Registry {
+// resource version in off not served. Schemas and the other compiled
+// parts are shared: they are immutable.
+func (r *Registry) clone(off map[*ResourceVersion]bool) *Registry {
 	groups := make([]*Group, len(r.groups))
 	for i, g := range r.groups {
 		groups[i] = cloneGroup(g, off)
@@ -73,7 +119,7 @@ func (r *Registry) clone(off map[*GroupVersion]bool) *Registry {
 	return NewRegistry(groups)
 }
 
-func cloneGroup(g *Group, off map[*GroupVersion]bool) *Group {
+func cloneGroup(g *Group, off map[*ResourceVersion]bool) *Group {
 	ng := &Group{Name: g.Name}
 	rvs := map[*ResourceVersion]*ResourceVersion{}
 	for _, res := range g.Resources {
@@ -82,6 +128,7 @@ func cloneGroup(g *Group, off map[*GroupVersion]bool) *Group {
 		for i, rv := range res.Versions {
 			nrv := *rv
 			nrv.Resource = &nr
+			nrv.Hidden = rv.Hidden || off[rv]
 			nr.Versions[i] = &nrv
 			rvs[rv] = &nrv
 		}
@@ -92,9 +139,6 @@ func cloneGroup(g *Group, off map[*GroupVersion]bool) *Group {
 		ngv.Resources = make([]*ResourceVersion, len(gv.Resources))
 		for i, rv := range gv.Resources {
 			ngv.Resources[i] = rvs[rv]
-			if off[gv] {
-				ngv.Resources[i].Hidden = true
-			}
 		}
 		ng.Versions = append(ng.Versions, &ngv)
 	}

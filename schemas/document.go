@@ -14,9 +14,12 @@ const specdExt = "x-specd"
 // fileDecl is what one schema file declares: a group version and its
 // resources.
 type fileDecl struct {
-	file    string
-	group   string // "" when missing or invalid
-	version string // "" when missing or invalid
+	file  string
+	group string // "" for the core group, or when missing or invalid
+	// hasGroup is true when group is valid: a group name, or "" for the
+	// core group, which only built-in files may declare.
+	hasGroup bool
+	version  string // "" when missing or invalid
 	// allowBreaking is x-specd.allowBreaking: specd serve may apply
 	// breaking changes to this file's group version on reload.
 	allowBreaking bool
@@ -25,8 +28,9 @@ type fileDecl struct {
 
 // parseFile loads one OpenAPI document, whose content has digest
 // (fileDigest), and reads its group, version and resources. It returns
-// nil when the file cannot be used at all.
-func parseFile(file, digest string, data []byte, probs *problems) *fileDecl {
+// nil when the file cannot be used at all. A built-in file may go beyond
+// the CRD limits kube's own kinds exceed (selectable fields).
+func parseFile(file, digest string, data []byte, builtin bool, probs *problems) *fileDecl {
 	if len(bytes.TrimSpace(data)) == 0 {
 		probs.add(file, "", "the file is empty")
 		return nil
@@ -50,8 +54,8 @@ func parseFile(file, digest string, data []byte, probs *problems) *fileDecl {
 	}
 	fd := &fileDecl{file: file}
 	validOpenAPI := checkDocument(file, doc, probs)
-	d := decoder{file: file, digest: digest, probs: probs}
-	fd.group, fd.allowBreaking = decodeGroup(d, doc)
+	d := decoder{file: file, digest: digest, builtin: builtin, probs: probs}
+	fd.group, fd.hasGroup, fd.allowBreaking = decodeGroup(d, doc)
 	fd.version = decodeVersion(d, doc)
 	fd.resources = decodeResources(d, doc, validOpenAPI)
 	return fd
@@ -124,15 +128,17 @@ func validationOptions(multi bool) []openapi3.ValidationOption {
 	return opts
 }
 
-func decodeGroup(d decoder, doc *openapi3.T) (group string, allowBreaking bool) {
+// decodeGroup reads x-specd. A group of "" is the core group: ok here,
+// and refused later unless the file is built in (builtinSet.refuses).
+func decodeGroup(d decoder, doc *openapi3.T) (group string, ok, allowBreaking bool) {
 	v, present := doc.Extensions[specdExt]
 	if !present {
 		d.probs.add(d.file, "", "missing %s: {group: ...}, the API group of this document", specdExt)
-		return "", false
+		return "", false, false
 	}
 	m, ok := d.object(v, ptr("", specdExt), "group", "allowBreaking")
 	if !ok {
-		return "", false
+		return "", false, false
 	}
 	if b := d.boolean(m, "allowBreaking", ptr("", specdExt)); b != nil {
 		allowBreaking = *b
@@ -143,15 +149,15 @@ func decodeGroup(d decoder, doc *openapi3.T) (group string, allowBreaking bool) 
 		d.probs.add(d.file, at, "group is required")
 	}
 	if !ok {
-		return "", allowBreaking
+		return "", false, allowBreaking
 	}
 	if errs := groupErrors(group); len(errs) > 0 {
 		for _, e := range errs {
 			d.probs.add(d.file, at, "group %q: %s", group, e)
 		}
-		return "", allowBreaking
+		return "", false, allowBreaking
 	}
-	return group, allowBreaking
+	return group, true, allowBreaking
 }
 
 func decodeVersion(d decoder, doc *openapi3.T) string {

@@ -46,7 +46,8 @@ func load(fsys fs.FS, name func(string) string) (*Registry, error) {
 			probs.add(name(p), "", "cannot read file: %v", err)
 			continue
 		}
-		if fd := parseFile(name(p), fileDigest(data), data, probs); fd != nil {
+		fd := parseFile(name(p), fileDigest(data), data, false, probs)
+		if fd != nil && !(builtinSet{}).refuses(fd, probs) {
 			files = append(files, fd)
 		}
 	}

@@ -179,7 +179,8 @@ func (r *Registry) GroupVersion(group, version string) *GroupVersion {
 	return nil
 }
 
-// Lookup returns the resource served at /apis/group/version/plural, or nil
+// Lookup returns the resource served at /apis/group/version/plural (or
+// /api/version/plural for the core group, ""), or nil
 // (also when that version of the resource is not served).
 func (r *Registry) Lookup(group, version, plural string) *ResourceVersion {
 	gv := r.GroupVersion(group, version)
@@ -277,10 +278,7 @@ func (r *Resource) StorageAPIVersion() string {
 	if sr.StorageVersion == "" {
 		return ""
 	}
-	if sr.Group == "" {
-		return sr.StorageVersion
-	}
-	return sr.Group + "/" + sr.StorageVersion
+	return APIVersion(sr.Group, sr.StorageVersion)
 }
 
 // Version returns the resource as served in version v, or nil.
@@ -296,9 +294,28 @@ func (r *Resource) Version(v string) *ResourceVersion {
 // Served reports whether the version is served (not Hidden).
 func (rv *ResourceVersion) Served() bool { return !rv.Hidden }
 
-// APIVersion is "group/version", the value of an object's apiVersion.
+// APIVersion is "group/version", the value of an object's apiVersion:
+// the version alone in the core group ("v1").
 func (rv *ResourceVersion) APIVersion() string {
-	return rv.Resource.Group + "/" + rv.Version
+	return APIVersion(rv.Resource.Group, rv.Version)
+}
+
+// APIVersion is "group/version", or the version alone in the core group
+// (group ""), as Kubernetes writes an apiVersion.
+func APIVersion(group, version string) string {
+	if group == "" {
+		return version
+	}
+	return group + "/" + version
+}
+
+// APIPath is the URL path of a group version: /api/v1 for the core
+// group, /apis/<group>/<version> for any other.
+func APIPath(group, version string) string {
+	if group == "" {
+		return "/api/" + version
+	}
+	return "/apis/" + group + "/" + version
 }
 
 // Problem is one thing wrong in a schema directory.

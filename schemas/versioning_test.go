@@ -214,6 +214,12 @@ func TestDisable(t *testing.T) {
 			served:    map[string]bool{"a.example.com/v2/widgets": false, "a.example.com/v1/widgets": true, "a.example.com/v1beta1/widgets": true, "b.example.com/v1/gadgets": true},
 			warning:   "a.example.com/v1beta1 Widget is deprecated; use a.example.com/v1 Widget",
 		},
+		"one resource of a group version": {
+			names:     []string{"a.example.com/v2/widgets"},
+			preferred: map[string]string{"a.example.com": "v1", "b.example.com": "v1"},
+			served:    map[string]bool{"a.example.com/v2/widgets": false, "a.example.com/v1/widgets": true, "b.example.com/v1/gadgets": true},
+			warning:   "a.example.com/v1beta1 Widget is deprecated; use a.example.com/v1 Widget",
+		},
 		"a whole group, and a version of another": {
 			names:     []string{"b.example.com", "a.example.com/v1", "a.example.com/v2"},
 			preferred: map[string]string{"a.example.com": "v1beta1", "b.example.com": ""},
@@ -269,11 +275,11 @@ func TestDisableUnknownNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = reg.Disable("a.example.com/v2", "nope.example.com", "a.example.com")
+	_, err = reg.Disable("a.example.com/v2", "nope.example.com", "a.example.com", "a.example.com/v1/gadgets")
 	if !errors.Is(err, ErrNotDeclared) {
 		t.Fatalf("error %v, want ErrNotDeclared", err)
 	}
-	want := "schemas: not declared: group version \"a.example.com/v2\" (a.example.com has v1)\nschemas: not declared: group \"nope.example.com\""
+	want := "schemas: not declared: group version \"a.example.com/v2\" (a.example.com has v1)\nschemas: not declared: group \"nope.example.com\"\nschemas: not declared: resource \"a.example.com/v1/gadgets\" (a.example.com/v1 has widgets)"
 	if err.Error() != want {
 		t.Errorf("error:\n%s\nwant:\n%s", err, want)
 	}

@@ -40,14 +40,6 @@ func NewLoader(dir string, builtin ...Builtin) *Loader {
 // the load fails. A file of the directory that declares a built-in or
 // reserved group is a problem, and is left out.
 func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
-	if _, err := os.Stat(l.dir); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrNoDir, err)
-	}
-	fsys := os.DirFS(l.dir)
-	paths, err := schemaFiles(fsys)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrNoDir, err)
-	}
 	ld := &loading{l: l, probs: &problems{}, next: map[string]parsedFile{}, digests: map[string]string{}}
 	builtins := newBuiltinSet(l.builtin)
 	for _, bi := range l.builtin {
@@ -55,10 +47,9 @@ func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
 			return nil, nil, err
 		}
 	}
-	for _, p := range paths {
-		name := filepath.Join(l.dir, filepath.FromSlash(p))
-		if fd := ld.read(fsys, p, name); fd != nil && !builtins.refuses(fd, ld.probs) {
-			ld.files = append(ld.files, fd)
+	if l.dir != "" {
+		if err := ld.readDir(builtins); err != nil {
+			return nil, nil, err
 		}
 	}
 	l.parsed = ld.next
@@ -67,6 +58,33 @@ func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
 		return nil, ld.digests, err
 	}
 	return reg, ld.digests, nil
+}
+
+// LoadBuiltin loads the built-in files alone, as a Loader loads them
+// (the core group allowed), for tests and tools.
+func LoadBuiltin(builtin ...Builtin) (*Registry, error) {
+	reg, _, err := (&Loader{builtin: builtin, parsed: map[string]parsedFile{}}).Load()
+	return reg, err
+}
+
+// readDir reads the Loader's directory; its files may not declare a
+// group of b.
+func (ld *loading) readDir(b builtinSet) error {
+	if _, err := os.Stat(ld.l.dir); err != nil {
+		return fmt.Errorf("%w: %w", ErrNoDir, err)
+	}
+	fsys := os.DirFS(ld.l.dir)
+	paths, err := schemaFiles(fsys)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNoDir, err)
+	}
+	for _, p := range paths {
+		name := filepath.Join(ld.l.dir, filepath.FromSlash(p))
+		if fd := ld.read(fsys, p, name, false); fd != nil && !b.refuses(fd, ld.probs) {
+			ld.files = append(ld.files, fd)
+		}
+	}
+	return nil
 }
 
 // loading is what one Load collects.
@@ -80,13 +98,13 @@ type loading struct {
 
 // read reads and parses file p of fsys, reported as name; it returns
 // a copy of its declaration, nil when the file cannot be used.
-func (ld *loading) read(fsys fs.FS, p, name string) *fileDecl {
+func (ld *loading) read(fsys fs.FS, p, name string, builtin bool) *fileDecl {
 	data, err := fs.ReadFile(fsys, p)
 	if err != nil {
 		ld.probs.add(name, "", "cannot read file: %v", err)
 		return nil
 	}
-	pf := ld.l.parse(name, data)
+	pf := ld.l.parse(name, data, builtin)
 	ld.next[name] = pf
 	ld.digests[name] = pf.digest
 	ld.probs.list = append(ld.probs.list, pf.probs...)
@@ -103,7 +121,7 @@ func (ld *loading) readBuiltin(bi Builtin, b builtinSet) error {
 		return err
 	}
 	for i, p := range paths {
-		if fd := ld.read(bi.FS, p, names[i]); fd != nil {
+		if fd := ld.read(bi.FS, p, names[i], true); fd != nil {
 			b.claim(fd)
 			ld.files = append(ld.files, fd)
 		}
@@ -111,15 +129,15 @@ func (ld *loading) readBuiltin(bi Builtin, b builtinSet) error {
 	return nil
 }
 
-// parse parses data, or returns what parsing the same bytes gave last
+// parse parses data (of a built-in file or not), or returns what parsing the same bytes gave last
 // time.
-func (l *Loader) parse(name string, data []byte) parsedFile {
+func (l *Loader) parse(name string, data []byte, builtin bool) parsedFile {
 	digest := fileDigest(data)
 	if pf, ok := l.parsed[name]; ok && pf.digest == digest {
 		return pf
 	}
 	probs := &problems{}
-	fd := parseFile(name, digest, data, probs)
+	fd := parseFile(name, digest, data, builtin, probs)
 	return parsedFile{digest: digest, decl: fd, probs: probs.list}
 }
 

@@ -14,7 +14,8 @@ import (
 // client-go tells it from the plain documents.
 const contentTypeAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
-// serveLegacyAPI answers /api. specd serves no core group: no versions.
+// serveLegacyAPI answers /api, the core group's versions: an APIVersions,
+// or the aggregated APIGroupDiscoveryList of the core group alone.
 func (s *Server) serveLegacyAPI(w http.ResponseWriter, r *http.Request) {
 	c := s.snapshot()
 	w.Header().Set("Vary", "Accept") // the answer depends on it; tell caches
@@ -41,9 +42,10 @@ func (s *Server) serveGroup(w http.ResponseWriter, r *http.Request) {
 	serveDocument(w, r, s.snapshot().groups[mux.Vars(r)["group"]])
 }
 
+// serveGroupVersion answers /apis/G/V and, for the core group, /api/V.
 func (s *Server) serveGroupVersion(w http.ResponseWriter, r *http.Request) {
 	v := mux.Vars(r)
-	serveDocument(w, r, s.snapshot().groupVersions[v["group"]+"/"+v["version"]])
+	serveDocument(w, r, s.snapshot().groupVersions[schemas.APIVersion(v["group"], v["version"])])
 }
 
 func serveDocument(w http.ResponseWriter, r *http.Request, doc []byte) {
@@ -54,12 +56,20 @@ func serveDocument(w http.ResponseWriter, r *http.Request, doc []byte) {
 	writeJSON(w, http.StatusOK, doc)
 }
 
-func legacyVersions() *metav1.APIVersions {
-	return &metav1.APIVersions{
+// legacyVersions is /api: the served versions of the core group, if
+// the registry has it (nil).
+func legacyVersions(core *schemas.Group) *metav1.APIVersions {
+	v := &metav1.APIVersions{
 		TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
 		Versions:                   []string{},
 		ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{},
 	}
+	if core != nil {
+		for _, gv := range core.ServedVersions() {
+			v.Versions = append(v.Versions, gv.Version)
+		}
+	}
+	return v
 }
 
 func groupList(groups []*schemas.Group, extras []ExtraGroup) *metav1.APIGroupList {
@@ -77,15 +87,21 @@ func groupList(groups []*schemas.Group, extras []ExtraGroup) *metav1.APIGroupLis
 }
 
 // servedGroups are the groups with at least one served version: a group
-// whose versions are all hidden or disabled is not in discovery.
-func servedGroups(reg *schemas.Registry) []*schemas.Group {
-	out := make([]*schemas.Group, 0, len(reg.Groups()))
+// whose versions are all hidden or disabled is not in discovery. The core
+// group ("") is returned apart, nil when not served: /api lists it, not
+// /apis.
+func servedGroups(reg *schemas.Registry) (core *schemas.Group, named []*schemas.Group) {
+	named = make([]*schemas.Group, 0, len(reg.Groups()))
 	for _, g := range reg.Groups() {
-		if g.PreferredVersion() != nil {
-			out = append(out, g)
+		switch {
+		case g.PreferredVersion() == nil:
+		case g.Name == "":
+			core = g
+		default:
+			named = append(named, g)
 		}
 	}
-	return out
+	return core, named
 }
 
 func apiGroup(g *schemas.Group) *metav1.APIGroup {
@@ -99,11 +115,11 @@ func apiGroupBody(g *schemas.Group) *metav1.APIGroup {
 	ag := &metav1.APIGroup{Name: g.Name, Versions: make([]metav1.GroupVersionForDiscovery, 0, len(served))}
 	for _, gv := range served {
 		ag.Versions = append(ag.Versions, metav1.GroupVersionForDiscovery{
-			GroupVersion: gv.Group + "/" + gv.Version, Version: gv.Version,
+			GroupVersion: schemas.APIVersion(gv.Group, gv.Version), Version: gv.Version,
 		})
 	}
 	if p := g.PreferredVersion(); p != nil {
-		ag.PreferredVersion = metav1.GroupVersionForDiscovery{GroupVersion: p.Group + "/" + p.Version, Version: p.Version}
+		ag.PreferredVersion = metav1.GroupVersionForDiscovery{GroupVersion: schemas.APIVersion(p.Group, p.Version), Version: p.Version}
 	}
 	return ag
 }
@@ -111,7 +127,7 @@ func apiGroupBody(g *schemas.Group) *metav1.APIGroup {
 func resourceList(gv *schemas.GroupVersion) *metav1.APIResourceList {
 	l := &metav1.APIResourceList{
 		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
-		GroupVersion: gv.Group + "/" + gv.Version,
+		GroupVersion: schemas.APIVersion(gv.Group, gv.Version),
 		APIResources: make([]metav1.APIResource, 0, len(gv.Resources)),
 	}
 	for _, rv := range gv.ServedResources() {

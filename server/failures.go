@@ -53,13 +53,20 @@ func newRequestInfo(reg *schemas.Registry, r *http.Request) requestInfo {
 	return requestInfo{verb: resourceVerb(r, t), resource: t.rv.Resource.GroupResource(), subresource: t.subresource}
 }
 
-// resourceTarget resolves a path under /apis/G/V/ as serveResource does.
+// resourceTarget resolves a path under /apis/G/V/ or /api/V/ as
+// serveResource does.
 func resourceTarget(reg *schemas.Registry, path string) (target, bool) {
-	rest, ok := strings.CutPrefix(path, "/apis/")
-	if !ok || reg == nil {
+	if reg == nil {
 		return target{}, false
 	}
-	group, rest, _ := strings.Cut(rest, "/")
+	var group string
+	rest, ok := strings.CutPrefix(path, "/api/")
+	if !ok {
+		if rest, ok = strings.CutPrefix(path, "/apis/"); !ok {
+			return target{}, false
+		}
+		group, rest, _ = strings.Cut(rest, "/")
+	}
 	version, rest, _ := strings.Cut(rest, "/")
 	t, _, ok := resolve(reg, group, version, rest)
 	return t, ok

@@ -3,6 +3,9 @@ package server
 import (
 	"encoding/json"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -20,8 +23,10 @@ const contentTypeProtobuf = "application/vnd.kubernetes.protobuf"
 // objects are JSON from there on, as every other object is.
 var protobufKinds = func() *runtime.Scheme {
 	s := runtime.NewScheme()
-	if err := rbacv1.AddToScheme(s); err != nil {
-		panic(err) // registering generated types cannot fail
+	for _, add := range []func(*runtime.Scheme) error{rbacv1.AddToScheme, corev1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme} {
+		if err := add(s); err != nil {
+			panic(err) // registering generated types cannot fail
+		}
 	}
 	return s
 }()

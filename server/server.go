@@ -102,17 +102,21 @@ func (s *Server) routes() *mux.Router {
 	r.Handle("/metrics", getOnly(metrics.Handler().ServeHTTP))
 
 	r.HandleFunc("/api", getOnly(s.serveLegacyAPI))
+	r.HandleFunc("/api/{version}", getOnly(s.serveGroupVersion))
 	r.HandleFunc("/apis", getOnly(s.serveAPIs))
 	r.HandleFunc("/apis/{group}", getOnly(s.serveGroup))
 	r.HandleFunc("/apis/{group}/{version}", getOnly(s.serveGroupVersion))
 
 	r.HandleFunc("/openapi/v2", getOnly(s.serveOpenAPIV2))
 	r.HandleFunc("/openapi/v3", getOnly(s.serveOpenAPIIndex))
+	r.HandleFunc("/openapi/v3/api/{version}", getOnly(s.serveOpenAPIGroupVersion))
 	r.HandleFunc("/openapi/v3/apis/{group}/{version}", getOnly(s.serveOpenAPIGroupVersion))
 
 	s.routeExtras(r)
 	// Every resource path, split by serveResource: one pattern keeps
 	// routing cheap on the hot path.
+	// The core group ("") is at /api/V/, which leaves {group} unset.
+	r.HandleFunc("/api/{version}/{rest:.+}", s.serveResource)
 	r.HandleFunc("/apis/{group}/{version}/{rest:.+}", s.serveResource)
 	return r
 }

@@ -16,7 +16,7 @@ type snapshot struct {
 	legacy, legacyAggregated []byte            // /api
 	apis, apisAggregated     []byte            // /apis
 	groups                   map[string][]byte // /apis/G
-	groupVersions            map[string][]byte // /apis/G/V, keyed "G/V"
+	groupVersions            map[string][]byte // /apis/G/V and /api/V, keyed by apiVersion ("G/V", "V")
 
 	openapi *openapi.Documents // built when first asked for
 }
@@ -38,9 +38,10 @@ func newSnapshot(reg *schemas.Registry, extras []ExtraGroup) *snapshot {
 		groups:        make(map[string][]byte),
 		groupVersions: make(map[string][]byte),
 	}
-	served := withoutExtras(servedGroups(reg), extras)
-	c.legacy = mustJSON(legacyVersions())
-	c.legacyAggregated = mustJSON(aggregatedList(nil, nil))
+	core, named := servedGroups(reg)
+	served := withoutExtras(named, extras)
+	c.legacy = mustJSON(legacyVersions(core))
+	c.legacyAggregated = mustJSON(aggregatedList(nonNil(core), nil))
 	c.apis = mustJSON(groupList(served, extras))
 	c.apisAggregated = mustJSON(aggregatedList(served, extras))
 	for _, e := range extras {
@@ -49,12 +50,22 @@ func newSnapshot(reg *schemas.Registry, extras []ExtraGroup) *snapshot {
 	}
 	for _, g := range served {
 		c.groups[g.Name] = mustJSON(apiGroup(g))
+	}
+	for _, g := range append(nonNil(core), served...) {
 		for _, gv := range g.ServedVersions() {
-			c.groupVersions[gv.Group+"/"+gv.Version] = mustJSON(resourceList(gv))
+			c.groupVersions[schemas.APIVersion(gv.Group, gv.Version)] = mustJSON(resourceList(gv))
 		}
 	}
 	c.openapi = openapi.New(reg, openapi.Verbs{Resource: resourceVerbs, Status: statusVerbs, Scale: scaleVerbs})
 	return c
+}
+
+// nonNil is g as a list: empty when g is nil.
+func nonNil(g *schemas.Group) []*schemas.Group {
+	if g == nil {
+		return nil
+	}
+	return []*schemas.Group{g}
 }
 
 // mustJSON encodes documents built from plain types, which cannot fail.

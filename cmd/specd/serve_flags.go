@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,8 +28,8 @@ type serveConfig struct {
 	TLS      servingTLS
 	Plugins  string
 	LogLevel slog.Level
-	// Disable names the groups ("G") and group versions ("G/V") not to
-	// serve.
+	// Disable names the groups ("G"), group versions ("G/V") and
+	// resources ("G/V/R") not to serve; the core group is "api".
 	Disable []string
 	// NoWatch (--watch=false): reload the schemas on SIGHUP only, not
 	// when their files change (schemas/serving).
@@ -101,7 +102,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	cfg.Chain.register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G) or group version (G/V) not to serve; repeatable or comma-separated")
+	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G), group version (G/V) or resource (G/V/R) not to serve, the core group named api (api/v1/events); repeatable or comma-separated")
 	watch := fs.Bool("watch", true, "reload the schemas when files under --schemas change (SIGHUP always reloads)")
 	fs.BoolVar(&cfg.AllowBreaking, "allow-breaking", false, "let schema reloads break clients or stored objects of beta and stable versions")
 	fs.IntVar(&cfg.ReconcileWorkers, "reconcile-workers", 0, "objects of one resource its reconcile plugin works on at once (default 2)")
@@ -148,8 +149,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		return cfg, fmt.Errorf("--log-level: %w", err)
 	}
 	for _, d := range cfg.Disable {
-		if g, v, _ := strings.Cut(d, "/"); g == "" || strings.Contains(v, "/") || strings.HasSuffix(d, "/") {
-			return cfg, fmt.Errorf("--disable %q: want a group (G) or a group version (G/V)", d)
+		if parts := strings.Split(d, "/"); len(parts) > 3 || slices.Contains(parts, "") {
+			return cfg, fmt.Errorf("--disable %q: want a group (G), a group version (G/V) or a resource (G/V/R); the core group is api", d)
 		}
 	}
 	return cfg, nil

@@ -74,14 +74,15 @@ func TestParseServeFlags(t *testing.T) {
 			wantErr: "--etcd-certfile and --etcd-keyfile go together"},
 		"etcd key needs its cert": {args: []string{"--schemas", "s", "--etcd-servers", "https://etcd:2379", "--etcd-keyfile", "c.key"},
 			wantErr: "--etcd-certfile and --etcd-keyfile go together"},
-		"object limit not negative": {args: []string{"--schemas", "s", "--max-object-bytes", "-1"}, wantErr: "--max-object-bytes -1"},
-		"disable needs G or G/V":    {args: []string{"--schemas", "s", "--disable", "a.example.com/v1/x"}, wantErr: `--disable "a.example.com/v1/x"`},
-		"disable without a group":   {args: []string{"--schemas", "s", "--disable", "/v1"}, wantErr: `--disable "/v1"`},
-		"schemas is required":       {args: nil, wantErr: "--schemas is required"},
-		"listen needs a port":       {args: []string{"--schemas", "s", "--listen", "localhost"}, wantErr: `--listen "localhost"`},
-		"unknown log level":         {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
-		"stray argument":            {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
-		"unknown flag":              {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
+		"object limit not negative":     {args: []string{"--schemas", "s", "--max-object-bytes", "-1"}, wantErr: "--max-object-bytes -1"},
+		"disable needs G, G/V or G/V/R": {args: []string{"--schemas", "s", "--disable", "a.example.com/v1/x/y"}, wantErr: `--disable "a.example.com/v1/x/y"`},
+		"disable has no empty part":     {args: []string{"--schemas", "s", "--disable", "api//events"}, wantErr: `--disable "api//events"`},
+		"disable without a group":       {args: []string{"--schemas", "s", "--disable", "/v1"}, wantErr: `--disable "/v1"`},
+		"schemas is required":           {args: nil, wantErr: "--schemas is required"},
+		"listen needs a port":           {args: []string{"--schemas", "s", "--listen", "localhost"}, wantErr: `--listen "localhost"`},
+		"unknown log level":             {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
+		"stray argument":                {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
+		"unknown flag":                  {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -224,7 +224,7 @@ func (mg *Migrator) newMigration(r *schemas.Resource, opts Options) *migration {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	return &migration{mg: mg, log: mg.log, storage: mg.store.RawStorage(), r: r, target: r.Group + "/" + r.StorageVersion,
+	return &migration{mg: mg, log: mg.log, storage: mg.store.RawStorage(), r: r, target: schemas.APIVersion(r.Group, r.StorageVersion),
 		page: page, logEvery: every, lastLog: time.Now(), metrics: metricsFor(r),
 		res: Result{Resource: r.GroupResource(), StorageVersion: r.StorageVersion}}
 }

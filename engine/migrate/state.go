@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
@@ -34,7 +35,7 @@ type migrationState struct {
 // prefix, beside the resources' own keys and never among them ("_"
 // starts no API group name).
 func (mg *Migrator) StateKey(r *schemas.Resource) string {
-	return mg.statePrefix() + r.Group + "/" + r.Plural
+	return mg.statePrefix() + engine.GroupKey(r.Group) + "/" + r.Plural
 }
 
 func (mg *Migrator) statePrefix() string { return mg.store.KeyPrefix() + "_storage-migrations/" }

@@ -6,12 +6,14 @@
 // schemas.Loader), and a user's
 // file may not declare one of their groups (ReservedGroups).
 //
-// Files are laid out as <group>/<version>.yaml; problems in them are
-// reported under the name "builtin/<group>/<version>.yaml".
+// Files are laid out as <group>/<version>.yaml, core/<version>.yaml for
+// the core group (x-specd.group ""); problems in them are reported under
+// the name "builtin/<group>/<version>.yaml".
 package builtin
 
 import (
 	"embed"
+	"slices"
 
 	"github.com/specd-io/specd/schemas"
 )
@@ -25,11 +27,15 @@ var FS embed.FS
 const Name = "builtin"
 
 // reservedGroups are the groups that user schema files may not declare:
-// the groups of FS's files, and those specd serves in code
-// (authentication.k8s.io and authorization.k8s.io reviews).
+// the groups of FS's files (the core group ""), those specd serves in
+// code (authentication.k8s.io and authorization.k8s.io reviews), and
+// events.k8s.io, whose Events are the core group's.
 var reservedGroups = []string{
+	"",
 	"authentication.k8s.io",
 	"authorization.k8s.io",
+	"coordination.k8s.io",
+	"events.k8s.io",
 	"rbac.authorization.k8s.io",
 }
 
@@ -39,9 +45,19 @@ func ReservedGroups() []string {
 	return append([]string(nil), reservedGroups...)
 }
 
+// essentialGroups are the groups --disable may not name: specd's RBAC
+// authorization reads rbac.authorization.k8s.io, and the review groups are
+// served in code.
+var essentialGroups = []string{
+	"authentication.k8s.io",
+	"authorization.k8s.io",
+	"rbac.authorization.k8s.io",
+}
+
 // Schemas is the built-in files for a schemas.Loader (and
 // serving.Config.Builtin): loaded before the user's, their groups and
-// ReservedGroups closed to the user's files.
+// ReservedGroups closed to the user's files; every group but the
+// essential ones may be disabled.
 func Schemas() schemas.Builtin {
-	return schemas.Builtin{FS: FS, Name: Name, Reserved: ReservedGroups()}
+	return schemas.Builtin{FS: FS, Name: Name, Reserved: ReservedGroups(), Essential: slices.Clone(essentialGroups)}
 }

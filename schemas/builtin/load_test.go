@@ -3,6 +3,7 @@ package builtin_test
 import (
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -13,7 +14,10 @@ import (
 	"github.com/specd-io/specd/schemas/serving"
 )
 
-const rbacFile = "builtin/rbac.authorization.k8s.io/v1.yaml"
+const (
+	rbacFile     = "builtin/rbac.authorization.k8s.io/v1.yaml"
+	builtinFiles = 3 // core, coordination.k8s.io and RBAC
+)
 
 func TestLoaderLoadsBuiltinsWithTheDirectory(t *testing.T) {
 	dir := t.TempDir()
@@ -30,8 +34,8 @@ func TestLoaderLoadsBuiltinsWithTheDirectory(t *testing.T) {
 		if rv := reg.Lookup("rbac.authorization.k8s.io", "v1", "roles"); rv == nil || rv.File != rbacFile {
 			t.Fatalf("roles: %+v, want declared by %s", rv, rbacFile)
 		}
-		if _, ok := digests[rbacFile]; !ok || len(digests) != 2 {
-			t.Errorf("digests %v: want the built-in file and tools.yaml", digests)
+		if _, ok := digests[rbacFile]; !ok || len(digests) != builtinFiles+1 {
+			t.Errorf("digests %v: want the %d built-in files and tools.yaml", digests, builtinFiles)
 		}
 	}
 }
@@ -43,7 +47,7 @@ func TestUserFileCannotTakeBuiltinGroup(t *testing.T) {
 	for _, group := range builtin.ReservedGroups() {
 		t.Run(group, func(t *testing.T) {
 			dir := t.TempDir()
-			mine := strings.Replace(testschemas.Tools, "group: tools.example.com", "group: "+group, 1)
+			mine := strings.Replace(testschemas.Tools, "group: tools.example.com", "group: "+strconv.Quote(group), 1)
 			testschemas.WriteFiles(t, dir, map[string]string{"mine.yaml": mine, "things.yaml": testschemas.Things})
 			_, _, err := schemas.NewLoader(dir, builtin.Schemas()).Load()
 			var le *schemas.LoadError
@@ -87,8 +91,10 @@ func TestServingServesBuiltins(t *testing.T) {
 	}
 }
 
-func TestServingRefusesToDisableBuiltins(t *testing.T) {
-	for _, name := range []string{"rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1"} {
+// TestServingRefusesToDisableEssentials: specd's RBAC authorization reads
+// roles and bindings, and the review groups are served in code.
+func TestServingRefusesToDisableEssentials(t *testing.T) {
+	for _, name := range []string{"rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1/roles", "authorization.k8s.io"} {
 		cfg := serving.Config{Dir: t.TempDir(), Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: []string{name}}
 		set, err := serving.New(t.Context(), cfg)
 		if err == nil {

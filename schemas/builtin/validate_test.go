@@ -14,7 +14,7 @@ import (
 // compiled built-in schemas: what kube accepts passes, and what its
 // OpenAPI or validation refuses fails at the field kube names.
 func TestRBACObjects(t *testing.T) {
-	reg, err := schemas.LoadFS(builtin.FS)
+	reg, err := schemas.LoadBuiltin(builtin.Schemas())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -210,13 +209,13 @@ func changedGroups(served, next *world) *schemas.Registry {
 	return schemas.NewRegistry(groups)
 }
 
-// checkDisable refuses to disable a built-in group: specd itself relies
-// on them (RBAC authorization reads its roles and bindings), so turning
-// one off would not make specd serve less but break it.
+// checkDisable refuses to disable an essential built-in group: specd
+// itself relies on them (RBAC authorization reads its roles and
+// bindings), so turning one off would not make specd serve less but
+// break it. The core group and Leases may be disabled.
 func checkDisable(cfg Config) error {
 	for _, name := range cfg.Disable {
-		group, _, _ := strings.Cut(name, "/")
-		if err := schemas.CheckNotBuiltin(group, cfg.Builtin...); err != nil {
+		if err := schemas.CheckNotEssential(schemas.DisableGroup(name), cfg.Builtin...); err != nil {
 			return fmt.Errorf("--disable %s: %w; specd relies on it, so it cannot be disabled", name, err)
 		}
 	}

@@ -92,7 +92,7 @@ func (docs *Documents) Index() *Document {
 // GroupVersion is the OpenAPI 3.0 document of a served group version.
 func (docs *Documents) GroupVersion(group, version string) (*Document, bool) {
 	docs.buildV3()
-	doc, ok := docs.groupVersions[group+"/"+version]
+	doc, ok := docs.groupVersions[schemas.APIVersion(group, version)]
 	return doc, ok
 }
 
@@ -105,8 +105,8 @@ func (docs *Documents) buildV3() {
 		for _, g := range docs.reg.Groups() {
 			for _, gv := range g.ServedVersions() {
 				doc := newDocument(mustJSON(groupVersionOpenAPI(gv, docs.verbs)), v3Protobuf)
-				docs.groupVersions[gv.Group+"/"+gv.Version] = doc
-				idx.Paths["apis/"+gv.Group+"/"+gv.Version] = indexEntry{ServerRelativeURL: HashedURL(gv.Group, gv.Version, doc.hash)}
+				docs.groupVersions[schemas.APIVersion(gv.Group, gv.Version)] = doc
+				idx.Paths[schemas.APIPath(gv.Group, gv.Version)[1:]] = indexEntry{ServerRelativeURL: HashedURL(gv.Group, gv.Version, doc.hash)}
 			}
 		}
 		docs.index = newDocument(mustJSON(idx), nil)
@@ -114,9 +114,10 @@ func (docs *Documents) buildV3() {
 }
 
 // HashedURL is where the document of a group version with the given hash
-// is, as kube-apiserver writes it in the index.
+// is, as kube-apiserver writes it in the index (/openapi/v3/api/v1 for
+// the core group).
 func HashedURL(group, version, hash string) string {
-	return "/openapi/v3/apis/" + group + "/" + version + "?" + url.Values{"hash": {hash}}.Encode()
+	return "/openapi/v3" + schemas.APIPath(group, version) + "?" + url.Values{"hash": {hash}}.Encode()
 }
 
 // Swagger is the Swagger 2.0 document of every served group version.

@@ -27,17 +27,17 @@ func newOpNames(rv *schemas.ResourceVersion) opNames {
 	res := rv.Resource
 	n := opNames{
 		rv:      rv,
-		prefix:  camel(res.Group, true) + camel(rv.Version, true),
-		tag:     camel(res.Group, false) + "_" + rv.Version,
+		prefix:  camel(opGroup(res.Group), true) + camel(rv.Version, true),
+		tag:     camel(opGroup(res.Group), false) + "_" + rv.Version,
 		kind:    schemaName(res.Group, rv.Version, res.Kind),
 		list:    schemaName(res.Group, rv.Version, res.ListKind),
 		deleted: deletedName(res.Group, rv.Version, res.Kind),
 		gvk:     oaGVK{Group: res.Group, Version: rv.Version, Kind: res.Kind},
 	}
-	n.basePath = "/apis/" + res.Group + "/" + rv.Version + "/" + res.Plural
+	n.basePath = schemas.APIPath(res.Group, rv.Version) + "/" + res.Plural
 	if res.Namespaced() {
 		n.scope = "Namespaced"
-		n.basePath = "/apis/" + res.Group + "/" + rv.Version + "/namespaces/{namespace}/" + res.Plural
+		n.basePath = schemas.APIPath(res.Group, rv.Version) + "/namespaces/{namespace}/" + res.Plural
 	}
 	return n
 }
@@ -78,7 +78,7 @@ func resourcePaths(rv *schemas.ResourceVersion, verbs Verbs) []apiPath {
 		all := n
 		all.scope = ""
 		paths = append(paths, apiPath{
-			path: "/apis/" + rv.Resource.Group + "/" + rv.Version + "/" + rv.Resource.Plural,
+			path: schemas.APIPath(rv.Resource.Group, rv.Version) + "/" + rv.Resource.Plural,
 			ops:  []*apiOp{all.listOp("ForAllNamespaces")},
 		})
 	}
@@ -226,10 +226,23 @@ func camel(s string, upper bool) string {
 	return b.String()
 }
 
+// opGroup is the group as operation ids and tags name it: "core" for
+// the core group, as kube-apiserver's listCoreV1NamespacedConfigMap.
+func opGroup(group string) string {
+	if group == "" {
+		return "core"
+	}
+	return group
+}
+
 // schemaName is the components.schemas name of a kind, as kube-apiserver
 // names a CRD's: the group reversed, the version, the kind
-// (com.example.shop.v1.Widget).
+// (com.example.shop.v1.Widget); a core kind is named as kube's own
+// (io.k8s.api.core.v1.ConfigMap).
 func schemaName(group, version, kind string) string {
+	if group == "" {
+		return "io.k8s.api.core." + version + "." + kind
+	}
 	parts := strings.Split(group, ".")
 	slices.Reverse(parts)
 	return strings.Join(parts, ".") + "." + version + "." + kind

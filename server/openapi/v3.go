@@ -87,7 +87,7 @@ func groupVersionOpenAPI(gv *schemas.GroupVersion, verbs Verbs) *oaDocument {
 	served := gv.ServedResources()
 	doc := &oaDocument{
 		OpenAPI:    "3.0.0",
-		Info:       oaInfo{Title: gv.Group + "/" + gv.Version, Version: gv.Version, Description: "The " + gv.Group + "/" + gv.Version + " API of specd."},
+		Info:       oaInfo{Title: schemas.APIVersion(gv.Group, gv.Version), Version: gv.Version, Description: "The " + schemas.APIVersion(gv.Group, gv.Version) + " API of specd."},
 		Paths:      make(map[string]*oaPathItem, 4*len(served)),
 		Components: oaComponents{Schemas: encodeSchemas(gvSchemas(gv.Group, gv.Version, served), metaEncoded(false, hasScale(served)))},
 	}
