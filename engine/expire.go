@@ -56,7 +56,7 @@ func expireKeys(st storage.Storage, prefix string, ttl map[string]time.Duration,
 // (a plural alone for the core group), as objectKey builds keys.
 func resourcePrefix(prefix, groupResource string) string {
 	plural, group, _ := strings.Cut(groupResource, ".")
-	return prefix + group + "/" + plural + "/"
+	return prefix + GroupKey(group) + "/" + plural + "/"
 }
 
 // route is the storage that writes key.

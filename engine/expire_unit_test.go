@@ -37,19 +37,19 @@ func TestExpireKeysRoutes(t *testing.T) {
 	st := expireKeys(base, "/p/", map[string]time.Duration{"events": time.Hour, "leases.coordination.k8s.io": 0,
 		"gizmos.example.com": time.Minute}, slog.New(slog.DiscardHandler))
 	ctx := context.Background()
-	for _, key := range []string{"/p//events/ns/a", "/p//eventsx/ns/a", "/p/events.k8s.io/events/ns/a",
+	for _, key := range []string{"/p/core/events/ns/a", "/p/core/eventsx/ns/a", "/p/events.k8s.io/events/ns/a",
 		"/p/example.com/gizmos/g", "/p/coordination.k8s.io/leases/ns/l"} {
 		if _, err := st.Create(ctx, key, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := st.Update(ctx, "/p//events/ns/b", nil, 1); err != nil {
+	if _, err := st.Update(ctx, "/p/core/events/ns/b", nil, 1); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"/p//events/ns/a":                    "1h0m0s",
-		"/p//events/ns/b":                    "1h0m0s update",
-		"/p//eventsx/ns/a":                   "plain",
+		"/p/core/events/ns/a":                    "1h0m0s",
+		"/p/core/events/ns/b":                    "1h0m0s update",
+		"/p/core/eventsx/ns/a":                   "plain",
 		"/p/events.k8s.io/events/ns/a":       "plain",
 		"/p/example.com/gizmos/g":            "1m0s",
 		"/p/coordination.k8s.io/leases/ns/l": "plain",

@@ -17,12 +17,9 @@ func GroupKey(group string) string {
 
 // objectKey is where one object is stored:
 // <prefix><group>/<plural>/<namespace>/<name>, or without the namespace
-<<<<<<< HEAD
-// segment for cluster-scoped resources. The group and plural are those of
-// the resource whose storage r serves (schemas.Resource.StoredWith).
-=======
-// segment for cluster-scoped resources (<group> is GroupKey's).
->>>>>>> i14-core
+// segment for cluster-scoped resources (<group> is GroupKey's). The group
+// and plural are those of the resource whose storage r serves
+// (schemas.Resource.StoredWith).
 func (s *Store) objectKey(r *schemas.Resource, namespace, name string) string {
 	r = r.StorageResource()
 	if r.Namespaced() {
