@@ -47,9 +47,9 @@ func TestExpireKeysRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"/p/core/events/ns/a":                    "1h0m0s",
-		"/p/core/events/ns/b":                    "1h0m0s update",
-		"/p/core/eventsx/ns/a":                   "plain",
+		"/p/core/events/ns/a":                "1h0m0s",
+		"/p/core/events/ns/b":                "1h0m0s update",
+		"/p/core/eventsx/ns/a":               "plain",
 		"/p/events.k8s.io/events/ns/a":       "plain",
 		"/p/example.com/gizmos/g":            "1m0s",
 		"/p/coordination.k8s.io/leases/ns/l": "plain",

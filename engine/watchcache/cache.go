@@ -43,10 +43,10 @@ type Cache struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 
-	mu       sync.RWMutex
-	objects  objects
-	window   window
-	rev      int64 // every change up to rev is applied
+	mu      sync.RWMutex
+	objects objects
+	window  window
+	rev     int64 // every change up to rev is applied
 	// eventRev is the revision of the last event applied: the next one
 	// may have it too, since etcd deletes every key of an expired lease
 	// in one revision.
