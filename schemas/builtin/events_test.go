@@ -66,9 +66,9 @@ func kubeCore() *corev1.Event {
 		Reason:         "Scaled", Message: "scaled to 5",
 		Source:         corev1.EventSource{Component: "fleet-controller", Host: "node-1"},
 		FirstTimestamp: at, LastTimestamp: at, Count: 3, Type: "Normal", EventTime: micro,
-		Series:             &corev1.EventSeries{Count: 2, LastObservedTime: micro},
-		Action:             "Scale",
-		Related:            &corev1.ObjectReference{Kind: "Depot", Name: "d1"},
+		Series:              &corev1.EventSeries{Count: 2, LastObservedTime: micro},
+		Action:              "Scale",
+		Related:             &corev1.ObjectReference{Kind: "Depot", Name: "d1"},
 		ReportingController: "fleet-controller", ReportingInstance: "fleet-controller-1",
 	}
 }
