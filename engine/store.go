@@ -79,6 +79,13 @@ type Options struct {
 	// of a resource must pass, keyed by the resource's plural.group (see
 	// WriteCheck).
 	WriteChecks map[string]WriteCheck
+	// TTL is how long the objects of a resource live after their last
+	// create or update, keyed by the plural.group of the resource whose
+	// storage they are in ("events" for core events, and so for the
+	// events.k8s.io events kept with them): the storage deletes them after
+	// it (storage.Expirer), and watchers see them DELETED. Other
+	// resources' writes are not slowed.
+	TTL map[string]time.Duration
 }
 
 // WriteCheck vets one write of a resource before its validation plugin
@@ -104,6 +111,7 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	limitJSONPatchCopies(opts.MaxBodyBytes)
+	storage = expireKeys(storage, opts.Prefix, opts.TTL, opts.Logger)
 	return &Store{storage: finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete), maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
 		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger}}
 }

@@ -131,7 +131,8 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	trigger := gc.NewTrigger()
 	authz := newAuthorization(cfg.Authorization, set.Registry, log)
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
-		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: authz.writeChecks()})
+		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: authz.writeChecks(),
+		TTL: cfg.ttl()})
 	policy := policyWriter{objects: store, log: log}
 	if err := policy.start(ctx, set.Registry()); err != nil {
 		return err
