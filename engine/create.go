@@ -54,6 +54,9 @@ func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkNamespace(ctx, r, namespace, req); err != nil {
+		return nil, err
+	}
 	named := req.meta.Name != ""
 	if rv.StatusSubresource {
 		delete(req.obj, "status")
@@ -68,6 +71,9 @@ func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 	}
 	errs, err := req.prepareCreateMeta(r, namespace, s.now(), newUID(), s.genName)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.strategies.prepareCreate(r, req); err != nil {
 		return nil, err
 	}
 	if rv.Schema != nil {
@@ -127,4 +133,18 @@ func (p *preparedCreate) rename(name string) error {
 	}
 	p.name = name
 	return nil
+}
+
+// checkNamespace runs Options.NamespaceCheck on a create in namespace, as
+// kube-apiserver's NamespaceLifecycle admission does: first, before any
+// defaulting or validation, and never for a cluster-scoped resource.
+func (s *Store) checkNamespace(ctx context.Context, r *schemas.Resource, namespace string, req *request) error {
+	if s.nsCheck == nil || namespace == "" || !r.Namespaced() {
+		return nil
+	}
+	name := req.meta.Name
+	if name == "" {
+		name = req.meta.GenerateName
+	}
+	return s.nsCheck(ctx, r, namespace, name)
 }

@@ -26,7 +26,7 @@ const deleteAttempts = 5
 // finalizers hold it, the object marked for deletion (finalizers.go).
 func (s *Store) Delete(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, opts DeleteOptions) (Result, error) {
 	r := rv.Resource
-	res, err := s.deleteObject(ctx, rv, s.objectKey(r, namespace, name), name, opts)
+	res, err := s.deleteObject(ctx, rv, s.objectKey(r, namespace, name), name, opts, nil)
 	if err != nil {
 		var se apierrors.APIStatus
 		if errors.As(err, &se) {

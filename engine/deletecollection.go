@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -67,21 +68,55 @@ func (s *Store) DeleteCollection(ctx context.Context, rv *schemas.ResourceVersio
 	}
 }
 
+// deleteCollectionWorkers delete the objects of a page at once, as
+// kube-apiserver's --delete-collection-workers do: etcd commits
+// concurrent writes together, so a big collection goes several times
+// faster than one object after the other.
+const deleteCollectionWorkers = 8
+
 // deleteListed deletes the listed objects with opts; those already gone
-// are skipped.
+// are skipped. The first error ends it, once the deletes under way end.
 func (s *Store) deleteListed(ctx context.Context, rv *schemas.ResourceVersion, items []storage.KeyValue, opts DeleteOptions) error {
-	for _, kv := range items {
-		name := kv.Key[strings.LastIndexByte(kv.Key, '/')+1:]
-		_, err := s.deleteObject(ctx, rv, kv.Key, name, opts)
-		switch {
-		case err == nil, errors.Is(err, storage.ErrKeyNotFound), apierrors.IsNotFound(err):
-		default:
-			var se apierrors.APIStatus
-			if errors.As(err, &se) {
-				return err
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	work := make(chan *storage.KeyValue)
+	var wg sync.WaitGroup
+	for range min(deleteCollectionWorkers, len(items)) {
+		wg.Go(func() {
+			for kv := range work {
+				if err := s.deleteListedItem(ctx, rv, kv, opts); err != nil {
+					cancel(err)
+				}
 			}
-			return storageError(rv.Resource, name, err)
-		}
+		})
 	}
-	return nil
+	for i := range items {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- &items[i]
+	}
+	close(work)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// deleteListedItem deletes one listed object; one already gone is no
+// error.
+func (s *Store) deleteListedItem(ctx context.Context, rv *schemas.ResourceVersion, kv *storage.KeyValue, opts DeleteOptions) error {
+	name := kv.Key[strings.LastIndexByte(kv.Key, '/')+1:]
+	listed := kv
+	if opts.UID != "" || opts.ResourceVersion != "" {
+		listed = nil // preconditions are checked against what is stored
+	}
+	_, err := s.deleteObject(ctx, rv, kv.Key, name, opts, listed)
+	switch {
+	case err == nil, errors.Is(err, storage.ErrKeyNotFound), apierrors.IsNotFound(err):
+		return nil
+	}
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		return err
+	}
+	return storageError(rv.Resource, name, err)
 }

@@ -36,8 +36,14 @@
 // engine/etcdstorage), the watch caches (engine/watchcache), garbage
 // collection (engine/gc, through the primitives of gcsupport.go), storage
 // version migration (engine/migrate, through migratesupport.go), the
-// runner of that background work (engine/background), and the reconcile
-// loops (engine/controller).
+// runner of that background work (engine/background), the reconcile
+// loops (engine/controller), and namespace lifecycle (engine/namespace,
+// through namespacesupport.go and the hooks of strategy.go).
+//
+// A built-in resource whose kube-apiserver behaviour its schema cannot
+// say (a Namespace's finalizers and Terminating phase) has a Strategy
+// (Options.Strategies) that every write path calls; every create of a
+// namespaced object passes Options.NamespaceCheck first.
 //
 // An error the client caused is a *k8s.io/apimachinery/pkg/api/errors.StatusError
 // the server writes as it is (404, 409, 422, ...). A failure of the

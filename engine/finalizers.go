@@ -27,10 +27,20 @@ const (
 // policy adds), the object is only marked with deletionTimestamp and
 // deletionGracePeriodSeconds 0 and answered; without, it goes at once and
 // the answer is a Success Status. Preconditions are checked against the
-// revision that is written or deleted.
-func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, key, name string, opts DeleteOptions) (Result, error) {
+// revision that is written or deleted. The resource's Strategy may refuse
+// the delete, or hold the object (Strategy.Holds) as a finalizer would.
+// listed, when not nil, is the object as a list just read it: the first
+// attempt acts on it without reading it again.
+func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, key, name string, opts DeleteOptions, listed *storage.KeyValue) (Result, error) {
+	st := s.strategies.of(rv.Resource)
+	if st != nil && st.CheckDelete != nil {
+		if err := st.CheckDelete(ctx, name); err != nil {
+			return Result{}, err
+		}
+	}
 	for attempt := 1; ; attempt++ {
-		kv, err := s.storage.Get(ctx, key)
+		kv, err := s.storedOrListed(ctx, key, listed)
+		listed = nil
 		if err != nil {
 			return Result{}, err
 		}
@@ -39,7 +49,7 @@ func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, k
 		}
 		finalizers := deletionFinalizers(storedFinalizers(kv.Value), opts)
 		var res Result
-		if len(finalizers) > 0 {
+		if len(finalizers) > 0 || st != nil && st.Holds != nil && st.Holds(kv.Value) {
 			res, err = s.markDeleting(ctx, rv, key, kv, finalizers, opts.DryRun)
 		} else {
 			res, err = s.deleteNow(ctx, rv.Resource, key, name, kv, opts.DryRun)
@@ -49,6 +59,14 @@ func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, k
 		}
 		return res, err
 	}
+}
+
+// storedOrListed is listed, or the stored object at key when nil.
+func (s *Store) storedOrListed(ctx context.Context, key string, listed *storage.KeyValue) (storage.KeyValue, error) {
+	if listed != nil {
+		return *listed, nil
+	}
+	return s.storage.Get(ctx, key)
 }
 
 // deleteNow deletes exactly the revision kv (nothing on a dry run).
@@ -68,6 +86,11 @@ func (s *Store) markDeleting(ctx context.Context, rv *schemas.ResourceVersion, k
 	updated, err := markAsDeleting(kv.Value, finalizers, s.now())
 	if err != nil {
 		return Result{}, err
+	}
+	if st := s.strategies.of(rv.Resource); st != nil && st.MarkDeleting != nil {
+		if updated, err = st.MarkDeleting(updated); err != nil {
+			return Result{}, fmt.Errorf("engine: mark %s deleting: %w", key, err)
+		}
 	}
 	rev := kv.ModRevision
 	if !dryRun && !bytes.Equal(updated, kv.Value) {
@@ -180,16 +203,20 @@ func emptiedFinalizers(obj []byte) bool {
 // carries the object's last resourceVersion. It also calls notify (the
 // garbage collector's trigger) after every such delete and every write of
 // an object with ownerReferences.
+//
+// An object a Strategy holds (Strategy.Holds, through holds) is not
+// emptied while it holds it.
 type finalizingStorage struct {
 	storage.Storage
-	notify func() // may be nil
+	notify func()                              // may be nil
+	holds  func(key string, value []byte) bool // may be nil
 }
 
-func finalizing(st storage.Storage, notify func()) storage.Storage {
+func finalizing(st storage.Storage, notify func(), holds func(key string, value []byte) bool) storage.Storage {
 	if st == nil {
 		return nil
 	}
-	return finalizingStorage{Storage: st, notify: notify}
+	return finalizingStorage{Storage: st, notify: notify, holds: holds}
 }
 
 func (f finalizingStorage) Create(ctx context.Context, key string, value []byte) (int64, error) {
@@ -201,7 +228,7 @@ func (f finalizingStorage) Create(ctx context.Context, key string, value []byte)
 }
 
 func (f finalizingStorage) Update(ctx context.Context, key string, value []byte, expectedRevision int64) (int64, error) {
-	if !emptiedFinalizers(value) {
+	if !emptiedFinalizers(value) || f.holds != nil && f.holds(key, value) {
 		rev, err := f.Storage.Update(ctx, key, value, expectedRevision)
 		if err == nil {
 			f.notifyOwned(value)

@@ -46,8 +46,17 @@ const scanPage = 1000
 // pages of one snapshot: at revision rev, or the latest when rev is 0. It
 // returns the revision it read.
 func (s *Store) ScanResource(ctx context.Context, r *schemas.Resource, rev int64, fn func(StoredObject)) (int64, error) {
+	return s.scan(ctx, r, s.listPrefix(r, ""), rev, fn)
+}
+
+// ScanNamespace is ScanResource for the objects of r in namespace, at the
+// latest revision (the namespace controller counts what remains).
+func (s *Store) ScanNamespace(ctx context.Context, r *schemas.Resource, namespace string, fn func(StoredObject)) (int64, error) {
+	return s.scan(ctx, r, s.listPrefix(r, namespace), 0, fn)
+}
+
+func (s *Store) scan(ctx context.Context, r *schemas.Resource, prefix string, rev int64, fn func(StoredObject)) (int64, error) {
 	opts := storage.ListOptions{Limit: scanPage, Revision: rev}
-	prefix := s.listPrefix(r, "")
 	for {
 		res, err := s.storage.List(ctx, prefix, opts)
 		if err != nil {
@@ -56,7 +65,7 @@ func (s *Store) ScanResource(ctx context.Context, r *schemas.Resource, rev int64
 		for _, kv := range res.Items {
 			o, err := storedObject(r, kv)
 			if err != nil {
-				s.log.Warn("garbage collector: skipping an undecodable object", "key", kv.Key, "err", err)
+				s.log.Warn("skipping an undecodable object", "key", kv.Key, "err", err)
 				continue
 			}
 			fn(o)

@@ -36,6 +36,9 @@ type Store struct {
 	converterFor func(*schemas.Resource) converters.Converter
 	// maxBodyBytes bounds a patch's result (Options.MaxBodyBytes).
 	maxBodyBytes int64
+	// strategies are Options.Strategies; nsCheck Options.NamespaceCheck.
+	strategies strategies
+	nsCheck    NamespaceCheck
 }
 
 // Options configure a Store.
@@ -86,6 +89,12 @@ type Options struct {
 	// it (storage.Expirer), and watchers see them DELETED. Other
 	// resources' writes are not slowed.
 	TTL map[string]time.Duration
+	// Strategies are the behaviour of built-in resources beyond their
+	// schemas (see Strategy), keyed by the resource's plural.group.
+	Strategies map[string]*Strategy
+	// NamespaceCheck, when set, vets every create of an object of a
+	// namespaced resource, whichever its group: built-in or declared.
+	NamespaceCheck NamespaceCheck
 }
 
 // WriteCheck vets one write of a resource before its validation plugin
@@ -112,8 +121,11 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 	}
 	limitJSONPatchCopies(opts.MaxBodyBytes)
 	storage = expireKeys(storage, opts.Prefix, opts.TTL, opts.Logger)
-	return &Store{storage: finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete), maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger}}
+	s := &Store{maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger},
+		strategies: newStrategies(opts.Strategies), nsCheck: opts.NamespaceCheck}
+	s.storage = finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete, s.holdsOf(s.strategies))
+	return s
 }
 
 // converterOf returns the converter of r's registry snapshot.

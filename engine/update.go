@@ -31,6 +31,19 @@ func (s *Store) UpdateStatus(ctx context.Context, rv *schemas.ResourceVersion, n
 	return s.update(ctx, rv, namespace, name, body, opts, true)
 }
 
+// UpdateSubresource replaces an object with body through one of the
+// update-only subresources its resource's Strategy serves
+// (Strategy.Subresources, as a Namespace's finalize): a write of the
+// object whose Strategy decides what the subresource may change. Any
+// other subresource is a 404 NotFound.
+func (s *Store) UpdateSubresource(ctx context.Context, rv *schemas.ResourceVersion, namespace, name, subresource string, body []byte, opts WriteOptions) (Result, error) {
+	if !s.strategies.serves(rv.Resource, subresource) {
+		return Result{}, apierrors.NewNotFound(groupResource(rv.Resource), name)
+	}
+	opts.subresource = subresource
+	return s.update(ctx, rv, namespace, name, body, opts, false)
+}
+
 func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions, status bool) (Result, error) {
 	r := rv.Resource
 	req, err := decodeWrite(rv, body, opts.FieldValidation, opts.BodyProblems)
@@ -108,6 +121,9 @@ func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersi
 		errs = validateMeta(r, &old.meta, &old.meta)
 	} else {
 		errs = req.prepareUpdateMeta(rv, old)
+	}
+	if err := s.strategies.prepareUpdate(r, req, old, updateWrite(status, opts).subresource); err != nil {
+		return nil, nil, err
 	}
 	if rv.Schema != nil {
 		errs = append(errs, rv.Schema.Validate(req.obj)...)

@@ -68,7 +68,7 @@ func resourceTarget(reg *schemas.Registry, path string) (target, bool) {
 		group, rest, _ = strings.Cut(rest, "/")
 	}
 	version, rest, _ := strings.Cut(rest, "/")
-	t, _, ok := resolve(reg, group, version, rest)
+	t, _, ok := resolve(reg, group, version, rest, nil)
 	return t, ok
 }
 

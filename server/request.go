@@ -23,7 +23,7 @@ type target struct {
 // object and subresource paths, namespaced (/namespaces/NS/...) or not.
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	vars := mux.Vars(r)
-	t, namespaced, ok := resolve(s.cfg.Registry(), vars["group"], vars["version"], vars["rest"])
+	t, namespaced, ok := resolve(s.cfg.Registry(), vars["group"], vars["version"], vars["rest"], s.servesSubresource)
 	if !ok {
 		writeStatus(w, r, notFoundStatus())
 		return
@@ -41,10 +41,15 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	s.dispatch(w, r, t, namespaced)
 }
 
+// namespaceSubresources are the subresources of a Namespace, whose paths
+// would otherwise read as a resource in a namespace.
+var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
+
 // resolve finds what the path after /apis/G/V/ names; ok is false when it
 // names nothing specd serves (404). namespaced says whether the path had
-// the namespaces/NS/ segment.
-func resolve(reg *schemas.Registry, group, version, rest string) (t target, namespaced, ok bool) {
+// the namespaces/NS/ segment. serves, when not nil, tells the
+// subresources the store serves beyond status and scale.
+func resolve(reg *schemas.Registry, group, version, rest string, serves func(*schemas.Resource, string) bool) (t target, namespaced, ok bool) {
 	var parts [6]string
 	n := 0
 	for rest != "" && n < len(parts) {
@@ -63,7 +68,10 @@ func resolve(reg *schemas.Registry, group, version, rest string) (t target, name
 	if rest != "" || n == 0 {
 		return target{}, false, false
 	}
-	if n >= 3 && seg[0] == "namespaces" {
+	// namespaces/NAME/status and namespaces/NAME/finalize are a
+	// Namespace's subresources, not a resource in namespace NAME, as
+	// kube's request info reads them.
+	if n >= 3 && seg[0] == "namespaces" && !(n == 3 && namespaceSubresources[seg[2]]) {
 		namespaced, t.namespace, seg = true, seg[1], seg[2:]
 	}
 	if len(seg) > 3 {
@@ -85,7 +93,7 @@ func resolve(reg *schemas.Registry, group, version, rest string) (t target, name
 		return target{}, false, false
 	case !namespaced && rv.Resource.Namespaced() && t.name != "":
 		return target{}, false, false // only the all-namespaces list lives here
-	case t.subresource != "" && !hasSubresource(rv, t.subresource):
+	case t.subresource != "" && !hasSubresource(rv, t.subresource) && (serves == nil || !serves(rv.Resource, t.subresource)):
 		return target{}, false, false
 	}
 	return t, namespaced, true
@@ -111,6 +119,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, name
 	switch {
 	case t.subresource == "scale":
 		if s.serveScale(w, r, t) {
+			return
+		}
+	case t.subresource != "" && t.subresource != "status":
+		// A store's own subresource (a Namespace's finalize): PUT only.
+		if r.Method == http.MethodPut {
+			s.update(w, r, t)
 			return
 		}
 	case t.name != "":

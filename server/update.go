@@ -1,8 +1,31 @@
 package server
 
-import "net/http"
+import (
+	"context"
+	"net/http"
 
-// update serves PUT on an object or its status: 200 and the stored object.
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas"
+)
+
+// subresourceUpdater serves the update-only subresources a store has
+// beyond status and scale (engine.Strategy.Subresources: a Namespace's
+// finalize).
+type subresourceUpdater interface {
+	ServesSubresource(r *schemas.Resource, subresource string) bool
+	UpdateSubresource(ctx context.Context, rv *schemas.ResourceVersion, namespace, name, subresource string, body []byte, opts engine.WriteOptions) (engine.Result, error)
+}
+
+var _ subresourceUpdater = (*engine.Store)(nil)
+
+// servesSubresource reports whether the store serves subresource of r.
+func (s *Server) servesSubresource(r *schemas.Resource, subresource string) bool {
+	u, ok := s.cfg.Store.(subresourceUpdater)
+	return ok && u.ServesSubresource(r, subresource)
+}
+
+// update serves PUT on an object, its status, or a subresource of the
+// store's own (subresourceUpdater): 200 and the stored object.
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 	body, problems, enc, ok := s.readWrite(w, r, t)
 	if !ok {
@@ -16,8 +39,14 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 	opts.FieldManager = managerOrUserAgent(opts.FieldManager, r.UserAgent())
 	opts.BodyProblems = problems
 	replace := s.cfg.Store.Update
-	if t.subresource == "status" {
+	switch t.subresource {
+	case "":
+	case "status":
 		replace = s.cfg.Store.UpdateStatus
+	default:
+		replace = func(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error) {
+			return s.cfg.Store.(subresourceUpdater).UpdateSubresource(ctx, rv, namespace, name, t.subresource, body, opts)
+		}
 	}
 	res, err := replace(r.Context(), t.rv, t.namespace, t.name, body, opts)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/gc"
 	"github.com/specd-io/specd/engine/migrate"
+	"github.com/specd-io/specd/engine/namespace"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/plugins"
@@ -130,9 +131,15 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	// The collector runs a pass at once, after deletes and periodically.
 	trigger := gc.NewTrigger()
 	authz := newAuthorization(cfg.Authorization, set.Registry, log)
+	namespaces := namespace.New(namespace.Config{Registry: set.Registry, Logger: log})
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
 		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: authz.writeChecks(),
-		TTL: cfg.ttl()})
+		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, Strategies: namespaces.Strategies()})
+	stopNamespaces, err := startNamespaces(ctx, namespaces, store, set.Registry(), log)
+	if err != nil {
+		return err
+	}
+	defer stopNamespaces()
 	policy := policyWriter{objects: store, log: log}
 	if err := policy.start(ctx, set.Registry()); err != nil {
 		return err
@@ -170,7 +177,8 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	// The watch caches, then the storage migration, follow each reload.
 	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy).Stop()
 	defer background.New(controllers(controller.ElectedConfig{Client: out.etcd, Address: out.listener.Addr().String(), Store: store,
-		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})).Start(ctx)()
+		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
+		namespaceController(out.etcd, out.listener.Addr().String(), store, set.Registry, log)).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
 }
 

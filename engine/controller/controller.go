@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
@@ -141,45 +142,17 @@ func (c *Controller) watch(ctx context.Context) {
 	})
 }
 
-// watchEvents hands every event of rv's objects to handle until ctx ends,
-// starting with every object. A watch that ends is started again after
-// the last event it sent; one that cannot start there (too old) starts
-// again with every object.
+// watchEvents hands every object of rv, then every event, to handle
+// until ctx ends (background.Watch).
 func watchEvents(ctx context.Context, store Store, rv *schemas.ResourceVersion, log *slog.Logger, handle func(engine.WatchEvent)) {
-	from := ""
-	for ctx.Err() == nil {
-		w, err := store.Watch(ctx, rv, "", engine.WatchRequest{ResourceVersion: from, AllowBookmarks: true})
-		if err != nil {
-			if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-				from = ""
-				continue
-			}
-			log.Warn("watch failed; retrying", "resource", rv.Resource.GroupResource(), "err", err)
-			sleep(ctx, rewatchDelay)
-			continue
-		}
-		from = drain(ctx, w, from, log, handle)
-		w.Stop()
-	}
-}
-
-// drain hands the watch's events to handle until it ends and returns the
-// resourceVersion to start the next one from.
-func drain(ctx context.Context, w *engine.Watch, from string, log *slog.Logger, handle func(engine.WatchEvent)) string {
-	for {
-		ev, err := w.Next(ctx)
-		if err != nil {
-			if ctx.Err() == nil && !errors.Is(err, engine.ErrWatchClosed) {
-				log.Warn("watch ended; starting again from every object", "err", err)
-				return ""
-			}
-			return from
-		}
-		if v := gjson.GetBytes(ev.Object, "metadata.resourceVersion").Str; v != "" {
-			from = v
-		}
-		handle(ev)
-	}
+	background.Watch(ctx, background.WatchConfig{
+		Store:      store,
+		Resource:   func() *schemas.ResourceVersion { return rv },
+		Feed:       background.FeedFunc(handle),
+		Name:       rv.Resource.GroupResource(),
+		Logger:     log,
+		RetryDelay: rewatchDelay,
+	})
 }
 
 // processNext reconciles one key; false when the queue is shut down.

@@ -54,12 +54,13 @@ func RunElectedControllers(ctx context.Context, cfg ElectedConfig) {
 	// Campaigning writes to etcd; a specd with nothing to reconcile leaves
 	// it alone.
 	AwaitWork(ctx, cfg.Store, cfg.Registry)
-	election := ElectionConfig{Client: cfg.Client, Key: LeaderKey, ID: replicaID(cfg.Address), Logger: cfg.Logger}
+	election := ElectionConfig{Client: cfg.Client, Key: LeaderKey, ID: ReplicaID(cfg.Address), Logger: cfg.Logger}
 	RunElected(ctx, election, func(ctx context.Context) { m.Follow(ctx, cfg.Registry) })
 }
 
-// replicaID names this process among the replicas: host, address, pid.
-func replicaID(address string) string {
+// ReplicaID names this process among the replicas in an election: host,
+// address, pid.
+func ReplicaID(address string) string {
 	host, _ := os.Hostname()
 	return host + "/" + address + "/" + strconv.Itoa(os.Getpid())
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -54,7 +55,7 @@ func (g *Aggregator) Run(ctx context.Context) {
 		if err := g.aggregate(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("clusterrole aggregation failed; retrying at the next change", "err", err)
 			g.Authorizer.ix.notify()
-			sleep(ctx, rewatchDelay)
+			background.Sleep(ctx, background.DefaultRetryDelay)
 		}
 	}
 }
@@ -71,7 +72,7 @@ func (g *Aggregator) Settle(ctx context.Context) error {
 		if err := g.aggregate(ctx); err != nil {
 			return err
 		}
-		sleep(ctx, settlePause)
+		background.Sleep(ctx, settlePause)
 		if err := ctx.Err(); err != nil {
 			return err
 		}

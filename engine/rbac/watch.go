@@ -3,17 +3,14 @@ package rbac
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/tidwall/gjson"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
@@ -45,10 +42,6 @@ const (
 // plurals are the resources' names, by kind.
 var plurals = [kinds]string{"clusterroles", "roles", "clusterrolebindings", "rolebindings"}
 
-// rewatchDelay is the pause before a failed watch, or a look for a
-// resource the registry does not serve yet, is tried again.
-const rewatchDelay = time.Second
-
 // Run keeps the indexes up to date with watches of the four resources
 // in store until ctx ends. Synced reports when each has been listed once.
 // (The store is given here, not to New, so that the Store can be built
@@ -73,77 +66,47 @@ func (a *Authorizer) Synced() bool {
 	return true
 }
 
-// watch keeps kind k up to date until ctx ends: a watch that ends starts
-// again after the last event it applied, or with a fresh list of every
-// object when it cannot (too old, or it ended within the list).
+// watch keeps kind k up to date until ctx ends (background.Watch).
 func (a *Authorizer) watch(ctx context.Context, store Store, k kind) {
-	from, warned := "", false
-	for ctx.Err() == nil {
-		rv := a.cfg.Registry().Lookup(Group, Version, plurals[k])
-		if rv == nil {
-			if !warned {
-				a.log.Warn("RBAC resource not served; waiting for it", "resource", plurals[k]+"."+Group)
-				warned = true
-			}
-			sleep(ctx, rewatchDelay)
-			continue
-		}
-		w, err := store.Watch(ctx, rv, "", watchRequest(from))
-		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-			from = ""
-			continue
-		}
-		if err != nil {
-			a.log.Warn("watch failed; retrying", "resource", plurals[k]+"."+Group, "err", err)
-			sleep(ctx, rewatchDelay)
-			continue
-		}
-		from = a.drain(ctx, k, w, from)
-		w.Stop()
-	}
+	background.Watch(ctx, background.WatchConfig{
+		Store:    store,
+		Resource: func() *schemas.ResourceVersion { return a.cfg.Registry().Lookup(Group, Version, plurals[k]) },
+		Feed:     kindFeed{a: a, k: k},
+		Name:     plurals[k] + "." + Group,
+		Logger:   a.log,
+	})
 }
 
-// watchRequest starts after from, or with every object and a bookmark
-// that marks their end when from is "".
-func watchRequest(from string) engine.WatchRequest {
-	if from != "" {
-		return engine.WatchRequest{ResourceVersion: from, AllowBookmarks: true}
-	}
-	initial := true
-	return engine.WatchRequest{ResourceVersionMatch: string(metav1.ResourceVersionMatchNotOlderThan), SendInitialEvents: &initial, AllowBookmarks: true}
+// kindFeed applies the watch of kind k to the indexes.
+type kindFeed struct {
+	a *Authorizer
+	k kind
 }
 
-// drain applies w's events to the index until it ends and returns the
-// resourceVersion to start again from. The objects of a list replace
-// kind k's at once, when the bookmark that ends them comes.
-func (a *Authorizer) drain(ctx context.Context, k kind, w *engine.Watch, from string) string {
-	listing := from == ""
-	var listed []any
-	for {
-		ev, err := w.Next(ctx)
-		if err != nil {
-			if listing || ctx.Err() == nil && !errors.Is(err, engine.ErrWatchClosed) {
-				return ""
-			}
-			return from
-		}
-		meta := gjson.GetBytes(ev.Object, "metadata")
-		if ev.Type == storage.EventBookmark {
-			if listing && meta.Get("annotations").Get(gjson.Escape(metav1.InitialEventsAnnotationKey)).Str == "true" {
-				a.ix.replace(k, listed)
-				listing, listed = false, nil
-				a.synced[k].Store(true)
-				a.ix.notify() // the Aggregator waits for this list
-			}
-		} else if obj, err := a.event(k, ev, listing); err != nil {
-			a.log.Warn("RBAC object not understood; ignored", "resource", plurals[k], "name", meta.Get("name").Str, "err", err)
+// Replace swaps kind k's objects for a list at once, and marks k synced.
+func (f kindFeed) Replace(objects []engine.WatchEvent) {
+	listed := make([]any, 0, len(objects))
+	for _, ev := range objects {
+		if obj, err := f.a.event(f.k, ev, true); err != nil {
+			f.a.notUnderstood(f.k, ev, err)
 		} else if obj != nil {
 			listed = append(listed, obj)
 		}
-		if v := meta.Get("resourceVersion").Str; v != "" && !listing {
-			from = v
-		}
 	}
+	f.a.ix.replace(f.k, listed)
+	f.a.synced[f.k].Store(true)
+	f.a.ix.notify() // the Aggregator waits for this list
+}
+
+// Apply applies one change of kind k.
+func (f kindFeed) Apply(ev engine.WatchEvent) {
+	if _, err := f.a.event(f.k, ev, false); err != nil {
+		f.a.notUnderstood(f.k, ev, err)
+	}
+}
+
+func (a *Authorizer) notUnderstood(k kind, ev engine.WatchEvent, err error) {
+	a.log.Warn("RBAC object not understood; ignored", "resource", plurals[k], "name", gjson.GetBytes(ev.Object, "metadata.name").Str, "err", err)
 }
 
 // event applies one event of kind k; an object of a list is returned to
@@ -179,14 +142,4 @@ func decode(k kind, data []byte) (any, error) {
 		return nil, fmt.Errorf("decode %s: %w", plurals[k], err)
 	}
 	return obj, nil
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -1,0 +1,79 @@
+package namespace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/schemas"
+)
+
+// Creator is what Bootstrap writes with. *engine.Store satisfies it.
+type Creator interface {
+	Create(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts engine.WriteOptions) (engine.Result, error)
+	HeldNamespaces(ctx context.Context, r *schemas.Resource) ([]string, error)
+}
+
+var _ Creator = (*engine.Store)(nil)
+
+// ErrNotServed is Bootstrap's answer when the registry serves no
+// Namespace resource.
+var ErrNotServed = errors.New("namespace: the registry serves no namespaces resource")
+
+// Bootstrap creates the System namespaces and a Namespace for every
+// namespace that holds objects of reg's namespaced resources, where they
+// do not exist yet, so that a data dir written before specd served
+// namespaces keeps every object reachable. It reads one object per
+// resource and namespace (engine.Store.HeldNamespaces), and is safe to run
+// at every start, by every replica at once. It returns the namespaces it
+// created.
+func Bootstrap(ctx context.Context, store Creator, reg *schemas.Registry, log *slog.Logger) ([]string, error) {
+	rv := Resource(reg)
+	if rv == nil {
+		return nil, ErrNotServed
+	}
+	names := slices.Clone(System)
+	for _, r := range reg.Resources() {
+		if !r.Namespaced() {
+			continue
+		}
+		held, err := store.HeldNamespaces(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("namespace: find the namespaces of %s: %w", r.GroupResource(), err)
+		}
+		names = append(names, held...)
+	}
+	slices.Sort(names)
+	var created []string
+	for _, name := range slices.Compact(names) {
+		ok, err := ensure(ctx, store, rv, name)
+		if err != nil {
+			return created, err
+		}
+		if ok {
+			created = append(created, name)
+		}
+	}
+	if len(created) > 0 && log != nil {
+		log.Info("namespaces created", "names", created)
+	}
+	return created, nil
+}
+
+// ensure creates the namespace name unless it exists; true when created.
+func ensure(ctx context.Context, store Creator, rv *schemas.ResourceVersion, name string) (bool, error) {
+	body := fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":%q}}`, rv.APIVersion(), rv.Resource.Kind, name)
+	_, err := store.Create(ctx, rv, "", []byte(body), engine.WriteOptions{FieldManager: "specd"})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsAlreadyExists(err):
+		return false, nil
+	}
+	return false, fmt.Errorf("namespace: create %s: %w", name, err)
+}

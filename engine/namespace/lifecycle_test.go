@@ -1,0 +1,120 @@
+package namespace_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/namespace"
+	"github.com/specd-io/specd/schemas"
+)
+
+// statusJSON is the Status a client would read for err.
+func statusJSON(t *testing.T, err error) string {
+	t.Helper()
+	var se apierrors.APIStatus
+	if !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
+		t.Fatalf("error %v is no 404 or 403", err)
+	}
+	se = err.(apierrors.APIStatus)
+	st := se.Status()
+	st.Kind, st.APIVersion = "Status", "v1"
+	b, jerr := json.Marshal(st)
+	if jerr != nil {
+		t.Fatal(jerr)
+	}
+	return string(b)
+}
+
+// TestCreateInMissingNamespace: a create in a namespace that does not
+// exist is kube's 404 naming the namespace (as kube-apiserver answers,
+// with the core group left out), for a declared and a built-in resource,
+// before the body is validated; a create in an existing one, even right
+// after the namespace's create, succeeds.
+func TestCreateInMissingNamespace(t *testing.T) {
+	e := newEnv(t)
+	e.start(t, false)
+	want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"nope\" not found","reason":"NotFound","details":{"name":"nope","kind":"namespaces"},"code":404}`
+	for _, c := range []struct{ group, plural, body string }{
+		{"tools.example.com", "hammers", hammer("h")},
+		{"", "configmaps", configMap("c")},
+		{"tools.example.com", "hammers", `{"apiVersion":"tools.example.com/v1","kind":"Hammer","metadata":{"name":"bad"},"spec":{"weight":"heavy"}}`},
+	} {
+		_, err := e.create("nope", c.group, c.plural, c.body)
+		if got := statusJSON(t, err); got != want {
+			t.Errorf("create %s in a missing namespace:\n got %s\nwant %s", c.plural, got, want)
+		}
+	}
+	for i := range 20 {
+		name := "fresh" + string(rune('a'+i))
+		e.mustCreate(t, "", "", "namespaces", namespaceJSON(name))
+		e.mustCreate(t, name, "tools.example.com", "hammers", hammer("h")) // the cache may not know it yet
+	}
+	e.mustCreate(t, "default", "", "configmaps", configMap("c"))
+}
+
+// TestCreateInTerminatingNamespace: once a namespace is marked for
+// deletion, creates in it are kube's 403 with the NamespaceTerminating
+// cause, while updates of what it holds go on.
+func TestCreateInTerminatingNamespace(t *testing.T) {
+	e := newEnv(t)
+	e.start(t, false) // no controller: the namespace stays Terminating
+	e.mustCreate(t, "", "", "namespaces", namespaceJSON("going"))
+	e.mustCreate(t, "going", "tools.example.com", "hammers", hammer("old"))
+	del, err := e.store.Delete(context.Background(), e.rv("", "namespaces"), "", "going", engine.DeleteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gjson.GetBytes(del.Object, "status.phase").Str != "Terminating" || !gjson.GetBytes(del.Object, "metadata.deletionTimestamp").Exists() {
+		t.Fatalf("delete answered %s, want the namespace Terminating", del.Object)
+	}
+	_, err = e.create("going", "tools.example.com", "hammers", hammer("new"))
+	want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"hammers.tools.example.com \"new\" is forbidden: unable to create new content in namespace going because it is being terminated","reason":"Forbidden","details":{"name":"new","group":"tools.example.com","kind":"hammers","causes":[{"reason":"NamespaceTerminating","message":"namespace going is being terminated","field":"metadata.namespace"}]},"code":403}`
+	if got := statusJSON(t, err); got != want {
+		t.Errorf("create in a Terminating namespace:\n got %s\nwant %s", got, want)
+	}
+	patch := []byte(`{"spec":{"weight":4}}`)
+	if _, err := e.store.Patch(context.Background(), e.rv("tools.example.com", "hammers"), "going", "old", engine.MergePatchType, patch, engine.PatchOptions{}); err != nil {
+		t.Fatalf("update in a Terminating namespace: %v", err)
+	}
+	// The cache learns it from the watch: still refused.
+	eventually(t, "the cache sees Terminating", func() bool {
+		_, err := e.create("going", "tools.example.com", "hammers", hammer("new"))
+		return apierrors.IsForbidden(err)
+	})
+}
+
+// TestSystemNamespacesStay: default, kube-system and kube-public may not
+// be deleted.
+func TestSystemNamespacesStay(t *testing.T) {
+	e := newEnv(t)
+	e.start(t, false)
+	for _, name := range []string{"default", "kube-system", "kube-public"} {
+		_, err := e.store.Delete(context.Background(), e.rv("", "namespaces"), "", name, engine.DeleteOptions{})
+		want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"` + name +
+			`\" is forbidden: this namespace may not be deleted","reason":"Forbidden","details":{"name":"` + name + `","kind":"namespaces"},"code":403}`
+		if got := statusJSON(t, err); got != want {
+			t.Errorf("delete %s:\n got %s\nwant %s", name, got, want)
+		}
+	}
+}
+
+// TestCheckWithoutNamespaces: with the Namespace resource switched off,
+// no create is refused for its namespace; before a store is given, a
+// namespace the cache does not know is refused as not ready, as kube's
+// admission refuses before its caches warm.
+func TestCheckWithoutNamespaces(t *testing.T) {
+	e := newEnv(t)
+	r := e.rv("tools.example.com", "hammers").Resource
+	if err := e.life.Check(context.Background(), r, "any", "h"); !apierrors.IsForbidden(err) {
+		t.Fatalf("check before a store: %v, want 403", err)
+	}
+	off := namespace.New(namespace.Config{Registry: func() *schemas.Registry { return schemas.NewRegistry(nil) }})
+	if err := off.Check(context.Background(), r, "any", "h"); err != nil {
+		t.Fatalf("check without namespaces: %v", err)
+	}
+}

@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// Strategy is what kube-apiserver does for one built-in resource beyond
+// what its schema says, as its registry strategies do (a Namespace gets
+// spec.finalizers on create and stays, Terminating, until they are gone).
+// The package that owns the behaviour (engine/namespace) makes it; the
+// Store calls it on every write path: create, update, patch, apply,
+// status, delete, deletecollection, the garbage collector. Every field
+// may be nil.
+type Strategy struct {
+	// PrepareCreate edits a new object (in the request's version, after
+	// defaulting, with its final name) before it is validated.
+	PrepareCreate func(obj map[string]any)
+	// PrepareUpdate edits an update of old to obj (in the request's
+	// version) before it is validated; subresource is "" for the object
+	// itself, "status", "scale", or one of Subresources.
+	PrepareUpdate func(obj, old map[string]any, subresource string)
+	// Subresources are the update-only subresources the resource serves
+	// besides status and scale (UpdateSubresource), such as a
+	// Namespace's "finalize".
+	Subresources []string
+	// CheckDelete vets a delete of the named object before it is read: an
+	// error refuses it as it is (a Status error keeps its code).
+	CheckDelete func(ctx context.Context, name string) error
+	// Holds reports whether a stored object stays, though no
+	// metadata.finalizers holds it, when it is deleted. It is then marked
+	// for deletion instead, and deleted by the first write after which it
+	// holds nothing, as when its last finalizer is removed.
+	Holds func(stored []byte) bool
+	// MarkDeleting edits a stored object as a delete marks it.
+	MarkDeleting func(stored []byte) ([]byte, error)
+}
+
+// NamespaceCheck vets the create of an object of a namespaced resource r
+// in namespace (Options.NamespaceCheck); name is the object's name, or its
+// generateName when the name is yet to be made. An error refuses the
+// create and is answered as it is, as kube-apiserver's NamespaceLifecycle
+// admission answers 404 for a namespace that does not exist.
+type NamespaceCheck func(ctx context.Context, r *schemas.Resource, namespace, name string) error
+
+// strategies are Options.Strategies by group and resource: a lookup on
+// every write builds no string.
+type strategies map[schema.GroupResource]*Strategy
+
+func newStrategies(byName map[string]*Strategy) strategies {
+	if len(byName) == 0 {
+		return nil
+	}
+	out := make(strategies, len(byName))
+	for name, st := range byName {
+		out[schema.ParseGroupResource(name)] = st
+	}
+	return out
+}
+
+// of returns the Strategy of r, nil for none.
+func (ss strategies) of(r *schemas.Resource) *Strategy {
+	if ss == nil {
+		return nil
+	}
+	return ss[schema.GroupResource{Group: r.Group, Resource: r.Plural}]
+}
+
+// ServesSubresource reports whether r's Strategy serves subresource
+// (Strategy.Subresources), through UpdateSubresource.
+func (s *Store) ServesSubresource(r *schemas.Resource, subresource string) bool {
+	return s.strategies.serves(r, subresource)
+}
+
+// serves reports whether r's Strategy declares subresource.
+func (ss strategies) serves(r *schemas.Resource, subresource string) bool {
+	st := ss.of(r)
+	return st != nil && slices.Contains(st.Subresources, subresource)
+}
+
+// holdsOf returns the finalizing storage's test of whether a stored
+// value is held by its resource's Strategy, by key prefix; nil when no
+// Strategy holds objects.
+func (s *Store) holdsOf(ss strategies) func(key string, value []byte) bool {
+	type prefixed struct {
+		prefix string
+		holds  func([]byte) bool
+	}
+	var held []prefixed
+	for gr, st := range ss {
+		if st.Holds != nil {
+			r := &schemas.Resource{Group: gr.Group, Plural: gr.Resource}
+			held = append(held, prefixed{prefix: s.listPrefix(r, ""), holds: st.Holds})
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return func(key string, value []byte) bool {
+		for _, h := range held {
+			if len(key) > len(h.prefix) && key[:len(h.prefix)] == h.prefix {
+				return h.holds(value)
+			}
+		}
+		return false
+	}
+}
+
+// prepareCreate runs r's PrepareCreate on req, and reads the metadata it
+// may have changed again.
+func (ss strategies) prepareCreate(r *schemas.Resource, req *request) error {
+	st := ss.of(r)
+	if st == nil || st.PrepareCreate == nil {
+		return nil
+	}
+	st.PrepareCreate(req.obj)
+	return req.rereadMeta()
+}
+
+// prepareUpdate runs r's PrepareUpdate on req against old.
+func (ss strategies) prepareUpdate(r *schemas.Resource, req *request, old *stored, subresource string) error {
+	st := ss.of(r)
+	if st == nil || st.PrepareUpdate == nil {
+		return nil
+	}
+	st.PrepareUpdate(req.obj, old.obj, subresource)
+	return req.rereadMeta()
+}
+
+// rereadMeta decodes req.meta again from the metadata tree, after a
+// Strategy edited it.
+func (req *request) rereadMeta() error {
+	if m, ok := req.obj["metadata"].(map[string]any); ok {
+		req.metaMap = m
+	}
+	req.meta = metav1.ObjectMeta{}
+	_, err := decodeObjectMeta(req.metaMap, &req.meta)
+	return err
+}
