@@ -52,7 +52,7 @@ HELM_BIN   ?= bin/helm
 
 helm:
 	@case "$(HELM_MODULE)" in v4.*.*) ;; *) echo "helm: no helm.sh/helm/v4 v4.X.Y in test/helm/go.mod (found '$(HELM_MODULE)')"; exit 1;; esac
-	cd test/helm && $(GO) build -ldflags "-X helm.sh/helm/v4/internal/version.version=$(HELM_MODULE)" -o $(abspath $(HELM_BIN)) helm.sh/helm/v4/cmd/helm
+	cd test/helm && $(GO) build -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_MODULE)" -o $(abspath $(HELM_BIN)) helm.sh/helm/v4/cmd/helm
 
 # The test controller (test/controller): a controller-runtime manager and a
 # client-go leader election candidate, as a user writes them, at the
