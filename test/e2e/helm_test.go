@@ -74,7 +74,9 @@ func (h *helm) OK(t *testing.T, args ...string) string {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	t.Logf("helm %s -> %v", strings.Join(args, " "), err)
-	if err != nil {
+	// Helm logs some failures (such as a release record it could not
+	// update) and still exits 0.
+	if err != nil || strings.Contains(stderr.String(), "level=ERROR") {
 		t.Fatalf("helm %s: %v\n--- stdout ---\n%s--- stderr ---\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
 	}
 	return stdout.String()
