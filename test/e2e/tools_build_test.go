@@ -11,12 +11,16 @@ import (
 	"time"
 )
 
+// toolBuildTimeout bounds one `make kubectl|helm|controller`: a cold Helm
+// build is about ten minutes of CPU.
+const toolBuildTimeout = 20 * time.Minute
+
 // makeTool builds a pinned client into out with its Makefile target
 // (`make kubectl KUBECTL_BIN=out`), the one place that derives its
 // version stamp from its go.mod: a plain `go build` of kubectl reports a
 // version `kubectl version` cannot parse, and Helm's says v4.3.
 func makeTool(target, binVar, out string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), toolBuildTimeout)
 	defer cancel()
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "make", "-s", target, binVar+"="+out)
