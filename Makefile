@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build run test test-unit fuzz kubectl plugins proto proto-tools proto-check bench vet fmt verify clean
+.PHONY: build run test test-unit fuzz kubectl helm controller plugins proto proto-tools proto-check bench vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
@@ -44,8 +44,26 @@ kubectl:
 	@case "$(KUBECTL_VERSION)" in v1.*.*) ;; *) echo "kubectl: no k8s.io/kubectl v0.X.Y in test/kubectl/go.mod (found '$(KUBECTL_MODULE)')"; exit 1;; esac
 	cd test/kubectl && $(GO) build -ldflags "$(KUBECTL_LDFLAGS)" -o $(abspath $(KUBECTL_BIN)) .
 
-test: build kubectl plugins vet
-	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
+# Helm for the acceptance tests: helm.sh/helm/v4's own cmd/helm, a tool of
+# test/helm/go.mod at the version pinned there, stamped with that version
+# as Helm's release builds are (unstamped, `helm version` says v4.3).
+HELM_MODULE = $(shell awk '$$1 == "helm.sh/helm/v4" { print $$2 }' test/helm/go.mod)
+HELM_BIN   ?= bin/helm
+
+helm:
+	@case "$(HELM_MODULE)" in v4.*.*) ;; *) echo "helm: no helm.sh/helm/v4 v4.X.Y in test/helm/go.mod (found '$(HELM_MODULE)')"; exit 1;; esac
+	cd test/helm && $(GO) build -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_MODULE)" -o $(abspath $(HELM_BIN)) helm.sh/helm/v4/cmd/helm
+
+# The test controller (test/controller): a controller-runtime manager and a
+# client-go leader election candidate, as a user writes them, at the
+# versions pinned in test/controller/go.mod.
+CONTROLLER_BIN ?= bin/controller
+
+controller:
+	cd test/controller && $(GO) build -o $(abspath $(CONTROLLER_BIN)) .
+
+test: build kubectl helm controller plugins vet
+	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
 	$(MAKE) fuzz
 
 # FuzzWritePath for a bounded number of inputs (20-40 s on two cores);

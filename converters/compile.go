@@ -40,7 +40,13 @@ var ruleFields = map[string][]string{
 // the hub (the storage version). Rules is immutable and safe for
 // concurrent use.
 type Rules struct {
-	spoke, hub           string // versions
+	// spoke and hub name the two versions' entries in the bookkeeping
+	// annotation: their versions, and the spoke's apiVersion when it is of
+	// another group than the hub (a resource stored with another,
+	// schemas.Resource.StoredWith), whose versions may have the same name.
+	spoke, hub string
+	// spokeAV and hubAV are their apiVersions.
+	spokeAV, hubAV       string
 	spokeShape, hubShape *shape
 	steps                []*step
 	// same: no rules and one shape, so only the bookkeeping may change.
@@ -119,7 +125,11 @@ func (c *compiler) addf(pointer, format string, args ...any) {
 // pointer of the rule; Rules is nil when there is any.
 func Compile(spoke, hub *schemas.ResourceVersion, rules []any, file, pointer string) (*Rules, []schemas.Problem) {
 	c := &compiler{spoke: newShape(spoke.OpenAPI), hub: newShape(hub.OpenAPI), file: file}
-	r := &Rules{spoke: spoke.Version, hub: hub.Version, spokeShape: c.spoke, hubShape: c.hub}
+	r := &Rules{spoke: spoke.Version, hub: hub.Version, spokeShape: c.spoke, hubShape: c.hub,
+		spokeAV: apiVersion(spoke.Resource.Group, spoke.Version), hubAV: apiVersion(hub.Resource.Group, hub.Version)}
+	if spoke.Resource.Group != hub.Resource.Group {
+		r.spoke = r.spokeAV
+	}
 	type ruleAt struct {
 		steps []*step
 		at    string

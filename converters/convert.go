@@ -130,11 +130,10 @@ func (r *Rules) runSteps(obj []byte, toHub bool, b *books) ([]byte, error) {
 // same, metadata.annotations being absent and empty alike).
 func (r *Rules) RoundTrip(obj []byte) (string, error) {
 	av := gjson.GetBytes(obj, "apiVersion").Str
-	group, version := splitAPIVersion(av)
-	toHub := version != r.hub
-	there, back := apiVersion(group, r.hub), av
+	toHub := av != r.hubAV
+	there, back := r.hubAV, av
 	if !toHub {
-		there = apiVersion(group, r.spoke)
+		there = r.spokeAV
 	}
 	mid, err := r.convert(obj, toHub, there)
 	if err != nil {

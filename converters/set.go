@@ -24,15 +24,20 @@ func DeclaredRules(rv *schemas.ResourceVersion) ([]any, string) {
 }
 
 // Set converts the objects of every resource of a registry between its
-// versions, hub and spoke through each resource's storage version. A Set
-// is immutable and safe for concurrent use.
+// versions, hub and spoke through each resource's storage version. A
+// resource stored with another (schemas.Resource.StoredWith) converts
+// through that one's storage version, and so to and from its versions too.
+// A Set is immutable and safe for concurrent use.
 type Set struct {
 	// byKind: group -> kind -> the resource's converters.
 	byKind map[string]map[string]*resourceRules
+	// byHub: the spokes of every resource stored in a hub, by the hub's
+	// apiVersion and kind, for the hub's round trips.
+	byHub map[[2]string][]*Rules
 }
 
 type resourceRules struct {
-	hub    string
+	hub    string            // apiVersion
 	spokes map[string]*Rules // by version
 }
 
@@ -42,38 +47,50 @@ var _ Converter = (*Set)(nil)
 // is a *schemas.LoadError listing every problem, each with the file and the
 // JSON pointer of the rule.
 func NewSet(reg *schemas.Registry, rulesOf RulesOf) (*Set, error) {
-	s := &Set{byKind: map[string]map[string]*resourceRules{}}
+	s := &Set{byKind: map[string]map[string]*resourceRules{}, byHub: map[[2]string][]*Rules{}}
 	var probs []schemas.Problem
 	for _, g := range reg.Groups() {
 		kinds := map[string]*resourceRules{}
 		s.byKind[g.Name] = kinds
 		for _, res := range g.Resources {
-			hub := res.Version(res.StorageVersion)
-			rr := &resourceRules{hub: res.StorageVersion, spokes: map[string]*Rules{}}
+			rr, p := s.compileResource(res, rulesOf)
 			kinds[res.Kind] = rr
-			for _, rv := range res.Versions {
-				var rules []any
-				var ptr string
-				if rulesOf != nil {
-					rules, ptr = rulesOf(rv)
-				}
-				if rv == hub && rules != nil {
-					probs = append(probs, schemas.Problem{File: rv.File, Pointer: ptr,
-						Message: "the storage version needs no conversion rules: the other versions map to it"})
-				}
-				if rv == hub || hub == nil {
-					continue
-				}
-				r, p := Compile(rv, hub, rules, rv.File, ptr)
-				probs = append(probs, p...)
-				rr.spokes[rv.Version] = r
-			}
+			probs = append(probs, p...)
 		}
 	}
 	if len(probs) > 0 {
 		return nil, &schemas.LoadError{Problems: probs}
 	}
 	return s, nil
+}
+
+// compileResource compiles the rules of res's spokes to its hub.
+func (s *Set) compileResource(res *schemas.Resource, rulesOf RulesOf) (*resourceRules, []schemas.Problem) {
+	hub := res.StorageResource().Version(res.StorageVersion)
+	rr := &resourceRules{hub: res.StorageAPIVersion(), spokes: map[string]*Rules{}}
+	var probs []schemas.Problem
+	for _, rv := range res.Versions {
+		var rules []any
+		var ptr string
+		if rulesOf != nil {
+			rules, ptr = rulesOf(rv)
+		}
+		if rv == hub && rules != nil {
+			probs = append(probs, schemas.Problem{File: rv.File, Pointer: ptr,
+				Message: "the storage version needs no conversion rules: the other versions map to it"})
+		}
+		if rv == hub || hub == nil {
+			continue
+		}
+		r, p := Compile(rv, hub, rules, rv.File, ptr)
+		probs = append(probs, p...)
+		rr.spokes[rv.Version] = r
+		if r != nil {
+			key := [2]string{rr.hub, res.Kind}
+			s.byHub[key] = append(s.byHub[key], r)
+		}
+	}
+	return rr, probs
 }
 
 // Rules returns the compiled rules of a spoke version, nil for the storage
@@ -87,35 +104,37 @@ func (s *Set) Rules(group, kind, version string) *Rules {
 }
 
 // Convert converts obj to toAPIVersion ("group/version"), through the
-// storage version. obj is returned as is when it is already in that version.
+// storage version. obj is returned as is when it is already in that
+// version. The two versions may be of different groups when one resource
+// is stored with the other's, or both with a third.
 func (s *Set) Convert(obj []byte, toAPIVersion string) ([]byte, error) {
 	fields := gjson.GetManyBytes(obj, "apiVersion", "kind")
-	from := fields[0].Str
+	from, kind := fields[0].Str, fields[1].Str
 	if from == toAPIVersion {
 		return obj, nil
 	}
 	group, fromV := splitAPIVersion(from)
 	toGroup, toV := splitAPIVersion(toAPIVersion)
-	rr := s.byKind[group][fields[1].Str]
-	if rr == nil || toGroup != group {
-		return nil, fmt.Errorf("%w: %s %s to %s", ErrUnknownKind, from, fields[1].Str, toAPIVersion)
+	src, dst := s.byKind[group][kind], s.byKind[toGroup][kind]
+	if src == nil || dst == nil || src.hub != dst.hub {
+		return nil, fmt.Errorf("%w: %s %s to %s", ErrUnknownKind, from, kind, toAPIVersion)
 	}
 	var err error
-	if fromV != rr.hub {
-		r := rr.spokes[fromV]
+	if from != src.hub {
+		r := src.spokes[fromV]
 		if r == nil {
-			return nil, fmt.Errorf("%w: %s %s", ErrUnknownKind, from, fields[1].Str)
+			return nil, fmt.Errorf("%w: %s %s", ErrUnknownKind, from, kind)
 		}
-		if obj, err = r.ToHub(obj, apiVersion(group, rr.hub)); err != nil {
+		if obj, err = r.ToHub(obj, src.hub); err != nil {
 			return nil, err
 		}
 	}
-	if toV == rr.hub {
+	if toAPIVersion == dst.hub {
 		return None{}.Convert(obj, toAPIVersion)
 	}
-	r := rr.spokes[toV]
+	r := dst.spokes[toV]
 	if r == nil {
-		return nil, fmt.Errorf("%w: %s %s", ErrUnknownKind, toAPIVersion, fields[1].Str)
+		return nil, fmt.Errorf("%w: %s %s", ErrUnknownKind, toAPIVersion, kind)
 	}
 	return r.FromHub(obj, toAPIVersion)
 }
@@ -123,18 +142,15 @@ func (s *Set) Convert(obj []byte, toAPIVersion string) ([]byte, error) {
 // RoundTrip round-trips obj, an object of rv, through the set's rules
 // (check.RoundTrip, what specd check and specd serve's start fuzz): an
 // object of a spoke version goes to the storage version and back; an
-// object of the storage version goes to every spoke version and back. It
-// returns the path of the first difference, "" when there is none.
+// object of a storage version goes to every spoke version and back, those
+// of the resources stored with it included. It returns the path of the
+// first difference, "" when there is none.
 func (s *Set) RoundTrip(rv *schemas.ResourceVersion, obj []byte) (string, error) {
 	res := rv.Resource
 	if r := s.Rules(res.Group, res.Kind, rv.Version); r != nil {
 		return r.RoundTrip(obj)
 	}
-	for _, spoke := range res.Versions {
-		r := s.Rules(res.Group, res.Kind, spoke.Version)
-		if r == nil {
-			continue
-		}
+	for _, r := range s.byHub[[2]string{res.StorageAPIVersion(), res.Kind}] {
 		if path, err := r.RoundTrip(obj); path != "" || err != nil {
 			return path, err
 		}

@@ -17,8 +17,11 @@ func GroupKey(group string) string {
 
 // objectKey is where one object is stored:
 // <prefix><group>/<plural>/<namespace>/<name>, or without the namespace
-// segment for cluster-scoped resources (<group> is GroupKey's).
+// segment for cluster-scoped resources (<group> is GroupKey's). The group
+// and plural are those of the resource whose storage r serves
+// (schemas.Resource.StoredWith).
 func (s *Store) objectKey(r *schemas.Resource, namespace, name string) string {
+	r = r.StorageResource()
 	if r.Namespaced() {
 		return s.prefix + GroupKey(r.Group) + "/" + r.Plural + "/" + namespace + "/" + name
 	}
@@ -28,6 +31,7 @@ func (s *Store) objectKey(r *schemas.Resource, namespace, name string) string {
 // listPrefix is the prefix of every object a list returns. It ends with a
 // slash, so the objects of namespace "a" never include those of "ab".
 func (s *Store) listPrefix(r *schemas.Resource, namespace string) string {
+	r = r.StorageResource()
 	if r.Namespaced() && namespace != "" {
 		return s.prefix + GroupKey(r.Group) + "/" + r.Plural + "/" + namespace + "/"
 	}

@@ -33,5 +33,5 @@ func (s *Store) ResourcePrefix(r *schemas.Resource) string { return s.listPrefix
 // versions, to r's storage version with the rules of r's registry
 // snapshot. The converter's error is returned as it is.
 func (s *Store) ToStorageVersion(r *schemas.Resource, obj []byte) ([]byte, error) {
-	return s.converterOf(r).Convert(obj, schemas.APIVersion(r.Group, r.StorageVersion))
+	return s.converterOf(r).Convert(obj, r.StorageAPIVersion())
 }

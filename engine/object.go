@@ -54,8 +54,7 @@ func (s *Store) toVersion(rv *schemas.ResourceVersion, obj []byte) ([]byte, erro
 // changed is in the one it was written in until the migration
 // (engine/migrate) rewrites it: the object's own apiVersion says which.
 func (s *Store) convertStored(rv *schemas.ResourceVersion, obj []byte) ([]byte, error) {
-	sv := rv.Resource.StorageVersion
-	if sv == "" || (sv == rv.Version && storedIn(obj, rv.APIVersion())) {
+	if rv.Resource.StorageVersion == "" || storedIn(obj, rv.APIVersion()) {
 		return obj, nil
 	}
 	out, err := s.converterOf(rv.Resource).Convert(obj, rv.APIVersion())
@@ -71,12 +70,15 @@ func storedIn(obj []byte, apiVersion string) bool {
 }
 
 // toStorage converts an object in rv's version to the storage version.
+// The storage version may be of another resource, and group, whose
+// storage rv's resource serves (schemas.Resource.StoredWith).
 func (s *Store) toStorage(rv *schemas.ResourceVersion, obj []byte) ([]byte, error) {
-	sv := rv.Resource.StorageVersion
-	if sv == rv.Version || sv == "" {
+	r := rv.Resource
+	if r.StorageVersion == "" || r.StoredWith == nil && rv.Version == r.StorageVersion {
 		return obj, nil
 	}
-	out, err := s.converterOf(rv.Resource).Convert(obj, schemas.APIVersion(rv.Resource.Group, sv))
+	sv := r.StorageAPIVersion()
+	out, err := s.converterOf(r).Convert(obj, sv)
 	if err != nil {
 		return nil, fmt.Errorf("engine: convert to storage version %s: %w", sv, err)
 	}

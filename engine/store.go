@@ -89,6 +89,13 @@ type Options struct {
 	// Mutators change the objects written to a resource as they are
 	// decoded, keyed by the resource's plural.group (see Mutator).
 	Mutators map[string]Mutator
+	// TTL is how long the objects of a resource live after their last
+	// create or update, keyed by the plural.group of the resource whose
+	// storage they are in ("events" for core events, and so for the
+	// events.k8s.io events kept with them): the storage deletes them after
+	// it (storage.Expirer), and watchers see them DELETED. Other
+	// resources' writes are not slowed.
+	TTL map[string]time.Duration
 	// Strategies are the behaviour of built-in resources beyond their
 	// schemas (see Strategy), keyed by the resource's plural.group.
 	Strategies map[string]*Strategy
@@ -125,6 +132,7 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	limitJSONPatchCopies(opts.MaxBodyBytes)
+	storage = expireKeys(storage, opts.Prefix, opts.TTL, opts.Logger)
 	s := &Store{maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
 		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger},
 		strategies: newStrategies(opts.Strategies), nsCheck: opts.NamespaceCheck, mutators: opts.Mutators,

@@ -53,7 +53,7 @@ func (s *Store) Watch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 		return nil, err
 	}
 	w := &Watch{store: s, rv: rv, sel: req.Selector, bookmarks: req.AllowBookmarks}
-	opts := CacheWatchOptions{Prefix: s.listPrefix(rv.Resource, namespace), Bookmarks: req.AllowBookmarks, Version: rv.Version}
+	opts := CacheWatchOptions{Prefix: s.listPrefix(rv.Resource, namespace), Bookmarks: req.AllowBookmarks, Version: rv.APIVersion()}
 	// One name in one namespace (or of a cluster-scoped resource) is one
 	// key; across namespaces the selector alone picks the objects.
 	if req.Selector.Fields != nil && (namespace != "" || !rv.Resource.Namespaced()) {

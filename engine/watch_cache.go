@@ -61,10 +61,11 @@ type CacheWatchOptions struct {
 	Initial bool
 	// Bookmarks asks for EventBookmark events now and then.
 	Bookmarks bool
-	// Version is the API version the watch is served in. The cache
-	// serves every version alike; a wrapper that stops serving one
-	// version of a resource ends the watches of that version alone with
-	// an error (watchcache.Served, when a schema reload stops serving it).
+	// Version is the apiVersion (group/version) the watch is served in.
+	// The cache serves every version alike, of every resource stored under
+	// its prefix; a wrapper that stops serving one version of a resource
+	// ends the watches of that version alone with an error
+	// (watchcache.Served, when a schema reload stops serving it).
 	Version string
 }
 

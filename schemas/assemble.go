@@ -26,10 +26,15 @@ func assemble(files []*fileDecl, probs *problems) *Registry {
 		byGroup[fd.group] = append(byGroup[fd.group], fd)
 	}
 	groups := make([]*Group, 0, len(byGroup))
+	var kinds []*kindDecls
 	for _, name := range sortedKeys(byGroup) {
-		groups = append(groups, assembleGroup(name, byGroup[name], probs))
+		g, ks := assembleGroup(name, byGroup[name], probs)
+		groups = append(groups, g)
+		kinds = append(kinds, ks...)
 	}
-	return NewRegistry(groups)
+	reg := NewRegistry(groups)
+	linkStorage(reg, kinds, probs)
+	return reg
 }
 
 // kindDecls is a kind of a group and its declarations, in the group's
@@ -42,7 +47,7 @@ type kindDecls struct {
 	res   *Resource
 }
 
-func assembleGroup(name string, files []*fileDecl, probs *problems) *Group {
+func assembleGroup(name string, files []*fileDecl, probs *problems) (*Group, []*kindDecls) {
 	// Keep file order for "first declared" and sort a copy by priority.
 	byPriority := slices.Clone(files)
 	sort.SliceStable(byPriority, func(i, j int) bool {
@@ -66,7 +71,7 @@ func assembleGroup(name string, files []*fileDecl, probs *problems) *Group {
 			return gv.Resources[i].Resource.Plural < gv.Resources[j].Resource.Plural
 		})
 	}
-	return g
+	return g, kinds
 }
 
 // collectKinds groups the declarations of the group by kind, kinds in the
@@ -102,7 +107,12 @@ func collectKinds(files, byPriority []*fileDecl, gvOf map[*fileDecl]*GroupVersio
 // buildResource checks that the versions of a kind agree and have one
 // storage version, and links them into a Resource.
 func buildResource(group string, k *kindDecls, probs *problems) *Resource {
-	ref := checkStorage(k, probs)
+	var ref *resourceDecl
+	if k.borrows() {
+		ref = checkStoredWith(k, probs)
+	} else {
+		ref = checkStorage(k, probs)
+	}
 	k.ref = ref
 	res := &Resource{
 		Group:          group,
@@ -121,7 +131,7 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 			checkSameNames(ref, r, k.gvs[i].Version, probs)
 		}
 		rv := r.rv
-		rv.Resource, rv.Version, rv.Storage = res, k.gvs[i].Version, r == ref && storageOK(k)
+		rv.Resource, rv.Version, rv.Storage = res, k.gvs[i].Version, r == ref && !k.borrows() && storageOK(k)
 		if rv.Storage {
 			res.StorageVersion = rv.Version
 		}

@@ -6,12 +6,17 @@ import "strings"
 // the same way: the same versions, the same one stored, the same ones
 // served, each declared by the same file with the same content. A reload
 // that keeps a resource's declaration need not disturb its watches nor
-// prove its conversion again. Either may be nil (not declared).
+// prove its conversion again. Either may be nil (not declared). A
+// resource stored with another (StoredWith) is the same only if that one
+// is too: its rules convert to that one's storage version.
 func SameDeclaration(a, b *Resource) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	if a.GroupResource() != b.GroupResource() || a.StorageVersion != b.StorageVersion || len(a.Versions) != len(b.Versions) {
+		return false
+	}
+	if (a.StoredWith != nil || b.StoredWith != nil) && !SameDeclaration(a.StoredWith, b.StoredWith) {
 		return false
 	}
 	for i, av := range a.Versions {

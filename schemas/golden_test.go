@@ -86,6 +86,9 @@ func renderResource(w *writer, res *schemas.Resource) {
 	w.line(1, "resource %s", res.GroupResource())
 	w.line(2, "kind: %s, listKind: %s, singular: %s, plural: %s", res.Kind, res.ListKind, res.Singular, res.Plural)
 	w.line(2, "scope: %s, storage version: %s", res.Scope, res.StorageVersion)
+	if res.StoredWith != nil {
+		w.line(2, "stored with: %s (objects in %s)", res.StoredWith.GroupResource(), res.StorageAPIVersion())
+	}
 	if len(res.ShortNames) > 0 {
 		w.line(2, "shortNames: %s", strings.Join(res.ShortNames, ", "))
 	}

@@ -75,8 +75,16 @@ type Resource struct {
 	Scope      Scope
 	// NameValidation is the rule for the names of new objects.
 	NameValidation NameValidation
-	// StorageVersion is the version objects are stored in (the hub).
+	// StorageVersion is the version objects are stored in (the hub): of
+	// StoredWith when that is set.
 	StorageVersion string
+	// StoredWith, when set, is the resource whose storage this one serves
+	// (x-specd-resource storageResource): its objects are that
+	// resource's, in this resource's group and versions, converted to and
+	// from its storage version, as kube-apiserver serves events.k8s.io
+	// events from the core events' storage. None of this resource's
+	// versions is a storage version. Use StorageResource.
+	StoredWith *Resource
 	// Versions are in the group's version priority order.
 	Versions []*ResourceVersion
 }
@@ -252,6 +260,25 @@ func (r *Resource) GroupResource() string {
 		return r.Plural
 	}
 	return r.Plural + "." + r.Group
+}
+
+// StorageResource is the resource whose storage holds r's objects: r, or
+// StoredWith.
+func (r *Resource) StorageResource() *Resource {
+	if r.StoredWith != nil {
+		return r.StoredWith
+	}
+	return r
+}
+
+// StorageAPIVersion is the apiVersion objects of r are stored in: the
+// storage version of StorageResource, "" when there is none.
+func (r *Resource) StorageAPIVersion() string {
+	sr := r.StorageResource()
+	if sr.StorageVersion == "" {
+		return ""
+	}
+	return APIVersion(sr.Group, sr.StorageVersion)
 }
 
 // Version returns the resource as served in version v, or nil.

@@ -11,7 +11,7 @@ const resourceExt = "x-specd-resource"
 
 var resourceFields = []string{
 	"kind", "plural", "singular", "shortNames", "categories", "scope", "nameValidation",
-	"storage", "served", "deprecated", "deprecationWarning", "conversion",
+	"storage", "storageResource", "served", "deprecated", "deprecationWarning", "conversion",
 	"subresources", "printerColumns", "selectableFields",
 }
 
@@ -27,6 +27,8 @@ type resourceDecl struct {
 	scope                  Scope
 	nameValidation         NameValidation
 	storage                *bool
+	storageResource        string // plural.group; "" for the kind's own storage
+	storageResourceBad     bool   // reported: not a resource name
 	served                 *bool
 	deprecated             bool
 	warning                *string // deprecationWarning as given
@@ -64,6 +66,7 @@ func decodeResource(d decoder, name string, s *openapi3.Schema, ext any) *resour
 	r.decodeScope(d, m)
 	r.decodeNameValidation(d, m)
 	r.storage = d.boolean(m, "storage", r.ext)
+	r.decodeStorageResource(d, m)
 	r.decodeVersioning(d, m)
 	r.rv.StatusSubresource = decodeSubresources(d, m, r.ext)
 	r.rv.Scale = decodeScale(d, m, r.ext, s)

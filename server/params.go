@@ -106,8 +106,6 @@ func deleteOptions(r *http.Request, t target, limit int64) (engine.DeleteOptions
 	return opts, nil
 }
 
-// decodeDeleteOptions reads a DeleteOptions body: JSON, YAML, or the
-// protobuf client-go's typed clients send for the built-in kinds.
 func decodeDeleteOptions(raw []byte, mediaType string, into *metav1.DeleteOptions) (asJSON []byte, err error) {
 	if mediaType == contentTypeProtobuf {
 		if err := protobufDeleteOptions(raw, into); err != nil {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/server"
@@ -42,6 +43,9 @@ type serveConfig struct {
 	// MaxObjectBytes (--max-object-bytes) is the largest object a write
 	// stores; 0 for objectLimit's default.
 	MaxObjectBytes int64
+	// EventTTL (--event-ttl) is how long an Event lives after its last
+	// write; 0 keeps events.
+	EventTTL time.Duration
 	// Authorization is --authorization-mode: RBAC or AlwaysAllow.
 	Authorization authorizationMode
 	// Chain are the flags of authentication, audit and request limits.
@@ -63,6 +67,12 @@ func (c serveConfig) objectLimit() int64 {
 	default:
 		return etcdstorage.MaxValueBytes(etcdstorage.DefaultMaxRequestBytes)
 	}
+}
+
+// ttl is the engine's TTL of each resource that expires: the events, with
+// the events.k8s.io ones kept in the same storage.
+func (c serveConfig) ttl() map[string]time.Duration {
+	return map[string]time.Duration{"events": c.EventTTL}
 }
 
 // listFlag is a repeatable flag whose values may also be comma-separated.
@@ -101,8 +111,12 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.IntVar(&cfg.ReconcileWorkers, "reconcile-workers", 0, "objects of one resource its reconcile plugin works on at once (default 2)")
 	fs.Int64Var(&cfg.MaxObjectBytes, "max-object-bytes", 0, "largest object a write stores, in bytes; an external etcd needs --max-request-bytes of at least this plus 16384 "+
 		"(default 3145728 with the embedded etcd, 1556480 with --etcd-servers)")
+	fs.DurationVar(&cfg.EventTTL, "event-ttl", time.Hour, "how long an event lives after its last write, through an etcd lease; 0 keeps events")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
+	}
+	if cfg.EventTTL < 0 {
+		return cfg, fmt.Errorf("--event-ttl %v: must not be negative", cfg.EventTTL)
 	}
 	if cfg.MaxObjectBytes < 0 {
 		return cfg, fmt.Errorf("--max-object-bytes %d: must not be negative", cfg.MaxObjectBytes)

@@ -196,3 +196,33 @@ func TestRunCommands(t *testing.T) {
 		})
 	}
 }
+
+func TestParseEventTTL(t *testing.T) {
+	tests := map[string]struct {
+		args    []string
+		want    time.Duration
+		wantErr string
+	}{
+		"kube's default": {want: time.Hour},
+		"given":          {args: []string{"--event-ttl", "90s"}, want: 90 * time.Second},
+		"kept":           {args: []string{"--event-ttl", "0"}, want: 0},
+		"negative":       {args: []string{"--event-ttl", "-1s"}, wantErr: "--event-ttl -1s: must not be negative"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			cfg, err := parseServeFlags(append([]string{"--schemas", "s"}, tc.args...), io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.ttl()["events"]; got != tc.want {
+				t.Errorf("events TTL = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 type Storage struct {
 	kv       clientv3.KV
 	watcher  clientv3.Watcher
+	lease    clientv3.Lease
 	progress *progressCheck // watch.go
 }
 
@@ -23,14 +24,19 @@ var _ storage.Storage = (*Storage)(nil)
 // New returns a Storage that reads and writes through cli. The caller owns
 // cli and closes it after the Storage is no longer used.
 func New(cli *clientv3.Client) *Storage {
-	return &Storage{kv: cli.KV, watcher: cli.Watcher, progress: &progressCheck{cli: cli}}
+	return &Storage{kv: cli.KV, watcher: cli.Watcher, lease: cli.Lease, progress: &progressCheck{cli: cli}}
 }
 
 // Create stores value under key if key is absent.
 func (s *Storage) Create(ctx context.Context, key string, value []byte) (int64, error) {
+	return s.create(ctx, key, value)
+}
+
+// create is Create with options for the put (a lease).
+func (s *Storage) create(ctx context.Context, key string, value []byte, put ...clientv3.OpOption) (int64, error) {
 	resp, err := s.kv.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(value))).
+		Then(clientv3.OpPut(key, string(value), put...)).
 		Commit()
 	if err != nil {
 		return 0, wrapWrite(err, "create", key, value)
@@ -56,9 +62,14 @@ func (s *Storage) Get(ctx context.Context, key string) (storage.KeyValue, error)
 
 // Update replaces the value under key if its revision is expectedRevision.
 func (s *Storage) Update(ctx context.Context, key string, value []byte, expectedRevision int64) (int64, error) {
+	return s.update(ctx, key, value, expectedRevision)
+}
+
+// update is Update with options for the put (a lease).
+func (s *Storage) update(ctx context.Context, key string, value []byte, expectedRevision int64, put ...clientv3.OpOption) (int64, error) {
 	resp, err := s.kv.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(key), "=", expectedRevision)).
-		Then(clientv3.OpPut(key, string(value))).
+		Then(clientv3.OpPut(key, string(value), put...)).
 		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())).
 		Commit()
 	if err != nil {

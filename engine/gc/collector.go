@@ -151,6 +151,9 @@ func (c *Collector) snapshot(ctx context.Context, reg *schemas.Registry) ([]engi
 	var rev int64
 	for _, g := range reg.Groups() {
 		for _, r := range g.Resources {
+			if r.StoredWith != nil {
+				continue // its objects are StoredWith's, read with it
+			}
 			read, err := c.store.ScanResource(ctx, r, rev, func(o engine.StoredObject) { objs = append(objs, o) })
 			if err != nil {
 				return nil, err

@@ -90,6 +90,9 @@ func (mg *Migrator) MigrateRegistry(ctx context.Context, reg *schemas.Registry, 
 	var out []Result
 	for _, g := range reg.Groups() {
 		for _, r := range g.Resources {
+			if r.StoredWith != nil {
+				continue // its objects are StoredWith's, migrated with it
+			}
 			res, err := mg.MigrateResource(ctx, r, opts)
 			if err != nil {
 				return out, err

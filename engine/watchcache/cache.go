@@ -43,10 +43,14 @@ type Cache struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 
-	mu       sync.RWMutex
-	objects  objects
-	window   window
-	rev      int64 // every change up to rev is applied
+	mu      sync.RWMutex
+	objects objects
+	window  window
+	rev     int64 // every change up to rev is applied
+	// eventRev is the revision of the last event applied: the next one
+	// may have it too, since etcd deletes every key of an expired lease
+	// in one revision.
+	eventRev int64
 	watchers map[*watcher]struct{}
 	closed   bool
 	// changed is closed and replaced whenever rev moves.
@@ -154,6 +158,7 @@ func (c *Cache) reset(res storage.ListResult) {
 	c.objects.load(res.Items)
 	c.window.reset(res.Revision)
 	c.setRev(res.Revision)
+	c.eventRev = 0
 	for w := range c.watchers {
 		c.drop(w)
 	}
@@ -171,9 +176,10 @@ func (c *Cache) apply(ev storage.Event) {
 		}
 		return
 	}
-	if ev.Revision <= c.rev {
+	if ev.Revision < c.rev || ev.Revision == c.rev && ev.Revision != c.eventRev {
 		return // already in the list the watch started after
 	}
+	c.eventRev = ev.Revision
 	switch ev.Type {
 	case storage.EventDeleted:
 		if prev := c.objects.remove(ev.Key); prev != nil && ev.PrevValue == nil {

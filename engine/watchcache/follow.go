@@ -3,6 +3,7 @@ package watchcache
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,32 +16,67 @@ import (
 func (c *Served) BeforeSwap(context.Context, *schemas.Registry, *schemas.Registry) error { return nil }
 
 // AfterSwap ends the caches of the resources old and next declare
-// differently, and serves again those next serves and old did not.
+// differently, and serves again those next serves and old did not. Several
+// resources may share one cache (a resource stored with another,
+// schemas.Resource.StoredWith): the cache is gone only when none of them
+// is served any more, and otherwise the versions of those that went end
+// alone.
 func (c *Served) AfterSwap(_ context.Context, old, next *schemas.Registry) {
-	for _, res := range old.Resources() {
-		nres := next.Resource(res.GroupResource())
+	oldAt, nextAt := c.servedByKey(old), c.servedByKey(next)
+	for key, olds := range oldAt {
+		nexts := nextAt[key]
 		switch {
-		case !nres.Served():
+		case len(nexts) == 0:
 			// Its watches end with an ERROR event; its objects stay.
-			c.end(c.key(res), goneError(res), nil)
-		case !schemas.SameDeclaration(res, nres):
+			c.end(key, goneError(olds[0]), nil)
+		case changed(olds, nexts, next):
 			// A watch must not go on with the old schema or rules, nor a
 			// new one be served events converted under them: as
 			// kube-apiserver does when a CRD changes, the cache stops
 			// and its watchers watch again; the cache starts again at
 			// the revision they watch from, so they miss nothing. Those
 			// of a version no longer served get an ERROR event instead.
-			c.end(c.key(res), nil, versionsGone(res, nres))
+			gone := map[string]error{}
+			for _, res := range olds {
+				maps.Copy(gone, versionsGone(res, next.Resource(res.GroupResource())))
+			}
+			c.end(key, nil, gone)
 		}
 	}
-	for _, res := range next.Resources() {
-		if old.Resource(res.GroupResource()).Served() || !res.Served() {
-			continue
+	for key := range nextAt {
+		if len(oldAt[key]) == 0 {
+			// New, or back: its objects (kept in storage) are served
+			// again; its cache starts on first use.
+			c.revive(key)
 		}
-		// New, or back: its objects (kept in storage) are served again;
-		// its cache starts on first use.
-		c.revive(c.key(res))
 	}
+}
+
+// servedByKey is reg's served resources by cache key.
+func (c *Served) servedByKey(reg *schemas.Registry) map[string][]*schemas.Resource {
+	at := map[string][]*schemas.Resource{}
+	for _, res := range reg.Resources() {
+		if res.Served() {
+			at[c.key(res)] = append(at[c.key(res)], res)
+		}
+	}
+	return at
+}
+
+// changed reports whether a cache that served olds must end for next,
+// which serves nexts from it: one of olds is declared differently, or is
+// no longer served, or a resource joins the cache (its versions may be
+// among those the cache's generation refuses).
+func changed(olds, nexts []*schemas.Resource, next *schemas.Registry) bool {
+	if len(olds) != len(nexts) {
+		return true
+	}
+	for _, res := range olds {
+		if nres := next.Resource(res.GroupResource()); !nres.Served() || !schemas.SameDeclaration(res, nres) {
+			return true
+		}
+	}
+	return false
 }
 
 // goneError ends the watches of a resource that is no longer served: a
@@ -53,20 +89,27 @@ func goneError(res *schemas.Resource) error {
 }
 
 // versionsGone are the errors that end the watches of the versions old
-// served and next does not, by version.
+// served and next does not, by apiVersion; all of them when next is not
+// served (nil included).
 func versionsGone(old, next *schemas.Resource) map[string]error {
 	var gone map[string]error
 	for _, rv := range old.Versions {
 		if !rv.Served() {
 			continue
 		}
-		if nrv := next.Version(rv.Version); nrv != nil && nrv.Served() {
+		var err error
+		switch {
+		case !next.Served():
+			err = goneError(old)
+		case next.Version(rv.Version) == nil || !next.Version(rv.Version).Served():
+			err = versionGoneError(rv, next)
+		default:
 			continue
 		}
 		if gone == nil {
 			gone = map[string]error{}
 		}
-		gone[rv.Version] = versionGoneError(rv, next)
+		gone[rv.APIVersion()] = err
 	}
 	return gone
 }

@@ -32,9 +32,10 @@ func TestVersionsGone(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			gone := versionsGone(tc.old, tc.next)
 			var got []string
-			for v, err := range gone {
+			for av, err := range gone {
+				v := strings.TrimPrefix(av, "gadgets.example.com/")
 				got = append(got, v)
-				if !apierrors.IsGone(err) || !strings.Contains(err.Error(), "gadgets.example.com/"+v+" gadgets is no longer served") {
+				if !apierrors.IsGone(err) || !strings.Contains(err.Error(), av+" gadgets is no longer served") {
 					t.Errorf("%s: %v", v, err)
 				}
 			}

@@ -13,5 +13,9 @@
 //
 //	SPECD_BIN=bin/specd KUBECTL=bin/kubectl PLUGINS_DIR=bin/plugins go test ./test/e2e/
 //
+// Helm (test/helm) and the test controller (test/controller) are built on
+// first use, by `make helm` and `make controller`, unless $HELM and
+// $CONTROLLER point at prebuilt ones.
+//
 // The tests only ever talk to 127.0.0.1, and every wait is bounded.
 package e2e

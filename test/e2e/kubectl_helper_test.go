@@ -21,6 +21,8 @@ type kubectl struct {
 	kubeconfig string
 	home       string
 	Dir        string // a scratch directory for manifests
+	// Env is more environment for every run (KUBECTL_APPLYSET=true).
+	Env []string
 }
 
 // kubectlResult is one kubectl run.
@@ -81,6 +83,7 @@ func (k *kubectl) Run(t testing.TB, args ...string) kubectlResult {
 	cmd := exec.CommandContext(ctx, binaries.kubectl, full...)
 	// A user's preferences (kuberc) and home must not change what is tested.
 	cmd.Env = append(os.Environ(), "HOME="+k.home, "KUBECONFIG="+k.kubeconfig, "KUBERC=off", "NO_COLOR=1")
+	cmd.Env = append(cmd.Env, k.Env...)
 	var stdout, stderr syncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

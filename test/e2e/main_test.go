@@ -18,6 +18,10 @@ var binaries struct {
 	plugins string // a directory: the example plugins, which the example schemas bind
 }
 
+// binDir is where TestMain builds the binaries, and where the tools only
+// some tests run (tools_test.go) are built on first use.
+var binDir string
+
 // repoRoot is the root of the specd module, relative to this package.
 const repoRoot = "../.."
 
@@ -35,6 +39,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	binDir = dir
 	if err := setUpBinaries(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
@@ -74,7 +79,7 @@ func setUpBinaries(dir string) error {
 		go func() {
 			defer wg.Done()
 			if b.env == "KUBECTL" {
-				errs[i] = makeKubectl(b.out)
+				errs[i] = makeTool("kubectl", "KUBECTL_BIN", b.out)
 			} else {
 				errs[i] = goBuild(b.srcDir, b.pkg, b.out)
 			}

@@ -1,0 +1,115 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/schemas"
+)
+
+// benchEvents is an Event resource without a schema (the engine stores
+// what it is given), for the event load of the benchmarks: core v1 Event's
+// shape, in a group of its own.
+func benchEvents() *schemas.ResourceVersion {
+	r := &schemas.Resource{Group: "bench.example.com", Kind: "Event", ListKind: "EventList", Plural: "events", Singular: "event",
+		Scope: schemas.Namespaced, StorageVersion: "v1"}
+	rv := &schemas.ResourceVersion{Resource: r, Version: "v1", Storage: true}
+	r.Versions = []*schemas.ResourceVersion{rv}
+	return rv
+}
+
+// benchEvent is an event as a controller records it (about 700 bytes).
+func benchEvent(name string) []byte {
+	return fmt.Appendf(nil, `{"apiVersion":"bench.example.com/v1","kind":"Event","metadata":{"name":%q},`+
+		`"involvedObject":{"apiVersion":"shop.example.com/v1","kind":"Widget","namespace":"default","name":"w1","uid":"6a1e4d3c-93f4-4b59-8d2a-1f0a6c1d2e3f","resourceVersion":"12345"},`+
+		`"reason":"Scaled","message":"scaled the widget from 3 to 5 replicas because the queue is 120 items long",`+
+		`"source":{"component":"fleet-controller"},"firstTimestamp":"2026-11-21T10:19:21Z","lastTimestamp":"2026-11-21T10:19:21Z",`+
+		`"count":1,"type":"Normal","eventTime":null,"reportingComponent":"fleet-controller","reportingInstance":"fleet-controller-7d9f"}`, name)
+}
+
+// eventLoad creates events at rate per second until stop is closed, from
+// as many goroutines as a slow write needs, and returns how many it made.
+func eventLoad(b *testing.B, s *engine.Store, rate int, stop <-chan struct{}) func() int64 {
+	rv := benchEvents()
+	var made atomic.Int64
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 256)
+	interval := time.Second / time.Duration(rate)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		start := time.Now()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Until(start.Add(time.Duration(i) * interval))):
+			}
+			slots <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				if _, err := s.Create(context.Background(), rv, "default", benchEvent(fmt.Sprintf("e%d", i)), engine.WriteOptions{}); err != nil {
+					b.Error(err)
+					return
+				}
+				made.Add(1)
+			}()
+		}
+	}()
+	return func() int64 { wg.Wait(); return made.Load() }
+}
+
+// BenchmarkCreateWithEvents measures creates of widgets from 8 parallel
+// clients, alone and while events are created at 1,000/s with a TTL (as
+// --event-ttl makes them): the events' share of etcd and of the CPU is
+// what slows the widgets, and must stay under 10%. The same load without
+// a TTL tells the leases' own share. It reports the widget creates/s and
+// the events/s reached.
+func BenchmarkCreateWithEvents(b *testing.B) {
+	for _, tc := range []struct {
+		rate int
+		ttl  time.Duration
+	}{{0, time.Hour}, {1000, time.Hour}, {1000, 0}} {
+		b.Run(fmt.Sprintf("events=%d/s,ttl=%v", tc.rate, tc.ttl), func(b *testing.B) {
+			rate := tc.rate
+			prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
+			s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: prefix,
+				TTL: map[string]time.Duration{"events.bench.example.com": tc.ttl}})
+			rv := widgets(b)
+			stop := make(chan struct{})
+			made := func() int64 { return 0 }
+			if rate > 0 {
+				made = eventLoad(b, s, rate, stop)
+				time.Sleep(200 * time.Millisecond) // the load's first lease and pace
+			}
+			var n atomic.Int64
+			b.SetParallelism(8)
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					body := []byte(widget(fmt.Sprintf("w%d", n.Add(1)), 3))
+					if _, err := s.Create(context.Background(), rv, "default", body, engine.WriteOptions{}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			elapsed := time.Since(start)
+			b.StopTimer()
+			close(stop)
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "creates/s")
+			if rate > 0 {
+				b.ReportMetric(float64(made())/(elapsed.Seconds()+0.2), "events/s")
+			}
+		})
+	}
+}
