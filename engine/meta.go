@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -60,6 +61,13 @@ func (req *request) setTarget(r *schemas.Resource, namespace, name string) error
 		return errNameMismatch(req.meta.Name, name)
 	}
 	return req.setNamespace(r, namespace)
+}
+
+// setResourceVersion sets the resourceVersion the update req is made
+// against, for an update that gave none and may do without.
+func (req *request) setResourceVersion(rev int64) {
+	req.meta.ResourceVersion = strconv.FormatInt(rev, 10)
+	req.metaMap["resourceVersion"] = req.meta.ResourceVersion
 }
 
 // generateName returns base plus a random suffix.

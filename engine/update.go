@@ -44,23 +44,51 @@ func (s *Store) UpdateSubresource(ctx context.Context, rv *schemas.ResourceVersi
 	return s.update(ctx, rv, namespace, name, body, opts, false)
 }
 
+// unconditionalTries bounds how often an update without a
+// resourceVersion is tried again after another write won the race; each
+// try reads afresh, so one of the racing writers wins every round.
+const unconditionalTries = 100
+
 func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions, status bool) (Result, error) {
+	for try := 1; ; try++ {
+		res, unconditional, err := s.updateOnce(ctx, rv, namespace, name, body, opts, status)
+		if !unconditional || try == unconditionalTries || !apierrors.IsConflict(err) {
+			return res, err
+		}
+	}
+}
+
+// updateOnce is one try of update. unconditional reports an update
+// without a resourceVersion of a resource that allows one: it replaces
+// whatever it read, and may be tried again when another write came first.
+func (s *Store) updateOnce(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions, status bool) (_ Result, unconditional bool, _ error) {
 	r := rv.Resource
 	req, err := decodeWrite(rv, body, opts.FieldValidation, opts.BodyProblems)
 	if err != nil {
-		return Result{}, err
+		return Result{}, false, err
 	}
 	if err := s.mutateBody(rv, req); err != nil {
-		return Result{}, err
+		return Result{}, false, err
 	}
 	if err := req.setTarget(r, namespace, name); err != nil {
-		return Result{}, err
+		return Result{}, false, err
 	}
 	key := s.objectKey(r, namespace, name)
 	kv, err := s.storage.Get(ctx, key)
 	if err != nil {
-		return Result{}, storageError(r, name, err)
+		return Result{}, false, storageError(r, name, err)
 	}
+	unconditional = r.UnconditionalUpdate && req.meta.ResourceVersion == ""
+	if unconditional {
+		req.setResourceVersion(kv.ModRevision)
+	}
+	res, err := s.writeUpdate(ctx, rv, req, key, kv, opts, status)
+	return res, unconditional, err
+}
+
+// writeUpdate prepares the update req of the stored kv and writes it.
+func (s *Store) writeUpdate(ctx context.Context, rv *schemas.ResourceVersion, req *request, key string, kv storage.KeyValue, opts WriteOptions, status bool) (Result, error) {
+	r, name := rv.Resource, req.meta.Name
 	obj, st, err := s.prepareUpdateOpts(ctx, rv, req, kv, status, opts)
 	if err != nil {
 		return Result{}, err

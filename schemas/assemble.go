@@ -124,6 +124,8 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		Categories:     ref.categories,
 		Scope:          ref.scope,
 		NameValidation: ref.nameValidation,
+
+		UnconditionalUpdate: ref.unconditionalUpdate,
 	}
 	k.res = res
 	for i, r := range k.decls {

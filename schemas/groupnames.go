@@ -3,6 +3,7 @@ package schemas
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -25,6 +26,9 @@ func checkSameNames(ref, r *resourceDecl, v string, probs *problems) {
 	}
 	if r.nameValidation != ref.nameValidation {
 		differ("nameValidation", string(r.nameValidation), string(ref.nameValidation))
+	}
+	if r.unconditionalUpdate != ref.unconditionalUpdate {
+		differ("unconditionalUpdate", strconv.FormatBool(r.unconditionalUpdate), strconv.FormatBool(ref.unconditionalUpdate))
 	}
 	if !slices.Equal(r.shortNames, ref.shortNames) {
 		differ("shortNames", listString(r.shortNames), listString(ref.shortNames))

@@ -75,6 +75,11 @@ type Resource struct {
 	Scope      Scope
 	// NameValidation is the rule for the names of new objects.
 	NameValidation NameValidation
+	// UnconditionalUpdate lets an update without metadata.resourceVersion
+	// replace whatever is stored, as kube-apiserver lets it for its
+	// built-in kinds (their strategies' AllowUnconditionalUpdate); other
+	// resources require the resourceVersion, as CRDs do.
+	UnconditionalUpdate bool
 	// StorageVersion is the version objects are stored in (the hub): of
 	// StoredWith when that is set.
 	StorageVersion string

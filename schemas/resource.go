@@ -12,7 +12,7 @@ const resourceExt = "x-specd-resource"
 var resourceFields = []string{
 	"kind", "plural", "singular", "shortNames", "categories", "scope", "nameValidation",
 	"storage", "storageResource", "served", "deprecated", "deprecationWarning", "conversion",
-	"subresources", "printerColumns", "selectableFields",
+	"subresources", "printerColumns", "selectableFields", "unconditionalUpdate",
 }
 
 // resourceDecl is one x-specd-resource: a kind as one file declares it.
@@ -33,6 +33,7 @@ type resourceDecl struct {
 	deprecated             bool
 	warning                *string // deprecationWarning as given
 	conversion             bool    // a conversion block is given
+	unconditionalUpdate    bool
 	rv                     *ResourceVersion
 }
 
@@ -66,6 +67,9 @@ func decodeResource(d decoder, name string, s *openapi3.Schema, ext any) *resour
 	r.decodeScope(d, m)
 	r.decodeNameValidation(d, m)
 	r.storage = d.boolean(m, "storage", r.ext)
+	if u := d.boolean(m, "unconditionalUpdate", r.ext); u != nil {
+		r.unconditionalUpdate = *u
+	}
 	r.decodeStorageResource(d, m)
 	r.decodeVersioning(d, m)
 	r.rv.StatusSubresource = decodeSubresources(d, m, r.ext)
