@@ -67,7 +67,7 @@ func deleteOptions(r *http.Request, t target, limit int64) (engine.DeleteOptions
 	var opts engine.DeleteOptions
 	var body metav1.DeleteOptions
 	if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-		mt, err := bodyMediaType(r, false)
+		mt, err := bodyMediaType(r, hasProtobuf(t.rv))
 		if err != nil {
 			return opts, err
 		}
@@ -106,7 +106,12 @@ func deleteOptions(r *http.Request, t target, limit int64) (engine.DeleteOptions
 	return opts, nil
 }
 
+// decodeDeleteOptions reads a DeleteOptions body: JSON, YAML, or the
+// protobuf client-go's typed clients send for the built-in kinds.
 func decodeDeleteOptions(raw []byte, mediaType string, into *metav1.DeleteOptions) (asJSON []byte, err error) {
+	if mediaType == contentTypeProtobuf {
+		return protobufDeleteOptions(raw, into)
+	}
 	if mediaType == contentTypeYAML {
 		if raw, err = yaml.YAMLToJSON(raw); err != nil {
 			return nil, badRequest("decoding DeleteOptions: %v", err)

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
@@ -40,6 +41,15 @@ func protobufToJSON(body []byte) ([]byte, error) {
 	}
 	obj.GetObjectKind().SetGroupVersionKind(*gvk)
 	return json.Marshal(obj)
+}
+
+// protobufDeleteOptions decodes the protobuf DeleteOptions of a typed
+// client's delete into into, and returns it as JSON.
+func protobufDeleteOptions(body []byte, into *metav1.DeleteOptions) ([]byte, error) {
+	if _, _, err := protobuf.NewSerializer(protobufKinds, protobufKinds).Decode(body, nil, into); err != nil {
+		return nil, badRequest("decoding DeleteOptions: %v", err)
+	}
+	return json.Marshal(into)
 }
 
 // hasProtobuf reports whether bodies of rv may be protobuf: rv is a

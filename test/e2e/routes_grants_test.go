@@ -84,6 +84,11 @@ func (w *routeWalk) resourceCase(t *testing.T, tg target, verb string, scope ...
 	if tg.subresource == "" && collectionVerbs[verb] {
 		c.path, c.denied.name = tg.collection(), ""
 	}
+	if tg.group == "" && tg.resource == "namespaces" && c.denied.name != "" {
+		// kube's request info takes /api/v1/namespaces/NAME as in the
+		// namespace NAME, and its 403 says so.
+		c.denied.namespace = c.denied.name
+	}
 	c.name = verb + " " + tg.group + "/" + tg.version + "/" + tg.rbacResource() + strings.Join(scope, "")
 	switch verb {
 	case "get":

@@ -195,8 +195,9 @@ func TestVersions(t *testing.T) {
 	})
 }
 
-// TestVersionsDisable switches a group version and a group off with
-// --disable: they leave discovery and routing, and their objects stay.
+// TestVersionsDisable switches a group version, a group and a built-in
+// resource off with --disable: they leave discovery and routing, and
+// their objects stay.
 func TestVersionsDisable(t *testing.T) {
 	t.Parallel()
 	s := startSpecd(t, specdOptions{})
@@ -205,7 +206,7 @@ func TestVersionsDisable(t *testing.T) {
 	k.OK(t, "create", "-f", k.Manifest(t, "b1.yaml", bookYAML(libraryBooks, "default", "b1")))
 	s.Stop(t)
 
-	off := startSpecd(t, specdOptions{DataDir: s.DataDir, Args: []string{"--disable", "shop.example.com/v2beta1,library.example.com"}})
+	off := startSpecd(t, specdOptions{DataDir: s.DataDir, Args: []string{"--disable", "shop.example.com/v2beta1,library.example.com,api/v1/events,coordination.k8s.io"}})
 	k = newKubectl(t, off)
 	if got, want := schemaVersions(k.OK(t, "api-versions")), []string{"fleet.example.com/v1", "shop.example.com/v1"}; !slices.Equal(got, want) {
 		t.Errorf("api-versions %v, want %v", got, want)
@@ -213,9 +214,12 @@ func TestVersionsDisable(t *testing.T) {
 	if out := k.OK(t, "get", "widgets", "-o", "name"); strings.TrimSpace(out) != "widget.shop.example.com/w1" {
 		t.Errorf("kubectl get widgets: %q", out)
 	}
-	if msg := k.Fail(t, "get", "widgets.v2beta1.shop.example.com"); !strings.Contains(msg, "doesn't have a resource type") {
-		t.Errorf("kubectl get widgets.v2beta1: %s", msg)
+	for _, res := range []string{"widgets.v2beta1.shop.example.com", "events", "leases"} {
+		if msg := k.Fail(t, "get", res); !strings.Contains(msg, "doesn't have a resource type") {
+			t.Errorf("kubectl get %s: %s", res, msg)
+		}
 	}
+	k.OK(t, "get", "configmaps") // the rest of the core group stays
 	for _, p := range []string{"/apis/library.example.com", "/apis/library.example.com/v1", "/apis/library.example.com/v1/namespaces/default/books/b1",
 		"/apis/shop.example.com/v2beta1", "/apis/shop.example.com/v2beta1/namespaces/default/widgets/w1", "/openapi/v3/apis/shop.example.com/v2beta1"} {
 		if resp := httpDo(t, http.MethodGet, off.URL+p); resp.StatusCode != http.StatusNotFound {
@@ -365,7 +369,7 @@ func TestVersionsNotServed(t *testing.T) {
 // review APIs), which are always served.
 func schemaVersions(listing string) []string {
 	return slices.DeleteFunc(strings.Fields(listing), func(gv string) bool {
-		group, _, _ := strings.Cut(gv, "/")
-		return strings.HasSuffix(group, ".k8s.io")
+		group, _, core := strings.Cut(gv, "/")
+		return !core || strings.HasSuffix(group, ".k8s.io")
 	})
 }
