@@ -34,6 +34,10 @@ func benchEvent(name string) []byte {
 		`"count":1,"type":"Normal","eventTime":null,"reportingComponent":"fleet-controller","reportingInstance":"fleet-controller-7d9f"}`, name)
 }
 
+// eventNames numbers the events of every load of a Store, so that none
+// is created twice.
+var eventNames atomic.Int64
+
 // eventLoad creates events at up to rate per second until stop is closed,
 // as recorders do: from a fixed number of writers (16), in ticks of 10 ms;
 // a tick's events that find no writer free are not made up later, so a
@@ -45,14 +49,14 @@ func eventLoad(b *testing.B, s *engine.Store, rate int, stop <-chan struct{}) fu
 	rv := benchEvents()
 	perTick := rate * int(tick) / int(time.Second)
 	slots := make(chan int64, perTick)
-	var made, next atomic.Int64
+	var made atomic.Int64
 	var wg sync.WaitGroup
 	for range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for range slots {
-				name := fmt.Sprintf("e%d", next.Add(1))
+				name := fmt.Sprintf("e%d", eventNames.Add(1))
 				if _, err := s.Create(context.Background(), rv, "default", benchEvent(name), engine.WriteOptions{}); err != nil {
 					b.Error(err)
 					return
@@ -166,4 +170,52 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkCreateWithEventsPaired alternates, in each of 5 rounds, 2 s of
+// widget creates alone and 2 s with events at 1,000/s (1 h TTL), so that a
+// shared machine's drift falls on both alike. It reports the widget
+// creates/s of each and the share lost (run it with -benchtime 1x).
+func BenchmarkCreateWithEventsPaired(b *testing.B) {
+	const rounds, phase = 5, 2 * time.Second
+	prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
+	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: prefix,
+		TTL: map[string]time.Duration{"events.bench.example.com": time.Hour}})
+	rv := widgets(b)
+	var n atomic.Int64
+	creates := func() float64 { // widget creates/s for one phase, 8 clients
+		var done atomic.Int64
+		var wg sync.WaitGroup
+		end := time.Now().Add(phase)
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(end) {
+					body := []byte(widget(fmt.Sprintf("w%d", n.Add(1)), 3))
+					if _, err := s.Create(context.Background(), rv, "default", body, engine.WriteOptions{}); err != nil {
+						b.Error(err)
+						return
+					}
+					done.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		return float64(done.Load()) / phase.Seconds()
+	}
+	var alone, with, events float64
+	for range b.N * rounds {
+		alone += creates()
+		stop := make(chan struct{})
+		made := eventLoad(b, s, 1000, stop)
+		with += creates()
+		close(stop)
+		events += float64(made()) / phase.Seconds()
+	}
+	k := float64(b.N * rounds)
+	b.ReportMetric(alone/k, "alone-creates/s")
+	b.ReportMetric(with/k, "with-events-creates/s")
+	b.ReportMetric(events/k, "events/s")
+	b.ReportMetric(100*(1-with/alone), "%-lost")
 }
