@@ -99,6 +99,9 @@ func TestParseServeFlags(t *testing.T) {
 			if tc.want.Authorization == "" {
 				tc.want.Authorization, tc.want.Chain = securityDefaults(t)
 			}
+			if tc.want.EventTTL == 0 {
+				tc.want.EventTTL = time.Hour // --event-ttl's default, as kube-apiserver's
+			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v\nwant %+v", got, tc.want)
 			}

@@ -27,9 +27,10 @@ var FS embed.FS
 const Name = "builtin"
 
 // reservedGroups are the groups that user schema files may not declare:
-// the groups of FS's files (the core group ""), those specd serves in
-// code (authentication.k8s.io and authorization.k8s.io reviews), and
-// events.k8s.io, whose Events are the core group's.
+// the groups of FS's files (the core group "", coordination.k8s.io,
+// events.k8s.io, whose Events are the core group's, and RBAC), and those
+// specd serves in code (authentication.k8s.io and authorization.k8s.io
+// reviews).
 var reservedGroups = []string{
 	"",
 	"authentication.k8s.io",

@@ -197,7 +197,8 @@ func TestVersions(t *testing.T) {
 
 // TestVersionsDisable switches a group version, a group and a built-in
 // resource off with --disable: they leave discovery and routing, and
-// their objects stay.
+// their objects stay. The core events and the events.k8s.io ones are
+// switched off each by its own name: either is served without the other.
 func TestVersionsDisable(t *testing.T) {
 	t.Parallel()
 	s := startSpecd(t, specdOptions{})
@@ -206,7 +207,7 @@ func TestVersionsDisable(t *testing.T) {
 	k.OK(t, "create", "-f", k.Manifest(t, "b1.yaml", bookYAML(libraryBooks, "default", "b1")))
 	s.Stop(t)
 
-	off := startSpecd(t, specdOptions{DataDir: s.DataDir, Args: []string{"--disable", "shop.example.com/v2beta1,library.example.com,api/v1/events,coordination.k8s.io"}})
+	off := startSpecd(t, specdOptions{DataDir: s.DataDir, Args: []string{"--disable", "shop.example.com/v2beta1,library.example.com,api/v1/events,events.k8s.io,coordination.k8s.io"}})
 	k = newKubectl(t, off)
 	if got, want := schemaVersions(k.OK(t, "api-versions")), []string{"fleet.example.com/v1", "shop.example.com/v1"}; !slices.Equal(got, want) {
 		t.Errorf("api-versions %v, want %v", got, want)
