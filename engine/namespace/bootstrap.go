@@ -39,7 +39,7 @@ func Bootstrap(ctx context.Context, store Creator, reg *schemas.Registry, log *s
 	}
 	names := slices.Clone(System)
 	for _, r := range reg.Resources() {
-		if !r.Namespaced() {
+		if !r.Namespaced() || r.StoredWith != nil { // its keys are StoredWith's
 			continue
 		}
 		held, err := store.HeldNamespaces(ctx, r)

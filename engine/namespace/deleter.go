@@ -68,7 +68,7 @@ func (c *Controller) deleteContent(ctx context.Context, reg *schemas.Registry, n
 	p := &pass{remaining: map[string]int{}, finalizers: map[string]int{}}
 	var unlisted []string
 	for _, r := range reg.Resources() {
-		if !r.Namespaced() || !r.Served() {
+		if !r.Namespaced() || !r.Served() || sharesServedStorage(r) {
 			continue
 		}
 		sv := r.Version(r.StorageVersion)
@@ -183,4 +183,11 @@ func sum(counts map[string]int) int {
 		n += c
 	}
 	return n
+}
+
+// sharesServedStorage reports whether r's objects are another served
+// resource's (events.k8s.io events are the core events), which deletes
+// them already.
+func sharesServedStorage(r *schemas.Resource) bool {
+	return r.StoredWith != nil && r.StoredWith.Served()
 }
