@@ -114,6 +114,7 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		Categories:     ref.categories,
 		Scope:          ref.scope,
 		NameValidation: ref.nameValidation,
+		Verbs:          ref.verbs,
 	}
 	k.res = res
 	for i, r := range k.decls {

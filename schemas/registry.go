@@ -75,6 +75,9 @@ type Resource struct {
 	Scope      Scope
 	// NameValidation is the rule for the names of new objects.
 	NameValidation NameValidation
+	// Verbs are the verbs of the main endpoint, sorted (x-specd-resource
+	// verbs); nil serves every verb (AllVerbs). Use ServedVerbs or Serves.
+	Verbs []string
 	// StorageVersion is the version objects are stored in (the hub).
 	StorageVersion string
 	// Versions are in the group's version priority order.
