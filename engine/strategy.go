@@ -77,6 +77,17 @@ func (s *Store) ServesSubresource(r *schemas.Resource, subresource string) bool 
 	return s.strategies.serves(r, subresource)
 }
 
+// Subresources returns the update-only subresources r's Strategy serves
+// besides status and scale, sorted (nil for none): discovery and the
+// OpenAPI documents list them as kube-apiserver lists namespaces/finalize.
+func (s *Store) Subresources(r *schemas.Resource) []string {
+	st := s.strategies.of(r)
+	if st == nil || len(st.Subresources) == 0 {
+		return nil
+	}
+	return slices.Sorted(slices.Values(st.Subresources))
+}
+
 // serves reports whether r's Strategy declares subresource.
 func (ss strategies) serves(r *schemas.Resource, subresource string) bool {
 	st := ss.of(r)

@@ -124,6 +124,7 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		Categories:     ref.categories,
 		Scope:          ref.scope,
 		NameValidation: ref.nameValidation,
+		Verbs:          ref.verbs,
 
 		UnconditionalUpdate: ref.unconditionalUpdate,
 	}

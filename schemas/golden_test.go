@@ -95,6 +95,9 @@ func renderResource(w *writer, res *schemas.Resource) {
 	if len(res.Categories) > 0 {
 		w.line(2, "categories: %s", strings.Join(res.Categories, ", "))
 	}
+	if res.Verbs != nil {
+		w.line(2, "verbs: %s", strings.Join(res.Verbs, ", "))
+	}
 	for _, rv := range res.Versions {
 		renderVersion(w, rv)
 	}

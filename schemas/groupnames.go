@@ -36,6 +36,9 @@ func checkSameNames(ref, r *resourceDecl, v string, probs *problems) {
 	if !slices.Equal(r.categories, ref.categories) {
 		differ("categories", listString(r.categories), listString(ref.categories))
 	}
+	if !slices.Equal(r.verbs, ref.verbs) {
+		differ("verbs", verbsString(r.verbs), verbsString(ref.verbs))
+	}
 }
 
 // owner is the resource that first claimed a name in a group.

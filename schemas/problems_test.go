@@ -214,6 +214,16 @@ Helper: {type: strin}
 				{"a.yaml", sx + "/storage", "must be a boolean"},
 			},
 		},
+		"bad verbs": {
+			files: map[string]string{"a.yaml": gv("a.example.com", "v1",
+				widget("Widget", "{verbs: [get, read, get]}")+widget("Gadget", "{verbs: []}")+widget("Gizmo", "{verbs: get}"))},
+			want: []want{
+				{"a.yaml", sx + "/verbs/1", `unknown verb "read": must be one of create, delete, deletecollection, get, list, patch, update, watch`},
+				{"a.yaml", sx + "/verbs/2", `"get" is listed twice`},
+				{"a.yaml", "/components/schemas/Gadget/x-specd-resource/verbs", "must list at least one verb"},
+				{"a.yaml", "/components/schemas/Gizmo/x-specd-resource/verbs", "must be a list of strings, not a string"},
+			},
+		},
 		"unknown fields in x-specd-resource": {
 			files: map[string]string{"a.yaml": gv("a.example.com", "v1",
 				widget("Widget", "{plurals: widgets, subresources: {status: {}, autoscale: {}}}")+widget("Gadget", "[not, an, object]"))},
@@ -280,7 +290,7 @@ Helper: {type: strin}
 		"versions of a kind disagree": {
 			files: map[string]string{
 				"v1.yaml":      gv("a.example.com", "v1", widget("Widget", "{storage: true, shortNames: [w]}")),
-				"v2beta1.yaml": gv("a.example.com", "v2beta1", widget("Widget", "{plural: widgetz, scope: Cluster, singular: wid, categories: [x]}")),
+				"v2beta1.yaml": gv("a.example.com", "v2beta1", widget("Widget", "{plural: widgetz, scope: Cluster, singular: wid, categories: [x], verbs: [list, get]}")),
 			},
 			want: []want{
 				{"v2beta1.yaml", sx + "/plural", `kind Widget has plural "widgetz" in version v2beta1 but "widgets" in v1.yaml#/components/schemas/Widget`},
@@ -288,6 +298,7 @@ Helper: {type: strin}
 				{"v2beta1.yaml", sx + "/singular", `singular "wid"`},
 				{"v2beta1.yaml", sx, "has shortNames [] in version v2beta1 but [w]"},
 				{"v2beta1.yaml", sx + "/categories", "has categories [x]"},
+				{"v2beta1.yaml", sx + "/verbs", "has verbs [get, list] in version v2beta1 but every verb (no verbs list)"},
 			},
 		},
 		"no storage version": {

@@ -80,6 +80,9 @@ type Resource struct {
 	// built-in kinds (their strategies' AllowUnconditionalUpdate); other
 	// resources require the resourceVersion, as CRDs do.
 	UnconditionalUpdate bool
+	// Verbs are the verbs of the main endpoint, sorted (x-specd-resource
+	// verbs); nil serves every verb (AllVerbs). Use ServedVerbs or Serves.
+	Verbs []string
 	// StorageVersion is the version objects are stored in (the hub): of
 	// StoredWith when that is set.
 	StorageVersion string

@@ -12,7 +12,7 @@ const resourceExt = "x-specd-resource"
 var resourceFields = []string{
 	"kind", "plural", "singular", "shortNames", "categories", "scope", "nameValidation",
 	"storage", "storageResource", "served", "deprecated", "deprecationWarning", "conversion",
-	"subresources", "printerColumns", "selectableFields", "unconditionalUpdate",
+	"subresources", "printerColumns", "selectableFields", "unconditionalUpdate", "verbs",
 }
 
 // resourceDecl is one x-specd-resource: a kind as one file declares it.
@@ -24,6 +24,7 @@ type resourceDecl struct {
 
 	kind, plural, singular string
 	shortNames, categories []string
+	verbs                  []string // nil: every verb
 	scope                  Scope
 	nameValidation         NameValidation
 	storage                *bool
@@ -66,6 +67,7 @@ func decodeResource(d decoder, name string, s *openapi3.Schema, ext any) *resour
 	kindOK := r.decodeNames(d, m, name)
 	r.decodeScope(d, m)
 	r.decodeNameValidation(d, m)
+	r.decodeVerbs(d, m)
 	r.storage = d.boolean(m, "storage", r.ext)
 	if u := d.boolean(m, "unconditionalUpdate", r.ext); u != nil {
 		r.unconditionalUpdate = *u

@@ -124,7 +124,9 @@ func apiGroupBody(g *schemas.Group) *metav1.APIGroup {
 	return ag
 }
 
-func resourceList(gv *schemas.GroupVersion) *metav1.APIResourceList {
+// resourceList is /apis/G/V: each served resource, then its
+// subresources: the store's own (subs), status, scale.
+func resourceList(gv *schemas.GroupVersion, subs subresourcesOf) *metav1.APIResourceList {
 	l := &metav1.APIResourceList{
 		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
 		GroupVersion: schemas.APIVersion(gv.Group, gv.Version),
@@ -137,10 +139,15 @@ func resourceList(gv *schemas.GroupVersion) *metav1.APIResourceList {
 			SingularName: res.Singular,
 			Namespaced:   res.Namespaced(),
 			Kind:         res.Kind,
-			Verbs:        resourceVerbs,
+			Verbs:        verbsOf(res),
 			ShortNames:   res.ShortNames,
 			Categories:   res.Categories,
 		})
+		for _, sub := range subs(res) {
+			l.APIResources = append(l.APIResources, metav1.APIResource{
+				Name: res.Plural + "/" + sub, Namespaced: res.Namespaced(), Kind: res.Kind, Verbs: updateOnlyVerbs,
+			})
+		}
 		if rv.StatusSubresource {
 			l.APIResources = append(l.APIResources, metav1.APIResource{
 				Name:       res.Plural + "/status",
@@ -156,7 +163,7 @@ func resourceList(gv *schemas.GroupVersion) *metav1.APIResourceList {
 	return l
 }
 
-func aggregatedList(groups []*schemas.Group, extras []ExtraGroup) *apidiscoveryv2.APIGroupDiscoveryList {
+func aggregatedList(groups []*schemas.Group, extras []ExtraGroup, subs subresourcesOf) *apidiscoveryv2.APIGroupDiscoveryList {
 	l := &apidiscoveryv2.APIGroupDiscoveryList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
 		Items:    make([]apidiscoveryv2.APIGroupDiscovery, 0, len(extras)+len(groups)),
@@ -167,14 +174,14 @@ func aggregatedList(groups []*schemas.Group, extras []ExtraGroup) *apidiscoveryv
 	for _, g := range groups {
 		item := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: g.Name}}
 		for _, gv := range g.ServedVersions() {
-			item.Versions = append(item.Versions, aggregatedVersion(gv))
+			item.Versions = append(item.Versions, aggregatedVersion(gv, subs))
 		}
 		l.Items = append(l.Items, item)
 	}
 	return l
 }
 
-func aggregatedVersion(gv *schemas.GroupVersion) apidiscoveryv2.APIVersionDiscovery {
+func aggregatedVersion(gv *schemas.GroupVersion, subs subresourcesOf) apidiscoveryv2.APIVersionDiscovery {
 	v := apidiscoveryv2.APIVersionDiscovery{Version: gv.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
 	for _, rv := range gv.ServedResources() {
 		res := rv.Resource
@@ -184,17 +191,22 @@ func aggregatedVersion(gv *schemas.GroupVersion) apidiscoveryv2.APIVersionDiscov
 			ResponseKind:     kind,
 			Scope:            apidiscoveryv2.ScopeCluster,
 			SingularResource: res.Singular,
-			Verbs:            resourceVerbs,
+			Verbs:            verbsOf(res),
 			ShortNames:       res.ShortNames,
 			Categories:       res.Categories,
 		}
 		if res.Namespaced() {
 			d.Scope = apidiscoveryv2.ScopeNamespace
 		}
+		for _, sub := range subs(res) {
+			d.Subresources = append(d.Subresources, apidiscoveryv2.APISubresourceDiscovery{
+				Subresource: sub, ResponseKind: kind, Verbs: updateOnlyVerbs,
+			})
+		}
 		if rv.StatusSubresource {
-			d.Subresources = []apidiscoveryv2.APISubresourceDiscovery{{
+			d.Subresources = append(d.Subresources, apidiscoveryv2.APISubresourceDiscovery{
 				Subresource: "status", ResponseKind: kind, Verbs: statusVerbs,
-			}}
+			})
 		}
 		if rv.Scale != nil {
 			d.Subresources = append(d.Subresources, scaleDiscovery())

@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -24,22 +27,7 @@ import (
 // PUT on its finalize subresource (the only method it serves) empties
 // spec.finalizers, which deletes it.
 func TestNamespaceLifecycleHTTP(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts etcd")
-	}
-	reg, _, err := schemas.NewLoader("../examples/schemas", builtin.Schemas()).Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	quiet := slog.New(slog.DiscardHandler)
-	life := namespace.New(namespace.Config{Registry: func() *schemas.Registry { return reg }, Logger: quiet})
-	store := engine.NewStore(etcdstorage.New(etcdtest.Start(t)), engine.Options{Logger: quiet,
-		NamespaceCheck: life.Check, Strategies: life.Strategies()})
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go life.Run(ctx, store) // reads storage until its watch has listed: no cache here
-	srv := httptest.NewServer(New(Config{Registry: func() *schemas.Registry { return reg }, Store: store, Logger: quiet}))
-	t.Cleanup(srv.Close)
+	url := namespaceServer(t)
 	const ns = "/api/v1/namespaces"
 	var terminating string
 	for _, x := range []exchange{
@@ -61,12 +49,70 @@ func TestNamespaceLifecycleHTTP(t *testing.T) {
 		{method: "GET", path: ns + "/a/finalize", code: 405, reason: metav1.StatusReasonMethodNotAllowed},
 		{method: "PUT", path: ns + "/a/other", contentType: "application/json", code: 404, body: `{}`},
 	} {
-		x.run(t, srv.URL)
+		x.run(t, url)
 	}
 	fin, err := sjson.Set(terminating, "spec.finalizers", []string{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exchange{method: "PUT", path: ns + "/a/finalize", contentType: "application/json", code: 200, body: fin}.run(t, srv.URL)
-	exchange{method: "GET", path: ns + "/a", code: 404, reason: metav1.StatusReasonNotFound}.run(t, srv.URL)
+	exchange{method: "PUT", path: ns + "/a/finalize", contentType: "application/json", code: 200, body: fin}.run(t, url)
+	exchange{method: "GET", path: ns + "/a", code: 404, reason: metav1.StatusReasonNotFound}.run(t, url)
+}
+
+// namespaceServer serves the example and built-in schemas with the
+// namespace checks and strategy on etcd; it returns the server's URL.
+func namespaceServer(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts etcd")
+	}
+	reg, _, err := schemas.NewLoader("../examples/schemas", builtin.Schemas()).Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	life := namespace.New(namespace.Config{Registry: func() *schemas.Registry { return reg }, Logger: quiet})
+	store := engine.NewStore(etcdstorage.New(etcdtest.Start(t)), engine.Options{Logger: quiet,
+		NamespaceCheck: life.Check, Strategies: life.Strategies()})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go life.Run(ctx, store) // reads storage until its watch has listed: no cache here
+	srv := httptest.NewServer(New(Config{Registry: func() *schemas.Registry { return reg }, Store: store, Logger: quiet}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestNamespaceDiscovery: /api/v1 lists namespaces with kube's verbs (no
+// deletecollection, which is refused) and its finalize and status
+// subresources, in kube's order; aggregated discovery and OpenAPI agree.
+func TestNamespaceDiscovery(t *testing.T) {
+	url := namespaceServer(t)
+	var list metav1.APIResourceList
+	if err := json.Unmarshal([]byte(getBody(t, url+"/api/v1", "")), &list); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range list.APIResources {
+		if r.Name == "namespaces" || strings.HasPrefix(r.Name, "namespaces/") {
+			got = append(got, r.Name+" "+r.Kind+" "+strings.Join(r.Verbs, ","))
+		}
+	}
+	want := []string{"namespaces Namespace create,delete,get,list,patch,update,watch",
+		"namespaces/finalize Namespace update", "namespaces/status Namespace get,patch,update"}
+	if !slices.Equal(got, want) {
+		t.Errorf("/api/v1 namespaces:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	agg := getBody(t, url+"/api", kubectlDiscoveryAccept)
+	subs := gjson.Get(agg, `items.0.versions.0.resources.#(resource=="namespaces").subresources.#.subresource`).Raw
+	if subs != `["finalize","status"]` {
+		t.Errorf("aggregated namespaces subresources %s", subs)
+	}
+	st := exchange{method: "DELETE", path: "/api/v1/namespaces", code: 405, reason: metav1.StatusReasonMethodNotAllowed}.run(t, url)
+	if msg := gjson.Get(st, "message").Str; msg != "the server does not allow this method on the requested resource" {
+		t.Errorf("DELETE /api/v1/namespaces: %s", st)
+	}
+	doc := getBody(t, url+"/openapi/v3/api/v1", "")
+	if !strings.Contains(doc, `"operationId":"replaceCoreV1NamespaceFinalize"`) || strings.Contains(doc, "deleteCoreV1CollectionNamespace\"") {
+		t.Errorf("/openapi/v3/api/v1: want a replace of namespaces/finalize and no deletecollection of namespaces")
+	}
 }

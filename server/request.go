@@ -116,6 +116,12 @@ func (t target) validate() error {
 
 // dispatch calls the handler of the method on the target, or answers 405.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, namespaced bool) {
+	if t.subresource == "" && t.rv.Resource.Verbs != nil {
+		if verb := resourceVerb(r, t); !t.rv.Resource.Serves(verb) {
+			writeStatus(w, r, verbNotServedStatus(verb, r.Method, t.rv.Resource.GroupResource()))
+			return
+		}
+	}
 	switch {
 	case t.subresource == "scale":
 		if s.serveScale(w, r, t) {

@@ -27,12 +27,12 @@ func (s *Server) snapshot() *snapshot {
 	if c := s.cache.Load(); c != nil && c.reg == reg {
 		return c
 	}
-	c := newSnapshot(reg, s.cfg.Extra)
+	c := newSnapshot(reg, s.cfg.Extra, s.storeSubresources)
 	s.cache.Store(c)
 	return c
 }
 
-func newSnapshot(reg *schemas.Registry, extras []ExtraGroup) *snapshot {
+func newSnapshot(reg *schemas.Registry, extras []ExtraGroup, subs subresourcesOf) *snapshot {
 	c := &snapshot{
 		reg:           reg,
 		groups:        make(map[string][]byte),
@@ -41,9 +41,9 @@ func newSnapshot(reg *schemas.Registry, extras []ExtraGroup) *snapshot {
 	core, named := servedGroups(reg)
 	served := withoutExtras(named, extras)
 	c.legacy = mustJSON(legacyVersions(core))
-	c.legacyAggregated = mustJSON(aggregatedList(nonNil(core), nil))
+	c.legacyAggregated = mustJSON(aggregatedList(nonNil(core), nil, subs))
 	c.apis = mustJSON(groupList(served, extras))
-	c.apisAggregated = mustJSON(aggregatedList(served, extras))
+	c.apisAggregated = mustJSON(aggregatedList(served, extras, subs))
 	for _, e := range extras {
 		c.groups[e.Group] = mustJSON(e.apiGroup())
 		c.groupVersions[e.Group+"/"+e.Version] = mustJSON(e.resourceList())
@@ -53,10 +53,10 @@ func newSnapshot(reg *schemas.Registry, extras []ExtraGroup) *snapshot {
 	}
 	for _, g := range append(nonNil(core), served...) {
 		for _, gv := range g.ServedVersions() {
-			c.groupVersions[schemas.APIVersion(gv.Group, gv.Version)] = mustJSON(resourceList(gv))
+			c.groupVersions[schemas.APIVersion(gv.Group, gv.Version)] = mustJSON(resourceList(gv, subs))
 		}
 	}
-	c.openapi = openapi.New(reg, openapi.Verbs{Resource: resourceVerbs, Status: statusVerbs, Scale: scaleVerbs})
+	c.openapi = openapi.New(reg, openapi.Verbs{Resource: resourceVerbs, Status: statusVerbs, Scale: scaleVerbs, StoreSubresources: subs})
 	return c
 }
 

@@ -92,6 +92,17 @@ func methodNotAllowedStatus(method, resource string) metav1.Status {
 	return st
 }
 
+// verbNotServedStatus is the 405 for a verb a resource's schema does not
+// list (x-specd-resource verbs), as kube-apiserver answers for a route it
+// never installed; a watch of a resource that lists but does not watch
+// names the verb and the resource, as kube's list handler does.
+func verbNotServedStatus(verb, method, resource string) metav1.Status {
+	if verb == "watch" {
+		return methodNotAllowedStatus(verb, resource)
+	}
+	return methodNotAllowedStatus(method, "")
+}
+
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	writeStatus(w, r, notFoundStatus())
 }

@@ -13,6 +13,7 @@ import (
 // finalize).
 type subresourceUpdater interface {
 	ServesSubresource(r *schemas.Resource, subresource string) bool
+	Subresources(r *schemas.Resource) []string
 	UpdateSubresource(ctx context.Context, rv *schemas.ResourceVersion, namespace, name, subresource string, body []byte, opts engine.WriteOptions) (engine.Result, error)
 }
 
@@ -22,6 +23,15 @@ var _ subresourceUpdater = (*engine.Store)(nil)
 func (s *Server) servesSubresource(r *schemas.Resource, subresource string) bool {
 	u, ok := s.cfg.Store.(subresourceUpdater)
 	return ok && u.ServesSubresource(r, subresource)
+}
+
+// storeSubresources returns the update-only subresources the store
+// serves for r (none when the store has no such subresources).
+func (s *Server) storeSubresources(r *schemas.Resource) []string {
+	if u, ok := s.cfg.Store.(subresourceUpdater); ok {
+		return u.Subresources(r)
+	}
+	return nil
 }
 
 // update serves PUT on an object, its status, or a subresource of the

@@ -1,5 +1,7 @@
 package server
 
+import "github.com/specd-io/specd/schemas"
+
 // The verbs specd serves, as discovery and the OpenAPI documents publish
 // them. Grow these lists with the handlers: a verb appears here when its
 // route answers it.
@@ -8,4 +10,26 @@ var (
 	resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	// statusVerbs are served on the status subresource.
 	statusVerbs = []string{"get", "patch", "update"}
+	// updateOnlyVerbs are served on a store's own subresources
+	// (engine.Strategy.Subresources: a Namespace's finalize).
+	updateOnlyVerbs = []string{"update"}
 )
+
+// verbsOf are the verbs r's main endpoint serves: those specd's routes
+// answer that r's schema lists (x-specd-resource verbs; all by default).
+func verbsOf(r *schemas.Resource) []string {
+	if r.Verbs == nil {
+		return resourceVerbs
+	}
+	out := make([]string, 0, len(resourceVerbs))
+	for _, v := range resourceVerbs {
+		if r.Serves(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// subresourcesOf returns the update-only subresources a store serves for
+// a resource, sorted; nil for none.
+type subresourcesOf func(*schemas.Resource) []string

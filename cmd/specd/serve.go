@@ -129,9 +129,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 }
 
 // writeChecks are the engine's WriteChecks: RBAC's (rbac) and kube's
-// validation of ConfigMaps and Secrets.
+// validation of ConfigMaps, Secrets and the finalizers of Namespaces.
 func writeChecks(rbac map[string]engine.WriteCheck) map[string]engine.WriteCheck {
 	checks := configdata.WriteChecks()
+	maps.Copy(checks, namespace.WriteChecks())
 	maps.Copy(checks, rbac)
 	return checks
 }

@@ -62,7 +62,7 @@ func newEnv(t testing.TB) *env {
 	t.Cleanup(e.caches.Close)
 	e.life = namespace.New(namespace.Config{Registry: e.registry, Logger: quiet()})
 	e.store = engine.NewStore(e.storage, engine.Options{Prefix: e.prefix, Cache: e.cacheFor(), Logger: quiet(),
-		NamespaceCheck: e.life.Check, Strategies: e.life.Strategies()})
+		NamespaceCheck: e.life.Check, Strategies: e.life.Strategies(), WriteChecks: namespace.WriteChecks()})
 	return e
 }
 

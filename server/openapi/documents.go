@@ -21,6 +21,30 @@ type Verbs struct {
 	Resource []string // a resource's main endpoint
 	Status   []string // the status subresource
 	Scale    []string // the scale subresource
+	// StoreSubresources, when set, returns the update-only subresources
+	// the store serves for a resource (a Namespace's finalize): each gets
+	// a replace operation.
+	StoreSubresources func(*schemas.Resource) []string
+}
+
+// mainVerbs are the verbs of r's main endpoint: those the routes answer
+// that r serves (x-specd-resource verbs).
+func (v Verbs) mainVerbs(r *schemas.Resource) []string {
+	out := make([]string, 0, len(v.Resource))
+	for _, verb := range v.Resource {
+		if r.Serves(verb) {
+			out = append(out, verb)
+		}
+	}
+	return out
+}
+
+// storeSubresources are r's update-only subresources, nil for none.
+func (v Verbs) storeSubresources(r *schemas.Resource) []string {
+	if v.StoreSubresources == nil {
+		return nil
+	}
+	return v.StoreSubresources(r)
 }
 
 // Documents are the published documents of one registry snapshot. Each is

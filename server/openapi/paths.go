@@ -73,14 +73,18 @@ func resourcePaths(rv *schemas.ResourceVersion, verbs Verbs) []apiPath {
 		scope = []apiParam{paramNamespace}
 	}
 	named := append(slices.Clone(scope), pathParam("name", "name of the "+rv.Resource.Kind))
-	paths := []apiPath{n.collectionPath(scope, verbs.Resource), n.itemPath(named, verbs.Resource)}
-	if rv.Resource.Namespaced() && slices.Contains(verbs.Resource, "list") {
+	main := verbs.mainVerbs(rv.Resource)
+	paths := []apiPath{n.collectionPath(scope, main), n.itemPath(named, main)}
+	if rv.Resource.Namespaced() && slices.Contains(main, "list") {
 		all := n
 		all.scope = ""
 		paths = append(paths, apiPath{
 			path: schemas.APIPath(rv.Resource.Group, rv.Version) + "/" + rv.Resource.Plural,
 			ops:  []*apiOp{all.listOp("ForAllNamespaces")},
 		})
+	}
+	for _, sub := range verbs.storeSubresources(rv.Resource) {
+		paths = append(paths, n.subresourcePath(sub, named, []string{"update"}, n.kind))
 	}
 	if rv.StatusSubresource {
 		paths = append(paths, n.subresourcePath("status", named, verbs.Status, n.kind))
@@ -90,7 +94,8 @@ func resourcePaths(rv *schemas.ResourceVersion, verbs Verbs) []apiPath {
 		// in kube-apiserver's documents; they answer a Scale.
 		paths = append(paths, n.subresourcePath("scale", named, verbs.Scale, nameScale))
 	}
-	return paths
+	// A resource that serves some verbs only has no path for the others.
+	return slices.DeleteFunc(paths, func(p apiPath) bool { return len(p.ops) == 0 })
 }
 
 // collectionPath is the path of the resource's collection: list, create

@@ -28,8 +28,38 @@ lisa-token,lisa,1004
 nobody-token,nobody,1005
 `
 
-// authRBAC is what the admin grants TestAuth's users.
-const authRBAC = `# Each authentication method's user may edit its own namespace.
+// authRBAC is what the admin grants TestAuth's users, in the namespaces
+// it creates for them.
+const authRBAC = `# The namespaces the users work in exist before anything is granted in them.
+apiVersion: v1
+kind: Namespace
+metadata: {name: m-admin}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: m-token}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: m-oidc}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: m-cert}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-a}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-e}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-l}
+---
+# Each authentication method's user may edit its own namespace.
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: {name: tina-edit, namespace: m-token}

@@ -40,6 +40,7 @@ func dynamicClient(t testing.TB, s *specd) *dynamic.DynamicClient {
 func TestClientGo(t *testing.T) {
 	t.Parallel()
 	s := startSpecd(t, specdOptions{})
+	createNamespaces(t, s, "team-b", "pages", "status", "errors")
 	dyn := dynamicClient(t, s)
 
 	t.Run("namespaced CRUD", func(t *testing.T) {

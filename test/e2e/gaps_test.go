@@ -20,6 +20,7 @@ import (
 func TestDeleteCollectionLimit(t *testing.T) {
 	t.Parallel()
 	s := startSpecd(t, specdOptions{})
+	createNamespaces(t, s, "dc")
 	wd := dynamicClient(t, s).Resource(widgets.GVR()).Namespace("dc")
 	ctx := testContext(t, time.Minute)
 	for _, name := range []string{"a", "b", "c", "d", "e"} {

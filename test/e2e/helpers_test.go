@@ -3,10 +3,13 @@ package e2e
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
 )
 
 func findAPIResource(lists []*metav1.APIResourceList, groupVersion, name string) *metav1.APIResource {
@@ -104,4 +107,22 @@ func decodeJSON(t testing.TB, s string) map[string]any {
 		t.Fatalf("not a JSON object: %v\n%s", err, s)
 	}
 	return obj
+}
+
+// createNamespaces creates each namespace on s with the typed client, as
+// a user must before writing into it: specd, as kube-apiserver, answers
+// 404 for a write into a namespace that does not exist.
+func createNamespaces(t testing.TB, s *specd, names ...string) {
+	t.Helper()
+	client, err := kubernetes.NewForConfig(restConfig(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t, time.Minute)
+	for _, name := range names {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if _, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create namespace %s: %v", name, err)
+		}
+	}
 }

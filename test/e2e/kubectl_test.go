@@ -57,6 +57,9 @@ func TestKubectl(t *testing.T) {
 	}
 
 	t.Run("create -f", func(t *testing.T) {
+		if got := strings.TrimSpace(k.OK(t, "create", "namespace", "team-a")); got != "namespace/team-a created" {
+			t.Errorf("create namespace team-a: %q", got)
+		}
 		for name, want := range map[string]string{
 			"w1":        "widget.shop.example.com/w1 created",
 			"w2":        "widget.shop.example.com/w2 created",

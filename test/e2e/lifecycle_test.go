@@ -54,6 +54,7 @@ func testSelectors(t *testing.T, s *specd, k *kubectl) {
 	} {
 		all.WriteString("---\n" + labelledWidget(w.name, w.tier, w.color, i+1))
 	}
+	k.OK(t, "create", "namespace", "sel")
 	k.OK(t, "create", "-f", k.Manifest(t, "sel.yaml", all.String()))
 
 	tests := map[string]struct {

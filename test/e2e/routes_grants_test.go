@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -142,10 +143,14 @@ func (w *routeWalk) dropDefaultBindings(t *testing.T) {
 // grantWorkers create the grants' roles and bindings side by side.
 const grantWorkers = 4
 
-// createGrants creates a Role or ClusterRole and its binding for each
-// grant, as the admin.
+// createGrants creates the walk's namespace, then a Role or ClusterRole
+// and its binding for each grant, as the admin.
 func (w *routeWalk) createGrants(t *testing.T) {
 	t.Helper()
+	ns := corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: routeNamespace}}
+	if !w.adminCreate(t, "/api/v1/namespaces", ns) {
+		t.FailNow()
+	}
 	grants := make(chan *routeGrant)
 	var wg sync.WaitGroup
 	var failed atomic.Bool
