@@ -16,6 +16,13 @@ func TestKubectlClusterInfo(t *testing.T) {
 	if want := "Kubernetes control plane is running at " + s.URL + "\n"; !strings.HasPrefix(out, want) {
 		t.Errorf("kubectl cluster-info printed\n%s\nwant it to start with %q", out, want)
 	}
+	// Services are read-only and there are none: specd runs no workloads.
+	if out := k.OK(t, "get", "svc", "-A", "-o", "name"); out != "" {
+		t.Errorf("kubectl get svc -A printed %q, want no services", out)
+	}
+	if out := k.Fail(t, "create", "service", "clusterip", "web", "--tcp=80:8080"); !strings.Contains(out, "does not allow this method") {
+		t.Errorf("kubectl create service: %q, want kube's MethodNotAllowed", out)
+	}
 }
 
 // TestKubectlApplySetPrune applies a set of two widgets as an ApplySet
