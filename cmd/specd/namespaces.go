@@ -32,9 +32,14 @@ func startNamespaces(ctx context.Context, life *namespace.Lifecycle, store *engi
 
 // namespaceController runs kube's namespace controller, which empties
 // and removes deleted namespaces, in the replica elected among those on
-// the same etcd, until ctx ends.
-func namespaceController(client *clientv3.Client, address string, store *engine.Store, registry func() *schemas.Registry, log *slog.Logger) background.Job {
+// the same etcd, until ctx ends. A replica campaigns once a namespace is
+// being deleted (life.AwaitDeleting).
+func namespaceController(client *clientv3.Client, address string, store *engine.Store, life *namespace.Lifecycle, registry func() *schemas.Registry, log *slog.Logger) background.Job {
 	c := namespace.NewController(namespace.ControllerConfig{Store: store, Registry: registry, Logger: log})
 	election := controller.ElectionConfig{Client: client, Key: namespace.LeaderKey, ID: controller.ReplicaID(address), Logger: log, Name: "namespaces"}
-	return background.JobFunc(func(ctx context.Context) { controller.RunElected(ctx, election, c.Run) })
+	return background.JobFunc(func(ctx context.Context) {
+		if life.AwaitDeleting(ctx); ctx.Err() == nil {
+			controller.RunElected(ctx, election, c.Run)
+		}
+	})
 }

@@ -198,7 +198,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy).Stop()
 	defer background.New(controllers(controller.ElectedConfig{Client: out.etcd, Address: out.listener.Addr().String(), Store: store,
 		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
-		namespaceController(out.etcd, out.listener.Addr().String(), store, set.Registry, log)).Start(ctx)()
+		namespaceController(out.etcd, out.listener.Addr().String(), store, namespaces, set.Registry, log)).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
 }
 

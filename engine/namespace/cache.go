@@ -29,10 +29,21 @@ type cache struct {
 	// without the lock.
 	anyForced atomic.Bool
 	now       func() time.Time
+
+	// deleting is closed once a namespace is seen marked for deletion.
+	deleting     chan struct{}
+	deletingOnce sync.Once
 }
 
 func newCache(now func() time.Time) *cache {
-	return &cache{phases: map[string]corev1.NamespacePhase{}, forced: map[string]time.Time{}, now: now}
+	return &cache{phases: map[string]corev1.NamespacePhase{}, forced: map[string]time.Time{}, now: now, deleting: make(chan struct{})}
+}
+
+// note closes deleting when phase is Terminating.
+func (c *cache) note(phase corev1.NamespacePhase) {
+	if phase == corev1.NamespaceTerminating {
+		c.deletingOnce.Do(func() { close(c.deleting) })
+	}
 }
 
 // phase returns the cached phase of name; ok is false when the cache does
@@ -53,6 +64,7 @@ func (c *cache) Replace(objects []engine.WatchEvent) {
 	for _, ev := range objects {
 		name, phase := namePhase(ev.Object)
 		phases[name] = phase
+		c.note(phase)
 	}
 	c.mu.Lock()
 	c.phases = phases
@@ -63,6 +75,7 @@ func (c *cache) Replace(objects []engine.WatchEvent) {
 // Apply applies one change.
 func (c *cache) Apply(ev engine.WatchEvent) {
 	name, phase := namePhase(ev.Object)
+	c.note(phase)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ev.Type == storage.EventDeleted {
@@ -82,8 +95,10 @@ func namePhase(obj []byte) (string, corev1.NamespacePhase) {
 	return r[0].Str, corev1.NamespaceActive
 }
 
-// force has name read from storage for forceTTL.
+// force has name read from storage for forceTTL: this replica has just
+// marked it for deletion.
 func (c *cache) force(name string) {
+	c.note(corev1.NamespaceTerminating)
 	c.forcedMu.Lock()
 	defer c.forcedMu.Unlock()
 	now := c.now()

@@ -82,6 +82,19 @@ func (l *Lifecycle) Run(ctx context.Context, store Store) {
 	})
 }
 
+// AwaitDeleting returns once a namespace is marked for deletion (seen by
+// Run's watch, or marked by this replica), or when ctx ends. The
+// namespace controller campaigns for its election only then: campaigning
+// writes to etcd, which a specd that deletes no namespace leaves alone
+// (as the plugins' controllers await work), so what a fresh specd has
+// written is settled once it is ready.
+func (l *Lifecycle) AwaitDeleting(ctx context.Context) {
+	select {
+	case <-l.cache.deleting:
+	case <-ctx.Done():
+	}
+}
+
 // Synced reports whether the cache holds every namespace once (a
 // readiness check: before, checks read storage more often).
 func (l *Lifecycle) Synced() bool { return l.cache.synced.Load() }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -116,5 +117,37 @@ func TestCheckWithoutNamespaces(t *testing.T) {
 	off := namespace.New(namespace.Config{Registry: func() *schemas.Registry { return schemas.NewRegistry(nil) }})
 	if err := off.Check(context.Background(), r, "any", "h"); err != nil {
 		t.Fatalf("check without namespaces: %v", err)
+	}
+}
+
+// TestAwaitDeleting: AwaitDeleting waits while no namespace is being
+// deleted, and returns once one is: on the replica that marked it, and on
+// another that learns it from its watch.
+func TestAwaitDeleting(t *testing.T) {
+	e := newEnv(t)
+	e.start(t, false)
+	other := namespace.New(namespace.Config{Registry: e.registry, Logger: quiet()})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() { other.Run(ctx, e.store); close(done) }()
+	eventually(t, "the other replica's namespaces cached", other.Synced)
+	e.mustCreate(t, "", "", "namespaces", namespaceJSON("a"))
+
+	short, stop := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer stop()
+	if e.life.AwaitDeleting(short); short.Err() == nil {
+		t.Fatal("AwaitDeleting returned while no namespace is being deleted")
+	}
+	if _, err := e.store.Delete(context.Background(), e.rv("", "namespaces"), "", "a", engine.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, l := range map[string]*namespace.Lifecycle{"marking": e.life, "watching": other} {
+		wait, stop := context.WithTimeout(context.Background(), time.Minute)
+		l.AwaitDeleting(wait)
+		if wait.Err() != nil {
+			t.Errorf("the %s replica: AwaitDeleting did not return after a delete", name)
+		}
+		stop()
 	}
 }

@@ -13,7 +13,9 @@ import (
 // revisionShift maps the resourceVersions a page's examples show onto the
 // server's. The pages count them as on a store that holds nothing else
 // (the first write is "2"), but a fresh specd has already stored its
-// default RBAC roles: every number is larger by what those took.
+// default RBAC roles and its namespaces: every number is larger by what
+// those took, read from the store rather than counted, so that what
+// specd writes at start may change.
 type revisionShift int64
 
 // revisionPatterns find the resourceVersions of an example: in bodies, in
