@@ -113,17 +113,26 @@ func pluralNames(gv *GroupVersion) string {
 // parts are shared: they are immutable.
 func (r *Registry) clone(off map[*ResourceVersion]bool) *Registry {
 	groups := make([]*Group, len(r.groups))
+	copies := map[*Resource]*Resource{}
 	for i, g := range r.groups {
-		groups[i] = cloneGroup(g, off)
+		groups[i] = cloneGroup(g, off, copies)
+	}
+	// StoredWith may name a resource of another group: point it at the
+	// copy, whose versions say what this registry serves.
+	for _, c := range copies {
+		if c.StoredWith != nil {
+			c.StoredWith = copies[c.StoredWith]
+		}
 	}
 	return NewRegistry(groups)
 }
 
-func cloneGroup(g *Group, off map[*ResourceVersion]bool) *Group {
+func cloneGroup(g *Group, off map[*ResourceVersion]bool, copies map[*Resource]*Resource) *Group {
 	ng := &Group{Name: g.Name}
 	rvs := map[*ResourceVersion]*ResourceVersion{}
 	for _, res := range g.Resources {
 		nr := *res
+		copies[res] = &nr
 		nr.Versions = make([]*ResourceVersion, len(res.Versions))
 		for i, rv := range res.Versions {
 			nrv := *rv

@@ -59,3 +59,28 @@ func TestRBACResources(t *testing.T) {
 		t.Errorf("%d RBAC resources, want %d", n, len(tests))
 	}
 }
+
+// TestDisableKeepsStoredWith: a registry with the core events switched
+// off still links events.k8s.io's Event to its storage resource, and to
+// that registry's copy, which says the core events are not served; so
+// the namespace controller deletes the events through events.k8s.io.
+func TestDisableKeepsStoredWith(t *testing.T) {
+	reg, err := schemas.LoadBuiltin(builtin.Schemas())
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := reg.Disable("api/v1/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := off.Resource("events.events.k8s.io")
+	if ev == nil || ev.StoredWith == nil {
+		t.Fatalf("events.k8s.io events: %+v", ev)
+	}
+	if ev.StoredWith != off.Resource("events") {
+		t.Error("StoredWith points into the registry the copy was made from")
+	}
+	if ev.StoredWith.Served() {
+		t.Error("the switched-off core events say they are served")
+	}
+}
