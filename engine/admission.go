@@ -20,8 +20,8 @@ import (
 type admitter struct {
 	// admission is the plugin host; nil when specd runs without one.
 	admission hook.Admission
-	// checks are Options.WriteChecks, by plural.group.
-	checks map[string]WriteCheck
+	// checks are Options.WriteChecks, by group and resource.
+	checks byResource[WriteCheck]
 	log    *slog.Logger
 }
 
@@ -315,11 +315,7 @@ var knownErrorType = map[field.ErrorType]bool{
 	field.ErrorTypeTypeInvalid: true, field.ErrorTypeTooFew: true, field.ErrorTypeTooShort: true,
 }
 
-// check is the WriteCheck of r, nil for none: most writes have none, and
-// are spared building r's name.
+// check is the WriteCheck of r, nil for none.
 func (a admitter) check(r *schemas.Resource) WriteCheck {
-	if len(a.checks) == 0 {
-		return nil
-	}
-	return a.checks[r.GroupResource()]
+	return a.checks.of(r)
 }

@@ -25,10 +25,7 @@ type Mutator func(version string, obj map[string]any) (warnings []string, err er
 
 // mutate runs the Mutator of rv's resource, if it has one, on req.
 func (s *Store) mutate(rv *schemas.ResourceVersion, req *request) error {
-	if len(s.mutators) == 0 {
-		return nil // most stores have none: spare building the key
-	}
-	m := s.mutators[rv.Resource.GroupResource()]
+	m := s.mutators.of(rv.Resource)
 	if m == nil {
 		return nil
 	}

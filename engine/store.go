@@ -31,8 +31,8 @@ type Store struct {
 	fields fieldManagers
 	// admit calls the plugins schemas bind (admission.go).
 	admit admitter
-	// mutators are Options.Mutators, by plural.group (mutate.go).
-	mutators map[string]Mutator
+	// mutators are Options.Mutators (mutate.go).
+	mutators byResource[Mutator]
 	// converterFor, when set, is the converter of a resource's registry
 	// snapshot (Options.Converters).
 	converterFor func(*schemas.Resource) converters.Converter
@@ -134,8 +134,8 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 	limitJSONPatchCopies(opts.MaxBodyBytes)
 	storage = expireKeys(storage, opts.Prefix, opts.TTL, opts.Logger)
 	s := &Store{maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: opts.WriteChecks, log: opts.Logger},
-		strategies: newStrategies(opts.Strategies), nsCheck: opts.NamespaceCheck, mutators: opts.Mutators,
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: keyByResource(opts.WriteChecks), log: opts.Logger},
+		strategies: strategies(keyByResource(opts.Strategies)), nsCheck: opts.NamespaceCheck, mutators: keyByResource(opts.Mutators),
 		strategicMeta: opts.StrategicPatchMeta}
 	s.storage = finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete, s.holdsOf(s.strategies))
 	return s

@@ -48,28 +48,31 @@ type Strategy struct {
 // admission answers 404 for a namespace that does not exist.
 type NamespaceCheck func(ctx context.Context, r *schemas.Resource, namespace, name string) error
 
-// strategies are Options.Strategies by group and resource: a lookup on
-// every write builds no string.
-type strategies map[schema.GroupResource]*Strategy
+// byResource holds what Options key by plural.group, by group and
+// resource instead: a lookup on every write builds no string.
+type byResource[T any] map[schema.GroupResource]T
 
-func newStrategies(byName map[string]*Strategy) strategies {
+func keyByResource[T any](byName map[string]T) byResource[T] {
 	if len(byName) == 0 {
 		return nil
 	}
-	out := make(strategies, len(byName))
-	for name, st := range byName {
-		out[schema.ParseGroupResource(name)] = st
+	out := make(byResource[T], len(byName))
+	for name, v := range byName {
+		out[schema.ParseGroupResource(name)] = v
 	}
 	return out
 }
 
-// of returns the Strategy of r, nil for none.
-func (ss strategies) of(r *schemas.Resource) *Strategy {
-	if ss == nil {
-		return nil
-	}
-	return ss[schema.GroupResource{Group: r.Group, Resource: r.Plural}]
+// of returns the value for r, the zero value for none.
+func (m byResource[T]) of(r *schemas.Resource) T {
+	return m[schema.GroupResource{Group: r.Group, Resource: r.Plural}]
 }
+
+// strategies are Options.Strategies by group and resource.
+type strategies byResource[*Strategy]
+
+// of returns the Strategy of r, nil for none.
+func (ss strategies) of(r *schemas.Resource) *Strategy { return byResource[*Strategy](ss).of(r) }
 
 // ServesSubresource reports whether r's Strategy serves subresource
 // (Strategy.Subresources), through UpdateSubresource.

@@ -12,11 +12,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/specd-io/specd/engine"
-	"github.com/specd-io/specd/schemas/builtin/gotypes"
 	"github.com/specd-io/specd/server/auditlog"
 )
 
@@ -76,8 +74,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 // the patch metadata of a Go type (gotypes), which the built-in kinds
 // have in the request's version, and which their scale would not.
 func patchTypes(t target) []engine.PatchType {
-	gvk := schema.GroupVersionKind{Group: t.rv.Resource.Group, Version: t.rv.Version, Kind: t.rv.Resource.Kind}
-	if t.subresource != "scale" && gotypes.Has(gvk) {
+	if t.hasProtobuf() { // the kinds with Go types, as strategic merge needs
 		return builtinPatchTypes
 	}
 	return customPatchTypes

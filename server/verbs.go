@@ -7,7 +7,7 @@ import "github.com/specd-io/specd/schemas"
 // route answers it.
 var (
 	// resourceVerbs are served on a resource's main endpoint.
-	resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+	resourceVerbs = schemas.AllVerbs
 	// statusVerbs are served on the status subresource.
 	statusVerbs = []string{"get", "patch", "update"}
 	// updateOnlyVerbs are served on a store's own subresources
@@ -18,16 +18,7 @@ var (
 // verbsOf are the verbs r's main endpoint serves: those specd's routes
 // answer that r's schema lists (x-specd-resource verbs; all by default).
 func verbsOf(r *schemas.Resource) []string {
-	if r.Verbs == nil {
-		return resourceVerbs
-	}
-	out := make([]string, 0, len(resourceVerbs))
-	for _, v := range resourceVerbs {
-		if r.Serves(v) {
-			out = append(out, v)
-		}
-	}
-	return out
+	return r.ServedVerbs()
 }
 
 // subresourcesOf returns the update-only subresources a store serves for

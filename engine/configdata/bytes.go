@@ -41,8 +41,3 @@ func canonicalBytes(obj map[string]any, name string) (map[string]any, error) {
 func sameBytes(a, b map[string][]byte) bool {
 	return maps.EqualFunc(a, b, bytes.Equal)
 }
-
-// sameStrings is sameBytes for string maps.
-func sameStrings(a, b map[string]string) bool {
-	return maps.Equal(a, b)
-}

@@ -55,7 +55,7 @@ func configMapUpdateErrors(cm, old *corev1.ConfigMap) field.ErrorList {
 	if cm.Immutable == nil || !*cm.Immutable {
 		errs = append(errs, field.Forbidden(field.NewPath("immutable"), immutableMsg))
 	}
-	if !sameStrings(cm.Data, old.Data) {
+	if !maps.Equal(cm.Data, old.Data) {
 		errs = append(errs, field.Forbidden(field.NewPath("data"), immutableMsg))
 	}
 	if !sameBytes(cm.BinaryData, old.BinaryData) {

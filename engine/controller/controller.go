@@ -275,13 +275,3 @@ func (c *Controller) wantedFinalizer(ctx context.Context) (string, error) {
 	c.kinds = true
 	return c.finalizer, nil
 }
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/specd-io/specd/engine/background"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
@@ -52,7 +53,7 @@ func RunElected(ctx context.Context, cfg ElectionConfig, lead func(ctx context.C
 	for ctx.Err() == nil {
 		if err := runTerm(ctx, cfg, log, lead); err != nil && ctx.Err() == nil {
 			log.Warn("leader election failed; trying again", "err", err)
-			sleep(ctx, retryDelay)
+			background.Sleep(ctx, retryDelay)
 		}
 	}
 }

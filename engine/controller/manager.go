@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
@@ -104,7 +105,7 @@ func (m *Manager) Follow(ctx context.Context, registry func() *schemas.Registry)
 		cancel()
 		if err := <-done; err != nil {
 			m.cfg.Logger.Error("controllers", "err", err)
-			sleep(ctx, followInterval)
+			background.Sleep(ctx, followInterval)
 		}
 	}
 }
@@ -142,7 +143,7 @@ func AwaitWork(ctx context.Context, lister Lister, registry func() *schemas.Regi
 				return
 			}
 		}
-		sleep(ctx, followInterval)
+		background.Sleep(ctx, followInterval)
 		if ctx.Err() != nil {
 			return
 		}

@@ -118,7 +118,11 @@ func (s *Storage) decrypt(ctx context.Context, t value.Transformer, gr schema.Gr
 
 // objectName is the namespace/name (or name) part of an object's key.
 func (s *Storage) objectName(gr schema.GroupResource, key string) string {
-	return strings.TrimPrefix(key, s.prefix+gr.Group+"/"+gr.Resource+"/")
+	group := gr.Group
+	if group == "" {
+		group = coreGroupKey
+	}
+	return strings.TrimPrefix(key, s.prefix+group+"/"+gr.Resource+"/")
 }
 
 func (s *Storage) Create(ctx context.Context, key string, v []byte) (int64, error) {

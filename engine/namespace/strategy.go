@@ -102,7 +102,7 @@ func checkDelete(_ context.Context, name string) error {
 
 // holds: a namespace stays while spec.finalizers has any.
 func holds(stored []byte) bool {
-	return len(gjson.GetBytes(stored, "spec.finalizers").Array()) > 0
+	return gjson.GetBytes(stored, "spec.finalizers.0").Exists()
 }
 
 // markDeleting makes a namespace marked for deletion Terminating.
