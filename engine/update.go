@@ -160,6 +160,7 @@ func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersi
 	}
 	if rv.Schema != nil {
 		errs = append(errs, rv.Schema.Validate(req.obj)...)
+		errs = rv.Schema.ValidateRules(ctx, req.obj, old.obj, errs)
 	}
 	if len(errs) > 0 {
 		return nil, nil, apierrors.NewInvalid(groupKind(r), name, errs)
