@@ -138,11 +138,11 @@ func (c *checker) compiled(r apiextensions.ValidationRule, res cel.CompilationRe
 		if res.Error.Type == apiservercel.ErrorTypeRequired {
 			c.add(rulePtr, field.Required(nil, res.Error.Detail))
 		} else {
-			c.add(rulePtr, field.Invalid(nil, r, res.Error.Detail))
+			c.add(rulePtr, field.Invalid(nil, r.Rule, res.Error.Detail))
 		}
 	}
 	if res.MessageExpressionError != nil {
-		c.add(join(ptr, "messageExpression"), field.Invalid(nil, r, res.MessageExpressionError.Detail))
+		c.add(join(ptr, "messageExpression"), field.Invalid(nil, r.MessageExpression, res.MessageExpressionError.Detail))
 	} else if res.MessageExpression != nil {
 		c.charge(join(ptr, "messageExpression"), "estimated messageExpression cost", res.MessageExpressionMaxCost, ctx)
 	}
