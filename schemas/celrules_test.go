@@ -37,7 +37,7 @@ func TestLoadKeepsRules(t *testing.T) {
 	}
 	rv := reg.Lookup("shop.example.com", "v1", "widgets")
 	obj := map[string]any{"spec": map[string]any{"min": int64(3), "max": int64(2)}}
-	errs := rv.Schema.ValidateRules(context.Background(), obj, nil, nil)
+	errs, _ := rv.Schema.ValidateRules(context.Background(), obj, nil, nil)
 	if len(errs) != 1 || errs[0].Error() != "spec: Invalid value: min must not exceed max" {
 		t.Errorf("got %v, want the rule's error", errs)
 	}

@@ -51,7 +51,8 @@ func object(t testing.TB, objJSON string) map[string]any {
 // the errors with their reasons, as Status causes carry them.
 func validate(t testing.TB, r *Rules, obj, old string) string {
 	t.Helper()
-	return errorLines(r.Validate(context.Background(), object(t, obj), object(t, old), nil))
+	errs, _ := r.Validate(context.Background(), object(t, obj), object(t, old), nil)
+	return errorLines(errs)
 }
 
 func errorLines(errs field.ErrorList) string {

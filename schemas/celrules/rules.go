@@ -14,6 +14,7 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/warning"
 )
 
 // Problem is a refused rule, at a JSON pointer relative to the compiled
@@ -81,17 +82,18 @@ func (r *Rules) Count() int {
 // Validate evaluates the rules on obj and appends one error per failed
 // rule to errs, the errors already found in obj. old is the stored object
 // on update (nil on create): transition rules see it as oldSelf, and a
-// value equal to its old value is not judged again (ratcheting).
+// value equal to its old value is not judged again (ratcheting): its
+// failures come back as warnings, as kube-apiserver sends them.
 //
 // As kube-apiserver does, the rules are not run on an object with errors
 // that make them meaningless (a missing required field, a wrong type, an
 // unsupported value, a list or string too long); one error says so.
-func (r *Rules) Validate(ctx context.Context, obj, old map[string]any, errs field.ErrorList) field.ErrorList {
+func (r *Rules) Validate(ctx context.Context, obj, old map[string]any, errs field.ErrorList) (field.ErrorList, []string) {
 	if r == nil {
-		return errs
+		return errs, nil
 	}
 	if blocksRules(errs) {
-		return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
+		return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")), nil
 	}
 	var opts []cel.Option
 	var oldObj any
@@ -99,9 +101,16 @@ func (r *Rules) Validate(ctx context.Context, obj, old map[string]any, errs fiel
 		oldObj = old
 		opts = append(opts, cel.WithRatcheting(common.NewCorrelatedObject(obj, old, r.model)))
 	}
+	var warnings recorder
+	ctx = warning.WithWarningRecorder(ctx, &warnings)
 	ruleErrs, _ := r.validator.Validate(ctx, nil, r.schema, obj, oldObj, r.budget, opts...)
-	return append(errs, ruleErrs...)
+	return append(errs, ruleErrs...), warnings
 }
+
+// recorder collects the warnings of one validation.
+type recorder []string
+
+func (r *recorder) AddWarning(_, text string) { *r = append(*r, text) }
 
 // blocksRules reports whether errs has an error after which kube-apiserver
 // does not run CEL rules.

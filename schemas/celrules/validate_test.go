@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apiserver/pkg/warning"
 )
 
 // specSchema is an object schema whose spec carries the rules given.
@@ -162,16 +161,9 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// recorder collects the warnings kube-apiserver would send.
-type recorder []string
-
-func (r *recorder) AddWarning(_, text string) { *r = append(*r, text) }
-
 func TestRatchetedFailureIsAWarning(t *testing.T) {
 	r := mustCompile(t, specSchema(`{"size":{"type":"integer","x-kubernetes-validations":[{"rule":"self <= 10","message":"at most 10"}]},"label":{"type":"string"}}`, `[]`))
-	var warnings recorder
-	ctx := warning.WithWarningRecorder(context.Background(), &warnings)
-	errs := r.Validate(ctx, object(t, `{"spec":{"size":20,"label":"new"}}`), object(t, `{"spec":{"size":20,"label":"old"}}`), nil)
+	errs, warnings := r.Validate(context.Background(), object(t, `{"spec":{"size":20,"label":"new"}}`), object(t, `{"spec":{"size":20,"label":"old"}}`), nil)
 	if len(errs) > 0 {
 		t.Fatalf("ratcheted value refused: %v", errs)
 	}
@@ -183,7 +175,8 @@ func TestRatchetedFailureIsAWarning(t *testing.T) {
 func TestBlockingErrorsSkipRules(t *testing.T) {
 	r := mustCompile(t, specSchema(`{"a":{"type":"integer"}}`, `[{"rule":"self.a > 0","message":"positive"}]`))
 	prior := field.ErrorList{field.Required(field.NewPath("spec", "b"), "")}
-	got := errorLines(r.Validate(context.Background(), object(t, `{"spec":{"a":-1}}`), nil, prior))
+	errs, _ := r.Validate(context.Background(), object(t, `{"spec":{"a":-1}}`), nil, prior)
+	got := errorLines(errs)
 	want := "FieldValueRequired spec.b: Required value\n" +
 		"FieldValueInvalid <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"
 	if got != want {
@@ -191,7 +184,8 @@ func TestBlockingErrorsSkipRules(t *testing.T) {
 	}
 	// A plain Invalid does not block: the rule still runs.
 	prior = field.ErrorList{field.Invalid(field.NewPath("spec", "b"), "x", "bad")}
-	got = errorLines(r.Validate(context.Background(), object(t, `{"spec":{"a":-1}}`), nil, prior))
+	errs, _ = r.Validate(context.Background(), object(t, `{"spec":{"a":-1}}`), nil, prior)
+	got = errorLines(errs)
 	want = "FieldValueInvalid spec.b: Invalid value: \"x\": bad\nFieldValueInvalid spec: Invalid value: positive"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -203,7 +197,7 @@ func TestNoRules(t *testing.T) {
 	if r != nil || len(probs) > 0 {
 		t.Fatalf("got rules %v, problems %v; want neither", r, probs)
 	}
-	if errs := r.Validate(context.Background(), object(t, `{"spec":{}}`), nil, nil); len(errs) > 0 {
+	if errs, _ := r.Validate(context.Background(), object(t, `{"spec":{}}`), nil, nil); len(errs) > 0 {
 		t.Errorf("nil rules gave errors: %v", errs)
 	}
 }

@@ -12,7 +12,8 @@ import (
 type RuleSet interface {
 	// Validate appends the errors of the rules on obj to errs, the errors
 	// already found; old is the stored object on update, nil on create.
-	Validate(ctx context.Context, obj, old map[string]any, errs field.ErrorList) field.ErrorList
+	// Failures that ratcheting lets through come back as warnings.
+	Validate(ctx context.Context, obj, old map[string]any, errs field.ErrorList) (field.ErrorList, []string)
 }
 
 // WithRules returns a copy of s that carries rules.
@@ -24,11 +25,12 @@ func (s *Schema) WithRules(rules RuleSet) *Schema {
 
 // ValidateRules evaluates the schema's CEL rules on obj (old on update)
 // after errs, the errors Validate and the object meta checks found, and
-// returns errs with the rules' errors appended. Without rules it returns
+// returns errs with the rules' errors appended, and the warnings to send
+// for failures of unchanged values on update. Without rules it returns
 // errs as they are.
-func (s *Schema) ValidateRules(ctx context.Context, obj, old map[string]any, errs field.ErrorList) field.ErrorList {
+func (s *Schema) ValidateRules(ctx context.Context, obj, old map[string]any, errs field.ErrorList) (field.ErrorList, []string) {
 	if s.rules == nil {
-		return errs
+		return errs, nil
 	}
 	return s.rules.Validate(ctx, obj, old, errs)
 }
