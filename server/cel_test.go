@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 
@@ -158,4 +159,60 @@ func TestCELRulesOverTheAPI(t *testing.T) {
 			t.Errorf("patch: %v", err)
 		}
 	})
+}
+
+// sizedWidgets declares Sized objects; limit adds a rule on spec.size.
+func sizedWidgets(limit bool) string {
+	rule := ""
+	if limit {
+		rule = "\n              x-kubernetes-validations: [{rule: self <= 10, message: at most 10}]"
+	}
+	return `openapi: 3.0.3
+info: {title: sized, version: v1}
+x-specd: {group: sized.example.com}
+components:
+  schemas:
+    Sized:
+      type: object
+      x-specd-resource: {}
+      properties:
+        spec:
+          type: object
+          properties:
+            label: {type: string}
+            size:
+              type: integer` + rule + "\n"
+}
+
+// An object stored before a rule was added can still be updated: its
+// unchanged value is not judged again (ratcheting), and the failure comes
+// back as a warning, as kube-apiserver sends it; a changed value is judged.
+func TestCELRatchetingOverTheAPI(t *testing.T) {
+	load := func(limit bool) *schemas.Registry {
+		reg, err := schemas.LoadFS(fstest.MapFS{"sized.yaml": &fstest.MapFile{Data: []byte(sizedWidgets(limit))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}
+	var current atomic.Pointer[schemas.Registry]
+	current.Store(load(false))
+	quiet := slog.New(slog.DiscardHandler)
+	srv := httptest.NewServer(New(Config{
+		Registry: current.Load,
+		Store:    engine.NewStore(etcdstorage.New(etcdtest.Start(t)), engine.Options{Logger: quiet}),
+		Logger:   quiet,
+	}))
+	t.Cleanup(srv.Close)
+	const sized = "/apis/sized.example.com/v1/namespaces/default/sizeds"
+	exchange{method: "POST", path: sized, contentType: "application/json", code: 201,
+		body: `{"apiVersion":"sized.example.com/v1","kind":"Sized","metadata":{"name":"big"},"spec":{"size":20,"label":"a"}}`}.run(t, srv.URL)
+
+	current.Store(load(true))
+	exchange{method: "PATCH", path: sized + "/big", contentType: mergePatch, body: `{"spec":{"label":"b"}}`, code: 200,
+		warning: `299 - "spec.size: Invalid value: 20: at most 10"`}.run(t, srv.URL)
+	exchange{method: "PATCH", path: sized + "/big", contentType: mergePatch, body: `{"spec":{"size":30}}`, code: 422,
+		reason: metav1.StatusReasonInvalid, check: contains(`"message":"Invalid value: 30: at most 10","field":"spec.size"`)}.run(t, srv.URL)
+	exchange{method: "POST", path: sized, contentType: "application/json", code: 422, reason: metav1.StatusReasonInvalid,
+		body: `{"apiVersion":"sized.example.com/v1","kind":"Sized","metadata":{"name":"new"},"spec":{"size":20}}`}.run(t, srv.URL)
 }
