@@ -50,3 +50,30 @@ func compileCorpusVersion(t *testing.T, name string, schema map[string]any) int 
 	}
 	return r.Count()
 }
+
+// BenchmarkCompileCorpus compiles the rules of every CRD version of the
+// corpus, as a load or a reload of all of them does.
+func BenchmarkCompileCorpus(b *testing.B) {
+	var all []*openapi3.Schema
+	dirs, _ := filepath.Glob(filepath.Join(crdcorpus.Dir(b), "*", "crds"))
+	for _, dir := range dirs {
+		for _, crd := range crdcorpus.Read(b, dir) {
+			for _, v := range crd.Spec.Versions {
+				data, _ := json.Marshal(v.Schema.OpenAPIV3Schema)
+				var s openapi3.Schema
+				if err := json.Unmarshal(data, &s); err != nil {
+					b.Fatal(err)
+				}
+				all = append(all, &s)
+			}
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, s := range all {
+			if _, probs := Compile(s); len(probs) > 0 {
+				b.Fatal(probs)
+			}
+		}
+	}
+}

@@ -136,6 +136,9 @@ func (c *converter) extension(s *openapi3.Schema, ptr, name string, out any) boo
 	if !ok {
 		return false
 	}
+	if assigned(v, out) {
+		return true
+	}
 	raw, isRaw := v.(json.RawMessage)
 	if !isRaw {
 		b, err := json.Marshal(v)
@@ -150,6 +153,51 @@ func (c *converter) extension(s *openapi3.Schema, ptr, name string, out any) boo
 		return false
 	}
 	return true
+}
+
+// assigned stores the decoded JSON booleans and strings that most
+// extensions are without a JSON round trip, and reports whether it did.
+func assigned(v, out any) bool {
+	switch out := out.(type) {
+	case *bool:
+		b, ok := v.(bool)
+		*out = b
+		return ok
+	case *string:
+		str, ok := v.(string)
+		*out = str
+		return ok
+	}
+	return false
+}
+
+// hasRules reports whether s or a schema below it carries
+// x-kubernetes-validations, without converting anything.
+func hasRules(s *openapi3.Schema, seen map[*openapi3.Schema]bool) bool {
+	if s == nil || seen[s] {
+		return false
+	}
+	seen[s] = true
+	if _, ok := s.Extensions[extValidations]; ok {
+		return true
+	}
+	for _, ref := range s.Properties {
+		if hasRules(ref.Value, seen) {
+			return true
+		}
+	}
+	if s.Items != nil && hasRules(s.Items.Value, seen) {
+		return true
+	}
+	if ap := s.AdditionalProperties.Schema; ap != nil && hasRules(ap.Value, seen) {
+		return true
+	}
+	for _, ref := range s.AllOf {
+		if hasRules(ref.Value, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 func limit(v *uint64) *int64 {

@@ -46,6 +46,9 @@ type Rules struct {
 // with $refs resolved, as a CRD create would. It returns nil Rules when s
 // has no rule, and every problem found; the Rules are nil when there is any.
 func Compile(s *openapi3.Schema) (*Rules, []Problem) {
+	if !hasRules(s, map[*openapi3.Schema]bool{}) {
+		return nil, nil
+	}
 	conv := converter{}
 	props := conv.props(s, "")
 	if len(conv.errs) > 0 || conv.rules == 0 {
