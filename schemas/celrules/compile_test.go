@@ -66,6 +66,15 @@ func TestCompileProblems(t *testing.T) {
 			schema: specSchema(`{"a":{"type":"integer"}}`, `[{"rule":"self.a > 0","message":"one\ntwo"}]`),
 			want:   `/properties/spec/x-kubernetes-validations/0/message: Invalid value: "one\ntwo": must not contain line breaks`,
 		},
+		"rules inside allOf, anyOf, oneOf and not": {
+			schema: `{"type":"object","properties":{"spec":{"type":"object","properties":{"a":{"type":"integer"}},
+				"allOf":[{"properties":{"a":{"x-kubernetes-validations":[{"rule":"self > 0"}]}}}],
+				"anyOf":[{"x-kubernetes-validations":[{"rule":"has(self.a)"}]}],
+				"oneOf":[{"required":["a"]},{"not":{"x-kubernetes-validations":[{"rule":"has(self.a)"}]}}]}}}`,
+			want: "/properties/spec/allOf/0/properties/a/x-kubernetes-validations: Forbidden: must be empty to be structural\n" +
+				"/properties/spec/anyOf/0/x-kubernetes-validations: Forbidden: must be empty to be structural\n" +
+				"/properties/spec/oneOf/1/not/x-kubernetes-validations: Forbidden: must be empty to be structural",
+		},
 		"not a list of rules": {
 			schema: specSchema(`{"a":{"type":"integer"}}`, `{"rule":"self.a > 0"}`),
 			want:   `/properties/spec/x-kubernetes-validations: invalid x-kubernetes-validations: json: cannot unmarshal object into Go value of type []celrules.rule`,

@@ -11,7 +11,8 @@
 //   - Compile checks every rule the way a CRD create does (compile errors,
 //     per-expression and per-CRD estimated cost limits, oldSelf on
 //     uncorrelatable parts of the schema, optionalOldSelf without oldSelf,
-//     message, reason and fieldPath), reporting each problem with a JSON
+//     message, reason and fieldPath; no rule inside allOf, anyOf, oneOf or
+//     not), reporting each problem with a JSON
 //     pointer, then builds the apiextensions schema/cel Validator once, so
 //     no rule is compiled per request;
 //   - Rules.Validate runs that Validator with kube's runtime cost budget

@@ -72,12 +72,54 @@ func (c *converter) props(s *openapi3.Schema, ptr string) apiextensions.JSONSche
 	} else if ap.Has != nil {
 		p.AdditionalProperties = &apiextensions.JSONSchemaPropsOrBool{Allows: *ap.Has}
 	}
-	// Rules under allOf are evaluated by kube-apiserver too; anyOf, oneOf
-	// and not never carry rules the validator reaches.
-	for i, ref := range s.AllOf {
-		p.AllOf = append(p.AllOf, c.props(ref.Value, join(ptr, "allOf", fmt.Sprint(i))))
-	}
+	c.refuseNested(s, ptr)
 	return p
+}
+
+// refuseNested refuses rules inside allOf, anyOf, oneOf and not, as
+// kube-apiserver refuses them in a CRD: its validator does not run them.
+func (c *converter) refuseNested(s *openapi3.Schema, ptr string) {
+	for _, q := range quantifiers(s) {
+		c.nestedRules(q.ref, join(ptr, q.tokens...))
+	}
+}
+
+func (c *converter) nestedRules(ref *openapi3.SchemaRef, ptr string) {
+	if ref == nil || ref.Value == nil {
+		return
+	}
+	s := ref.Value
+	if _, ok := s.Extensions[extValidations]; ok {
+		c.errorf(join(ptr, extValidations), "Forbidden: must be empty to be structural")
+	}
+	for _, name := range sortedNames(s.Properties) {
+		c.nestedRules(s.Properties[name], join(ptr, "properties", name))
+	}
+	c.nestedRules(s.Items, join(ptr, "items"))
+	c.nestedRules(s.AdditionalProperties.Schema, join(ptr, "additionalProperties"))
+	c.refuseNested(s, ptr)
+}
+
+// quantifier is one branch of allOf, anyOf, oneOf or not.
+type quantifier struct {
+	tokens []string
+	ref    *openapi3.SchemaRef
+}
+
+func quantifiers(s *openapi3.Schema) []quantifier {
+	var out []quantifier
+	for _, kw := range []struct {
+		name string
+		refs openapi3.SchemaRefs
+	}{{"allOf", s.AllOf}, {"anyOf", s.AnyOf}, {"oneOf", s.OneOf}} {
+		for i, ref := range kw.refs {
+			out = append(out, quantifier{[]string{kw.name, fmt.Sprint(i)}, ref})
+		}
+	}
+	if s.Not != nil {
+		out = append(out, quantifier{[]string{"not"}, s.Not})
+	}
+	return out
 }
 
 // typeOf maps an OpenAPI 3.0 type, or a 3.1 type list with "null", to a
@@ -192,8 +234,8 @@ func hasRules(s *openapi3.Schema, seen map[*openapi3.Schema]bool) bool {
 	if ap := s.AdditionalProperties.Schema; ap != nil && hasRules(ap.Value, seen) {
 		return true
 	}
-	for _, ref := range s.AllOf {
-		if hasRules(ref.Value, seen) {
+	for _, q := range quantifiers(s) {
+		if q.ref != nil && hasRules(q.ref.Value, seen) {
 			return true
 		}
 	}
