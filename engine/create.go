@@ -81,6 +81,7 @@ func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 	}
 	if rv.Schema != nil {
 		errs = append(errs, rv.Schema.Validate(req.obj)...)
+		errs, _ = rv.Schema.ValidateRules(ctx, req.obj, nil, errs) // no ratcheting, no warning
 	}
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(groupKind(r), req.meta.Name, errs)

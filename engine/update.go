@@ -160,6 +160,9 @@ func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersi
 	}
 	if rv.Schema != nil {
 		errs = append(errs, rv.Schema.Validate(req.obj)...)
+		var ratcheted []string
+		errs, ratcheted = rv.Schema.ValidateRules(ctx, req.obj, old.obj, errs)
+		req.warnings = append(req.warnings, ratcheted...)
 	}
 	if len(errs) > 0 {
 		return nil, nil, apierrors.NewInvalid(groupKind(r), name, errs)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/specd-io/specd/schemas/celrules"
 	"github.com/specd-io/specd/schemas/structural"
 )
 
@@ -25,7 +26,24 @@ func compileSchema(d decoder, at string, s *openapi3.Schema) *structural.Schema 
 	if len(errs) > 0 {
 		return nil
 	}
-	return compiled
+	return withRules(d, at, s, compiled)
+}
+
+// withRules compiles the schema's CEL rules (x-kubernetes-validations)
+// once, at load, and keeps them with the compiled schema; a rule that does
+// not compile or costs too much is a problem at its place in the file.
+func withRules(d decoder, at string, s *openapi3.Schema, compiled *structural.Schema) *structural.Schema {
+	rules, probs := celrules.Compile(s)
+	for _, p := range probs {
+		d.probs.add(d.file, filePointer(at, s, p.Pointer), "%s", p.Message)
+	}
+	if len(probs) > 0 {
+		return nil
+	}
+	if rules == nil {
+		return compiled
+	}
+	return compiled.WithRules(rules)
 }
 
 // withoutSpecdExtensions is a shallow copy of s without the x-specd-*

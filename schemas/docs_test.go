@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,32 @@ func TestSchemaFormatDocExample(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, summary(reg)); diff != "" {
 		t.Errorf("registry (-want +got):\n%s", diff)
+	}
+	checkDocRules(t, reg.Lookup("fleet.example.com", "v1", "vehicles"))
+}
+
+// checkDocRules checks the errors the page shows for the example's
+// validation rules.
+func checkDocRules(t *testing.T, rv *ResourceVersion) {
+	t.Helper()
+	car := func(plate string, seats int64) map[string]any {
+		return map[string]any{"apiVersion": "fleet.example.com/v1", "kind": "Vehicle", "metadata": map[string]any{"name": "herbie"},
+			"spec": map[string]any{"plate": plate, "type": "car", "seats": seats}}
+	}
+	tests := []struct {
+		name     string
+		obj, old map[string]any
+		want     string
+	}{
+		{"create with 12 seats", car("B-1", 12), nil, "spec: Invalid value: car B-1 has more than 9 seats"},
+		{"create with 4 seats", car("B-1", 4), nil, ""},
+		{"change the plate", car("B-2", 4), car("B-1", 4), "spec.plate: Forbidden: the plate cannot change"},
+	}
+	for _, tc := range tests {
+		errs, _ := rv.Schema.ValidateRules(context.Background(), tc.obj, tc.old, nil)
+		if got := errs.ToAggregate(); (got == nil && tc.want != "") || (got != nil && got.Error() != tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -41,8 +41,11 @@
 // declare them, but Validate and Default ignore them there, the engine
 // validating type and object meta itself.
 //
-// Not done here: x-kubernetes-validations (CEL rules) are accepted by
-// Compile but not evaluated yet; validation ratcheting on update is not
-// implemented; x-kubernetes-map-type is checked but, like atomic lists,
+// CEL rules (x-kubernetes-validations) are only checked to be a list here:
+// package celrules compiles and evaluates them, and a Schema carries them
+// (WithRules) for ValidateRules, which the engine calls after Validate.
+//
+// Not done here: ratcheting of the structural checks on update (the CEL
+// rules ratchet); x-kubernetes-map-type is checked but, like atomic lists,
 // only matters to server-side apply.
 package structural

@@ -10,7 +10,8 @@ import (
 // Default leave them to the caller. A Schema is immutable and safe for
 // concurrent use.
 type Schema struct {
-	root *node
+	root  *node
+	rules RuleSet // nil: no CEL rules (see WithRules)
 }
 
 // CompileError is a problem in a schema, at a JSON pointer relative to the
