@@ -11,6 +11,7 @@ import (
 // assemble checks what the files declare against each other and builds the
 // registry: one group version per file, one resource per kind of a group.
 func assemble(files []*fileDecl, probs *problems) *Registry {
+	files = applySideRules(files, probs)
 	byGroup := map[string][]*fileDecl{}
 	seen := map[[2]string]*fileDecl{}
 	for _, fd := range files {
@@ -19,7 +20,7 @@ func assemble(files []*fileDecl, probs *problems) *Registry {
 		}
 		key := [2]string{fd.group, fd.version}
 		if first := seen[key]; first != nil {
-			probs.add(fd.file, "/info/version", "group version %s/%s is already declared in %s", fd.group, fd.version, first.file)
+			mergeGroupVersion(first, fd, probs)
 			continue
 		}
 		seen[key] = fd
@@ -35,6 +36,17 @@ func assemble(files []*fileDecl, probs *problems) *Registry {
 	reg := NewRegistry(groups)
 	linkStorage(reg, kinds, probs)
 	return reg
+}
+
+// mergeGroupVersion adds the resources of fd to first, which declares the
+// same group version: CRDs (and a specd file beside them) may share a group
+// version, two specd files may not.
+func mergeGroupVersion(first, fd *fileDecl, probs *problems) {
+	if first.crd == nil && fd.crd == nil {
+		probs.add(fd.file, "/info/version", "group version %s/%s is already declared in %s", fd.group, fd.version, first.file)
+		return
+	}
+	first.resources = append(slices.Clip(first.resources), fd.resources...)
 }
 
 // kindDecls is a kind of a group and its declarations, in the group's
@@ -92,7 +104,7 @@ func collectKinds(files, byPriority []*fileDecl, gvOf map[*fileDecl]*GroupVersio
 		inFile := map[string]*resourceDecl{}
 		for _, r := range fd.resources {
 			if first := inFile[r.kind]; first != nil {
-				probs.add(r.file, r.at("kind"), "kind %s is already declared in this group version at %s", r.kind, first.pointer)
+				probs.add(r.file, r.at("kind"), "kind %s is already declared in this group version at %s", r.kind, declaredAt(first, r))
 				continue
 			}
 			inFile[r.kind] = r
@@ -107,6 +119,7 @@ func collectKinds(files, byPriority []*fileDecl, gvOf map[*fileDecl]*GroupVersio
 // buildResource checks that the versions of a kind agree and have one
 // storage version, and links them into a Resource.
 func buildResource(group string, k *kindDecls, probs *problems) *Resource {
+	dropForeign(group, k, probs)
 	var ref *resourceDecl
 	if k.borrows() {
 		ref = checkStoredWith(k, probs)
@@ -117,7 +130,9 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 	res := &Resource{
 		Group:          group,
 		Kind:           k.kind,
-		ListKind:       k.kind + "List",
+		ListKind:       ref.listKindOrDefault(),
+		CRD:            ref.crdName(),
+		AllowBreaking:  ref.allowBreaking,
 		Plural:         ref.plural,
 		Singular:       ref.singular,
 		ShortNames:     ref.shortNames,

@@ -67,7 +67,7 @@ type GroupVersion struct {
 type Resource struct {
 	Group      string
 	Kind       string
-	ListKind   string // Kind + "List"
+	ListKind   string // a CRD's names.listKind; Kind + "List" by default
 	Plural     string
 	Singular   string
 	ShortNames []string
@@ -80,6 +80,13 @@ type Resource struct {
 	// built-in kinds (their strategies' AllowUnconditionalUpdate); other
 	// resources require the resourceVersion, as CRDs do.
 	UnconditionalUpdate bool
+	// CRD is the name of the CustomResourceDefinition that declares the
+	// resource (<plural>.<group>), "" for a specd schema file.
+	CRD string
+	// AllowBreaking is a CRD's specd.io/allow-breaking annotation: a
+	// reload may apply a change to this resource that breaks its clients
+	// or stored objects (GroupVersion.AllowBreaking for specd files).
+	AllowBreaking bool
 	// Verbs are the verbs of the main endpoint, sorted (x-specd-resource
 	// verbs); nil serves every verb (AllVerbs). Use ServedVerbs or Serves.
 	Verbs []string
@@ -125,6 +132,9 @@ type ResourceVersion struct {
 	// ConversionPointer is its JSON pointer in File, "" when not given.
 	ConversionRules   []any
 	ConversionPointer string
+	// ConversionFile is the file ConversionPointer is in when it is not
+	// File: a side file of conversion rules for a CRD.
+	ConversionFile string
 	// Subresources.
 	StatusSubresource bool
 	Scale             *ScaleSubresource // nil: no scale subresource
@@ -133,6 +143,11 @@ type ResourceVersion struct {
 	// Hooks are the plugins x-specd-hooks binds to this version; nil when
 	// it has none.
 	Hooks *Hooks
+	// declAt is the pointer of the version's declaration in File:
+	// x-specd-resource, or a CRD's /spec/versions/<i>; crd is true for
+	// a CRD. "" when built by hand.
+	declAt string
+	crd    bool
 	// Schema is the compiled object schema; apiVersion, kind and metadata
 	// are implied and handled by the engine.
 	Schema *structural.Schema
