@@ -175,9 +175,6 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	out.callbacks.Bind(controller.NewClient(store, set.Registry).WithAuthorizer(authz.authorizer()))
 	collector := gc.New(store, set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger})
 	migration := migrate.NewRunner(ctx, store, set.Registry(), log)
-	// Every replica runs the background work; it stops (migration progress
-	// kept) before the storage closes.
-	defer background.New(collector, migration).Start(ctx)()
 	var ready atomic.Bool
 	handler := server.New(server.Config{
 		Registry:   set.Registry,
@@ -196,9 +193,12 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.
 	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy).Stop()
-	defer background.New(controllers(controller.ElectedConfig{Client: out.etcd, Address: out.listener.Addr().String(), Store: store,
-		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
-		namespaceController(out.etcd, out.listener.Addr().String(), store, namespaces, set.Registry, log)).Start(ctx)()
+	// The elected replica runs the background work; it stops (migration
+	// progress kept, leadership resigned) before the storage closes.
+	defer background.New(backgroundJobs(out.etcd, out.listener.Addr().String(), log,
+		collector, migration,
+		controllers(controller.ServeConfig{Store: store, Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
+		namespaceController(store, namespaces, set.Registry, log))).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -23,6 +24,7 @@ import (
 // world is a store with two groups: shop.example.com (namespaced Widget,
 // cluster-scoped Warehouse) and library.example.com (namespaced Book).
 type world struct {
+	cli                        *clientv3.Client
 	store                      *engine.Store
 	reg                        *schemas.Registry
 	widgets, warehouses, books *schemas.ResourceVersion
@@ -44,7 +46,7 @@ func newWorld(t testing.TB) *world {
 func newWorldWith(t testing.TB, opts engine.Options) *world {
 	t.Helper()
 	cli := etcdtest.Start(t)
-	w := &world{store: engine.NewStore(etcdstorage.New(cli), opts)}
+	w := &world{cli: cli, store: engine.NewStore(etcdstorage.New(cli), opts)}
 	wr, wrv := resource("shop.example.com", "Widget", "widgets", schemas.Namespaced)
 	hr, hrv := resource("shop.example.com", "Warehouse", "warehouses", schemas.Cluster)
 	br, brv := resource("library.example.com", "Book", "books", schemas.Namespaced)

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-var leaderLine = regexp.MustCompile(`(?m)^specd_leader\{election="controllers"\} (\d)`)
+var leaderLine = regexp.MustCompile(`(?m)^specd_leader\{election="background"\} (\d)`)
 
 // leads reports whether s holds the controllers' election, from its
 // specd_leader metric.
