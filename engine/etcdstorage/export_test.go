@@ -1,0 +1,11 @@
+package etcdstorage
+
+import clientv3 "go.etcd.io/etcd/client/v3"
+
+// NewWithKV is New with cli's KV wrapped, so that a test can make etcd's
+// answers fail.
+func NewWithKV(cli *clientv3.Client, wrap func(clientv3.KV) clientv3.KV) *Storage {
+	s := New(cli)
+	s.kv = wrap(s.kv)
+	return s
+}
