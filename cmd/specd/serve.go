@@ -26,6 +26,7 @@ import (
 	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/gc"
+	"github.com/specd-io/specd/engine/leader"
 	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/engine/namespace"
 	"github.com/specd-io/specd/engine/storage"
@@ -149,9 +150,11 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	served := watchcache.NewServed(caches, engine.CacheKeyOf(""))
 	// The collector runs a pass at once, after deletes and periodically.
 	trigger := gc.NewTrigger()
+	// A delete through any replica pulls the trigger of the elected one.
+	deletes := leader.NewSignal(out.etcd, "gc", trigger.Pull, log)
 	authz := newAuthorization(cfg.Authorization, set.Registry, log)
 	namespaces := namespace.New(namespace.Config{Registry: set.Registry, Logger: log})
-	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
+	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: deletes.Raise,
 		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks()), Mutators: configdata.Mutators(),
 		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, Strategies: namespaces.Strategies(),
 		StrategicPatchMeta: gotypes.PatchMeta})
@@ -196,7 +199,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	// The elected replica runs the background work; it stops (migration
 	// progress kept, leadership resigned) before the storage closes.
 	defer background.New(backgroundJobs(out.etcd, out.listener.Addr().String(), log,
-		collector, migration,
+		collector, deletes, migration,
 		controllers(controller.ServeConfig{Store: store, Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
 		namespaceController(store, namespaces, set.Registry, log))).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)

@@ -57,28 +57,39 @@ func (l *terms) await(t *testing.T, id string) {
 	}
 }
 
-// replicaOf is a second specd replica on w's etcd: its own storage client
-// and Store, its own collector and trigger, the same schemas.
-func replicaOf(t *testing.T, w *world, trigger *gc.Trigger) (*engine.Store, *gc.Collector) {
+// replica is one specd replica on w's etcd, as specd serve wires one: its
+// own storage client and Store, its own collector, whose trigger a delete
+// through any replica pulls (a leader.Signal).
+type replica struct {
+	store     *engine.Store
+	collector *gc.Collector
+	deletes   *leader.Signal
+}
+
+func replicaOf(t *testing.T, w *world) *replica {
 	t.Helper()
 	cli, err := etcdstorage.NewClient(context.Background(), w.cli.Endpoints())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cli.Close() })
-	store := engine.NewStore(etcdstorage.New(cli), engine.Options{Logger: slog.New(slog.DiscardHandler), OnDelete: trigger.Pull})
-	return store, gc.New(store, func() *schemas.Registry { return w.reg }, gc.Options{Logger: slog.New(slog.DiscardHandler), Trigger: trigger})
+	log := slog.New(slog.DiscardHandler)
+	trigger := gc.NewTrigger()
+	deletes := leader.NewSignal(cli, "test-gc", trigger.Pull, log)
+	store := engine.NewStore(etcdstorage.New(cli), engine.Options{Logger: log, OnDelete: deletes.Raise})
+	return &replica{store: store, deletes: deletes,
+		collector: gc.New(store, func() *schemas.Registry { return w.reg }, gc.Options{Logger: log, Trigger: trigger})}
 }
 
-// runElected runs the collector and a term recorder as specd serve runs
-// its background work: only while id leads.
-func runElected(t *testing.T, w *world, id string, c *gc.Collector, l *terms) context.CancelFunc {
+// runElected runs the collector, its signal and a term recorder as specd
+// serve runs its background work: only while id leads.
+func runElected(t *testing.T, w *world, id string, r *replica, l *terms) context.CancelFunc {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	cfg := leader.Config{Client: w.cli, Key: "/test-leader/background", ID: id, TTL: time.Second, Logger: slog.New(slog.DiscardHandler), Name: "test"}
 	go func() {
 		defer close(done)
-		leader.Jobs(cfg, c, l.job(id)).Run(ctx)
+		leader.Jobs(cfg, r.collector, r.deletes, l.job(id)).Run(ctx)
 	}()
 	stop := func() { cancel(); <-done }
 	t.Cleanup(stop)
@@ -86,28 +97,28 @@ func runElected(t *testing.T, w *world, id string, c *gc.Collector, l *terms) co
 }
 
 // TestCollectorOnlyOnLeader: of two replicas on one etcd only the leader
-// collects; work left when the leader stops (a dependent whose owner was
-// deleted through the other replica) is finished by the next leader.
+// collects, also after deletes through the other replica; work left when
+// the leader stops is finished by the next leader.
 func TestCollectorOnlyOnLeader(t *testing.T) {
 	w := newWorld(t)
 	l := &terms{t: t}
-	storeA, collectorA := replicaOf(t, w, gc.NewTrigger())
-	storeB, collectorB := replicaOf(t, w, gc.NewTrigger())
-	stopA := runElected(t, w, "a", collectorA, l)
+	a, b := replicaOf(t, w), replicaOf(t, w)
+	stopA := runElected(t, w, "a", a, l)
 	l.await(t, "a")
-	runElected(t, w, "b", collectorB, l)
+	runElected(t, w, "b", b, l)
 
+	// Deleted through b, which does not collect: its signal pulls a's
+	// trigger (a's periodic pass is 30 s away).
 	wh := w.create(t, w.warehouses, "", "north", nil)
 	w.create(t, w.widgets, "default", "w1", nil, owner{wh, false})
-	deleteThrough(t, storeA, w.warehouses, "north")
+	deleteThrough(t, b.store, w.warehouses, "north")
 	awaitGone(t, w, w.widgets, "default", "w1")
 
-	// Deleted through b, which does not collect: the dependent waits for
-	// a pass of the leader (every 30 s), or for the next leader, which
-	// runs one as it starts.
-	wh2 := w.create(t, w.warehouses, "", "south", nil)
-	w.create(t, w.widgets, "default", "w2", nil, owner{wh2, false})
-	deleteThrough(t, storeB, w.warehouses, "south")
+	// A dependent whose owner never existed, which nothing signals: a
+	// stops before its next periodic pass, and b, taking over, collects
+	// it in the pass it runs as it starts.
+	time.Sleep(200 * time.Millisecond) // a's passes for w1 end
+	w.create(t, w.widgets, "default", "w2", nil, owner{[]byte(`{"apiVersion":"shop.example.com/v1","kind":"Warehouse","metadata":{"name":"never","uid":"never"}}`), false})
 	stopA()
 	l.await(t, "b")
 	awaitGone(t, w, w.widgets, "default", "w2")
