@@ -167,7 +167,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	if err := policy.start(ctx, set.Registry()); err != nil {
 		return err
 	}
-	stopAuthz, err := authz.start(ctx, store, set.Registry, log)
+	stopAuthz, aggregator, err := authz.start(ctx, store, set.Registry, log)
 	if err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	// The elected replica runs the background work; it stops (migration
 	// progress kept, leadership resigned) before the storage closes.
 	defer background.New(backgroundJobs(out.etcd, out.listener.Addr().String(), log,
-		collector, deletes, migration,
+		collector, deletes, migration, aggregator,
 		controllers(controller.ServeConfig{Store: store, Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
 		namespaceController(store, namespaces, set.Registry, log))).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
