@@ -73,21 +73,21 @@ func notConnected(err error) bool {
 // retry calls try until it succeeds, fails for good, ctx ends or
 // retryWindow has passed, and returns its last error; uncertain tells
 // whether a failed try may have applied a write.
-func retry(ctx context.Context, try func(ctx context.Context) error) (err error, uncertain bool) {
+func retry(ctx context.Context, try func(ctx context.Context) error) (uncertain bool, err error) {
 	deadline := time.Now().Add(retryWindow)
 	delay := retryFirst
 	for {
 		err = try(ctx)
 		if err == nil || ctx.Err() != nil {
-			return err, uncertain
+			return uncertain, err
 		}
 		kind := classify(err)
 		if kind == failed {
-			return err, uncertain
+			return uncertain, err
 		}
 		uncertain = uncertain || kind == unknown
 		if time.Now().Add(delay).After(deadline) || !sleep(ctx, delay) {
-			return err, uncertain
+			return uncertain, err
 		}
 		delay = min(2*delay, retryMax)
 	}
@@ -108,7 +108,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // get is a read of etcd, retried (retry).
 func (s *Storage) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	var resp *clientv3.GetResponse
-	err, _ := retry(ctx, func(ctx context.Context) (err error) {
+	_, err := retry(ctx, func(ctx context.Context) (err error) {
 		resp, err = s.kv.Get(ctx, key, opts...)
 		return err
 	})
@@ -118,7 +118,7 @@ func (s *Storage) get(ctx context.Context, key string, opts ...clientv3.OpOption
 // commit runs a conditional transaction, retried (retry); uncertain says
 // whether a failed try may have been applied.
 func (s *Storage) commit(ctx context.Context, txn clientv3.Txn) (resp *clientv3.TxnResponse, uncertain bool, err error) {
-	err, uncertain = retry(ctx, func(context.Context) (err error) {
+	uncertain, err = retry(ctx, func(context.Context) (err error) {
 		resp, err = txn.Commit()
 		return err
 	})
