@@ -146,8 +146,13 @@ func (s *Storage) resolve(ctx context.Context, op, key string, value []byte) (in
 }
 
 // writeError is the error of a write that failed after retries: an
-// UnknownOutcomeError if any try may have been applied.
+// UnknownOutcomeError if any try may have been applied, unless the
+// request ran out of time, whose answer already says the outcome is not
+// known.
 func writeError(err error, uncertain bool, op, key string, value []byte) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return wrapWrite(err, op, key, value) // the request's deadline: kube's 504 (storage.ErrTimeout)
+	}
 	if uncertain || classify(err) == unknown {
 		return unknownOutcome(op, key, err)
 	}
