@@ -71,10 +71,13 @@ func notConnected(err error) bool {
 }
 
 // retry calls try until it succeeds, fails for good, ctx ends or
-// retryWindow has passed, and returns its last error; uncertain tells
-// whether a failed try may have applied a write.
+// retryWindow has passed since its first failure, and returns its last
+// error; uncertain tells whether a failed try may have applied a write.
+// The window starts at the first failure, not at the first try: a try
+// that met a dead leader fails only when etcd's own request timeout
+// (5 s and two election timeouts) ends, well after a new leader serves.
 func retry(ctx context.Context, try func(ctx context.Context) error) (uncertain bool, err error) {
-	deadline := time.Now().Add(retryWindow)
+	var deadline time.Time
 	delay := retryFirst
 	for {
 		err = try(ctx)
@@ -84,6 +87,9 @@ func retry(ctx context.Context, try func(ctx context.Context) error) (uncertain 
 		kind := classify(err)
 		if kind == failed {
 			return uncertain, err
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(retryWindow)
 		}
 		uncertain = uncertain || kind == unknown
 		if time.Now().Add(delay).After(deadline) || !sleep(ctx, delay) {
