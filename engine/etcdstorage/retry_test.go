@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -22,6 +23,7 @@ type flakyKV struct {
 	fails   atomic.Int32
 	err     error
 	applied bool
+	slow    time.Duration // how long a failing try takes
 }
 
 func (f *flakyKV) Txn(ctx context.Context) clientv3.Txn {
@@ -46,6 +48,7 @@ func (t *flakyTxn) Commit() (*clientv3.TxnResponse, error) {
 			return nil, err
 		}
 	}
+	time.Sleep(t.kv.slow)
 	return nil, t.kv.err
 }
 
@@ -88,5 +91,19 @@ func TestWriteRetries(t *testing.T) {
 	fail(1, rpctypes.ErrGRPCCompacted, false)
 	if _, err := st.Create(ctx, "/k/c", []byte("1")); err == nil || flaky.fails.Load() != 0 {
 		t.Fatalf("create that failed for good: %v (fails left %d), want its error, not retried", err, flaky.fails.Load())
+	}
+}
+
+// TestWriteRetriedAfterSlowFailure: a write that met a dead etcd leader
+// fails only when etcd's request timeout ends (7 s with etcd's defaults),
+// longer than specd's retry window; it is still retried, since the
+// window counts from the failure.
+func TestWriteRetriedAfterSlowFailure(t *testing.T) {
+	cli := etcdtest.Start(t)
+	flaky := &flakyKV{err: rpctypes.ErrTimeoutDueToLeaderFail, slow: 6 * time.Second}
+	st := etcdstorage.NewWithKV(cli, func(kv clientv3.KV) clientv3.KV { flaky.KV = kv; return flaky })
+	flaky.fails.Store(1)
+	if _, err := st.Create(context.Background(), "/k/slow", []byte("1")); err != nil {
+		t.Fatalf("create whose first try failed after 6 s: %v", err)
 	}
 }
