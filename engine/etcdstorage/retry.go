@@ -28,9 +28,11 @@ import (
 // try may be what broke it: the caller resolves that (resolveCreate), or
 // answers that the outcome is unknown.
 const (
-	// retryWindow bounds the retries of one request: an election on a
-	// loopback or LAN cluster takes one to two seconds.
-	retryWindow = 5 * time.Second
+	// retryWindow bounds the retries of one request after its first
+	// failure: an election on a LAN takes one to two seconds, but a retry
+	// that reaches a member still catching up (one just restarted) may
+	// wait for etcd's request timeout (7 s with etcd's defaults) once more.
+	retryWindow = 10 * time.Second
 	retryFirst  = 50 * time.Millisecond
 	retryMax    = 500 * time.Millisecond
 )
@@ -71,12 +73,12 @@ func notConnected(err error) bool {
 }
 
 // retry calls try until it succeeds, fails for good, ctx ends or
-// retryWindow has passed since its first failure, and returns its last
+// window (retryWindow) has passed since its first failure, and returns its last
 // error; uncertain tells whether a failed try may have applied a write.
 // The window starts at the first failure, not at the first try: a try
 // that met a dead leader fails only when etcd's own request timeout
 // (5 s and two election timeouts) ends, well after a new leader serves.
-func retry(ctx context.Context, try func(ctx context.Context) error) (uncertain bool, err error) {
+func retry(ctx context.Context, window time.Duration, try func(ctx context.Context) error) (uncertain bool, err error) {
 	var deadline time.Time
 	delay := retryFirst
 	for {
@@ -89,7 +91,7 @@ func retry(ctx context.Context, try func(ctx context.Context) error) (uncertain 
 			return uncertain, err
 		}
 		if deadline.IsZero() {
-			deadline = time.Now().Add(retryWindow)
+			deadline = time.Now().Add(window)
 		}
 		uncertain = uncertain || kind == unknown
 		if time.Now().Add(delay).After(deadline) || !sleep(ctx, delay) {
@@ -114,7 +116,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // get is a read of etcd, retried (retry).
 func (s *Storage) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	var resp *clientv3.GetResponse
-	_, err := retry(ctx, func(ctx context.Context) (err error) {
+	_, err := retry(ctx, s.retryWindow, func(ctx context.Context) (err error) {
 		resp, err = s.kv.Get(ctx, key, opts...)
 		return err
 	})
@@ -124,7 +126,7 @@ func (s *Storage) get(ctx context.Context, key string, opts ...clientv3.OpOption
 // commit runs a conditional transaction, retried (retry); uncertain says
 // whether a failed try may have been applied.
 func (s *Storage) commit(ctx context.Context, txn clientv3.Txn) (resp *clientv3.TxnResponse, uncertain bool, err error) {
-	uncertain, err = retry(ctx, func(context.Context) (err error) {
+	uncertain, err = retry(ctx, s.retryWindow, func(context.Context) (err error) {
 		resp, err = txn.Commit()
 		return err
 	})

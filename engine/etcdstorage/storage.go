@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -17,6 +18,8 @@ type Storage struct {
 	watcher  clientv3.Watcher
 	lease    clientv3.Lease
 	progress *progressCheck // watch.go
+	// retryWindow is retry.go's retryWindow; tests shorten it.
+	retryWindow time.Duration
 }
 
 var _ storage.Storage = (*Storage)(nil)
@@ -24,7 +27,7 @@ var _ storage.Storage = (*Storage)(nil)
 // New returns a Storage that reads and writes through cli. The caller owns
 // cli and closes it after the Storage is no longer used.
 func New(cli *clientv3.Client) *Storage {
-	return &Storage{kv: cli.KV, watcher: cli.Watcher, lease: cli.Lease, progress: &progressCheck{cli: cli}}
+	return &Storage{kv: cli.KV, watcher: cli.Watcher, lease: cli.Lease, progress: &progressCheck{cli: cli}, retryWindow: retryWindow}
 }
 
 // Create stores value under key if key is absent.
