@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,14 +63,21 @@ func listError(err error, prefix, startKey string) error {
 func storageStatus(err error) error {
 	var rev *storage.RevisionError
 	var size *storage.SizeError
+	var unknown *storage.UnknownOutcomeError
 	switch {
 	case errors.As(err, &rev):
 		return tooLargeResourceVersion(rev.Requested, rev.Current)
 	case errors.As(err, &size):
 		return objectTooLarge(size)
+	case errors.As(err, &unknown):
+		// kube-apiserver answers etcd's own failure as a 500 with etcd's
+		// message; the outcome is said, since a client must read before
+		// it retries.
+		return apierrors.NewInternalError(fmt.Errorf("%s; the write may or may not have been applied", etcdMessage(unknown.Cause)))
 	case errors.Is(err, storage.ErrTimeout):
-		return apierrors.NewTimeoutError("the storage did not answer in time; "+
-			"a write may or may not have been applied: read the object before retrying", 0)
+		// The request's own deadline (--request-timeout), as
+		// kube-apiserver words it.
+		return apierrors.NewTimeoutError("request did not complete within requested timeout - "+context.DeadlineExceeded.Error(), 0)
 	default:
 		return err
 	}
@@ -127,4 +136,15 @@ func summarize(data []byte, max int) string {
 		}
 		return fmt.Sprintf("%x", data)
 	}
+}
+
+// etcdMessage is the last part of a storage error's message: etcd's own
+// ("etcdserver: request timed out, possibly due to previous leader
+// failure"), without the storage keys the wrapping adds.
+func etcdMessage(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": etcdserver: "); i >= 0 {
+		return msg[i+2:]
+	}
+	return msg
 }

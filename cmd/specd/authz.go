@@ -77,28 +77,30 @@ func (a *authorization) ready() error {
 	return nil
 }
 
-// start keeps the RBAC indexes and the aggregated ClusterRoles up to date
-// until stop is called. It returns once the indexes hold every RBAC object
-// and the aggregated roles are written, so that specd is ready with its
-// policy complete rather than still writing it.
-func (a *authorization) start(ctx context.Context, store *engine.Store, registry func() *schemas.Registry, log *slog.Logger) (stop func(), err error) {
-	aggregator := &rbac.Aggregator{Authorizer: a.rbac, Objects: store, Registry: registry, Logger: log}
-	stop = background.New(background.JobFunc(func(ctx context.Context) { a.rbac.Run(ctx, store) }), aggregator).Start(ctx)
+// start keeps the RBAC indexes up to date until stop is called. It
+// returns once the indexes hold every RBAC object and the aggregated
+// roles are written, so that specd is ready with its policy complete
+// rather than still writing it. aggregator keeps the aggregated roles up
+// to date afterwards: kube's clusterrole aggregation controller, which
+// specd runs in the elected replica (backgroundJobs).
+func (a *authorization) start(ctx context.Context, store *engine.Store, registry func() *schemas.Registry, log *slog.Logger) (stop func(), aggregator background.Job, err error) {
+	agg := &rbac.Aggregator{Authorizer: a.rbac, Objects: store, Registry: registry, Logger: log}
+	stop = background.New(background.JobFunc(func(ctx context.Context) { a.rbac.Run(ctx, store) })).Start(ctx)
 	ctx, cancel := context.WithTimeout(ctx, policyTimeout)
 	defer cancel()
 	for !a.rbac.Synced() {
 		select {
 		case <-ctx.Done():
 			stop()
-			return nil, fmt.Errorf("load the RBAC objects: %w", ctx.Err())
+			return nil, nil, fmt.Errorf("load the RBAC objects: %w", ctx.Err())
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if err := aggregator.Settle(ctx); err != nil {
+	if err := agg.Settle(ctx); err != nil {
 		stop()
-		return nil, fmt.Errorf("aggregate the ClusterRoles: %w", err)
+		return nil, nil, fmt.Errorf("aggregate the ClusterRoles: %w", err)
 	}
-	return stop, nil
+	return stop, agg, nil
 }
 
 // policyWriter writes the RBAC policy that follows from the schemas: the

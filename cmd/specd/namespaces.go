@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
-	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/namespace"
 	"github.com/specd-io/specd/schemas"
 )
@@ -31,15 +28,14 @@ func startNamespaces(ctx context.Context, life *namespace.Lifecycle, store *engi
 }
 
 // namespaceController runs kube's namespace controller, which empties
-// and removes deleted namespaces, in the replica elected among those on
-// the same etcd, until ctx ends. A replica campaigns once a namespace is
-// being deleted (life.AwaitDeleting).
-func namespaceController(client *clientv3.Client, address string, store *engine.Store, life *namespace.Lifecycle, registry func() *schemas.Registry, log *slog.Logger) background.Job {
+// and removes deleted namespaces, once a namespace is being deleted
+// (life.AwaitDeleting), until ctx ends. specd runs it in the elected
+// replica only (backgroundJobs).
+func namespaceController(store *engine.Store, life *namespace.Lifecycle, registry func() *schemas.Registry, log *slog.Logger) background.Job {
 	c := namespace.NewController(namespace.ControllerConfig{Store: store, Registry: registry, Logger: log})
-	election := controller.ElectionConfig{Client: client, Key: namespace.LeaderKey, ID: controller.ReplicaID(address), Logger: log, Name: "namespaces"}
 	return background.JobFunc(func(ctx context.Context) {
 		if life.AwaitDeleting(ctx); ctx.Err() == nil {
-			controller.RunElected(ctx, election, c.Run)
+			c.Run(ctx)
 		}
 	})
 }

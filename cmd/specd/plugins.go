@@ -32,9 +32,8 @@ func pluginChecks(host *plugins.Host) func() []server.Check {
 	}
 }
 
-// controllers runs the controllers of the reconcile plugins, in the
-// replica elected among those on the same etcd, until ctx ends; they
-// resign then.
-func controllers(cfg controller.ElectedConfig) background.Job {
-	return background.JobFunc(func(ctx context.Context) { controller.RunElectedControllers(ctx, cfg) })
+// controllers runs the controllers of the reconcile plugins until ctx
+// ends. specd runs them in the elected replica only (backgroundJobs).
+func controllers(cfg controller.ServeConfig) background.Job {
+	return background.JobFunc(func(ctx context.Context) { controller.RunControllers(ctx, cfg) })
 }

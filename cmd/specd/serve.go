@@ -26,6 +26,7 @@ import (
 	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/gc"
+	"github.com/specd-io/specd/engine/leader"
 	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/engine/namespace"
 	"github.com/specd-io/specd/engine/storage"
@@ -149,9 +150,11 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	served := watchcache.NewServed(caches, engine.CacheKeyOf(""))
 	// The collector runs a pass at once, after deletes and periodically.
 	trigger := gc.NewTrigger()
+	// A delete through any replica pulls the trigger of the elected one.
+	deletes := leader.NewSignal(out.etcd, "gc", trigger.Pull, log)
 	authz := newAuthorization(cfg.Authorization, set.Registry, log)
 	namespaces := namespace.New(namespace.Config{Registry: set.Registry, Logger: log})
-	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
+	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: deletes.Raise,
 		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks()), Mutators: configdata.Mutators(),
 		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, Strategies: namespaces.Strategies(),
 		StrategicPatchMeta: gotypes.PatchMeta})
@@ -164,7 +167,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	if err := policy.start(ctx, set.Registry()); err != nil {
 		return err
 	}
-	stopAuthz, err := authz.start(ctx, store, set.Registry, log)
+	stopAuthz, aggregator, err := authz.start(ctx, store, set.Registry, log)
 	if err != nil {
 		return err
 	}
@@ -175,13 +178,10 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	out.callbacks.Bind(controller.NewClient(store, set.Registry).WithAuthorizer(authz.authorizer()))
 	collector := gc.New(store, set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger})
 	migration := migrate.NewRunner(ctx, store, set.Registry(), log)
-	// Every replica runs the background work; it stops (migration progress
-	// kept) before the storage closes.
-	defer background.New(collector, migration).Start(ctx)()
 	var ready atomic.Bool
 	handler := server.New(server.Config{
 		Registry:   set.Registry,
-		Checks:     []server.Check{{Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready}},
+		Checks:     []server.Check{etcdCheck(out.etcd), {Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready}},
 		MoreChecks: pluginChecks(out.host),
 		Store:      store,
 		Ready:      ready.Load,
@@ -196,9 +196,12 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.
 	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy).Stop()
-	defer background.New(controllers(controller.ElectedConfig{Client: out.etcd, Address: out.listener.Addr().String(), Store: store,
-		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
-		namespaceController(out.etcd, out.listener.Addr().String(), store, namespaces, set.Registry, log)).Start(ctx)()
+	// The elected replica runs the background work; it stops (migration
+	// progress kept, leadership resigned) before the storage closes.
+	defer background.New(backgroundJobs(out.etcd, out.listener.Addr().String(), log,
+		collector, deletes, migration, aggregator,
+		controllers(controller.ServeConfig{Store: store, Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
+		namespaceController(store, namespaces, set.Registry, log))).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
 }
 

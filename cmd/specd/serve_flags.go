@@ -38,7 +38,7 @@ type serveConfig struct {
 	// and stable versions (schemas/serving).
 	AllowBreaking bool
 	// ReconcileWorkers is how many objects of one resource its reconcile
-	// plugin works on at once; 0 for the default (controller.ElectedConfig).
+	// plugin works on at once; 0 for the default (controller.ServeConfig).
 	ReconcileWorkers int
 	// MaxObjectBytes (--max-object-bytes) is the largest object a write
 	// stores; 0 for objectLimit's default.

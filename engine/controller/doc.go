@@ -15,11 +15,10 @@
 // every object that lacks it and is not being deleted).
 //
 // Manager starts a Controller for every bound resource of a registry, and
-// starts them again when a reload swaps the registry; RunElected runs it
-// only while this process holds an etcd election, so that of several specd
-// replicas on one etcd exactly one reconciles (AwaitWork delays the
-// campaign until there is something to reconcile). RunElectedControllers
-// puts the three together, as specd serve runs them.
+// starts them again when a reload swaps the registry; RunControllers
+// starts a Manager once there is something to reconcile (AwaitWork), as
+// specd serve runs it: only in the replica elected by engine/leader, so
+// that of several specd replicas on one etcd exactly one reconciles.
 //
 // Client is what a reconciler reads and writes through (the plugin host
 // serves it to plugins as their hook.Callbacks): the engine's Objects

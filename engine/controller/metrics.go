@@ -27,10 +27,6 @@ var (
 		Help:    "Time one reconcile took: reading the object, the plugin call and the writes of finalizers and status.",
 		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 	}, []string{"plugin", "resource"})
-	leaderGauge = promauto.With(metrics.Registry).NewGaugeVec(prometheus.GaugeOpts{
-		Name: "specd_leader",
-		Help: "1 while this specd holds the election named by the label (controllers: it runs the reconcilers), else 0.",
-	}, []string{"election"})
 )
 
 func observeReconcile(plugin, resource, outcome string, start time.Time) {

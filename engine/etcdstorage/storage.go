@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -17,6 +18,8 @@ type Storage struct {
 	watcher  clientv3.Watcher
 	lease    clientv3.Lease
 	progress *progressCheck // watch.go
+	// retryWindow is retry.go's retryWindow; tests shorten it.
+	retryWindow time.Duration
 }
 
 var _ storage.Storage = (*Storage)(nil)
@@ -24,7 +27,7 @@ var _ storage.Storage = (*Storage)(nil)
 // New returns a Storage that reads and writes through cli. The caller owns
 // cli and closes it after the Storage is no longer used.
 func New(cli *clientv3.Client) *Storage {
-	return &Storage{kv: cli.KV, watcher: cli.Watcher, lease: cli.Lease, progress: &progressCheck{cli: cli}}
+	return &Storage{kv: cli.KV, watcher: cli.Watcher, lease: cli.Lease, progress: &progressCheck{cli: cli}, retryWindow: retryWindow}
 }
 
 // Create stores value under key if key is absent.
@@ -34,14 +37,16 @@ func (s *Storage) Create(ctx context.Context, key string, value []byte) (int64, 
 
 // create is Create with options for the put (a lease).
 func (s *Storage) create(ctx context.Context, key string, value []byte, put ...clientv3.OpOption) (int64, error) {
-	resp, err := s.kv.Txn(ctx).
+	resp, uncertain, err := s.commit(ctx, s.kv.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(value), put...)).
-		Commit()
+		Then(clientv3.OpPut(key, string(value), put...)))
 	if err != nil {
-		return 0, wrapWrite(err, "create", key, value)
+		return 0, writeError(err, uncertain, "create", key, value)
 	}
 	if !resp.Succeeded {
+		if uncertain {
+			return s.resolve(ctx, "create", key, value)
+		}
 		return 0, fmt.Errorf("etcdstorage: create %q: %w", key, storage.ErrKeyExists)
 	}
 	return resp.Header.Revision, nil
@@ -49,7 +54,7 @@ func (s *Storage) create(ctx context.Context, key string, value []byte, put ...c
 
 // Get returns the value under key.
 func (s *Storage) Get(ctx context.Context, key string) (storage.KeyValue, error) {
-	resp, err := s.kv.Get(ctx, key)
+	resp, err := s.get(ctx, key)
 	if err != nil {
 		return storage.KeyValue{}, wrap(err, "get", key)
 	}
@@ -67,15 +72,17 @@ func (s *Storage) Update(ctx context.Context, key string, value []byte, expected
 
 // update is Update with options for the put (a lease).
 func (s *Storage) update(ctx context.Context, key string, value []byte, expectedRevision int64, put ...clientv3.OpOption) (int64, error) {
-	resp, err := s.kv.Txn(ctx).
+	resp, uncertain, err := s.commit(ctx, s.kv.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(key), "=", expectedRevision)).
 		Then(clientv3.OpPut(key, string(value), put...)).
-		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())).
-		Commit()
+		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())))
 	if err != nil {
-		return 0, wrapWrite(err, "update", key, value)
+		return 0, writeError(err, uncertain, "update", key, value)
 	}
 	if !resp.Succeeded {
+		if uncertain {
+			return s.resolve(ctx, "update", key, value)
+		}
 		if len(resp.Responses) == 0 || len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
 			return 0, fmt.Errorf("etcdstorage: update %q: %w", key, storage.ErrKeyNotFound)
 		}
@@ -93,13 +100,16 @@ func (s *Storage) Delete(ctx context.Context, key string, expectedRevision int64
 	} else {
 		cmp = clientv3.Compare(clientv3.CreateRevision(key), ">", 0)
 	}
-	resp, err := s.kv.Txn(ctx).
+	resp, uncertain, err := s.commit(ctx, s.kv.Txn(ctx).
 		If(cmp).
 		Then(clientv3.OpDelete(key, clientv3.WithPrevKV())).
-		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())).
-		Commit()
+		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())))
 	if err != nil {
-		return storage.KeyValue{}, wrap(err, "delete", key)
+		return storage.KeyValue{}, writeError(err, uncertain, "delete", key, nil)
+	}
+	if !resp.Succeeded && uncertain {
+		// The first try may have deleted it: what it deleted is gone.
+		return storage.KeyValue{}, unknownOutcome("delete", key, errRetryCondition)
 	}
 	if !resp.Succeeded {
 		if len(resp.Responses) == 0 || len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
@@ -134,7 +144,7 @@ func (s *Storage) List(ctx context.Context, prefix string, opts storage.ListOpti
 	if opts.Revision > 0 {
 		ops = append(ops, clientv3.WithRev(opts.Revision))
 	}
-	resp, err := s.kv.Get(ctx, start, ops...)
+	resp, err := s.get(ctx, start, ops...)
 	if errors.Is(err, rpctypes.ErrFutureRev) {
 		return storage.ListResult{}, s.futureRevision(ctx, prefix, opts.Revision, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -23,6 +24,8 @@ import (
 // world is a store with two groups: shop.example.com (namespaced Widget,
 // cluster-scoped Warehouse) and library.example.com (namespaced Book).
 type world struct {
+	cli                        *clientv3.Client
+	endpoints                  []string // the etcd socket, for a second client
 	store                      *engine.Store
 	reg                        *schemas.Registry
 	widgets, warehouses, books *schemas.ResourceVersion
@@ -43,8 +46,8 @@ func newWorld(t testing.TB) *world {
 // newWorldWith is newWorld with a Store made with opts.
 func newWorldWith(t testing.TB, opts engine.Options) *world {
 	t.Helper()
-	cli := etcdtest.Start(t)
-	w := &world{store: engine.NewStore(etcdstorage.New(cli), opts)}
+	cli, endpoints := etcdtest.StartServing(t)
+	w := &world{cli: cli, endpoints: endpoints, store: engine.NewStore(etcdstorage.New(cli), opts)}
 	wr, wrv := resource("shop.example.com", "Widget", "widgets", schemas.Namespaced)
 	hr, hrv := resource("shop.example.com", "Warehouse", "warehouses", schemas.Cluster)
 	br, brv := resource("library.example.com", "Book", "books", schemas.Namespaced)

@@ -14,10 +14,6 @@ const (
 	Plural = "namespaces"
 )
 
-// LeaderKey is the etcd key prefix of the election of the replica that
-// runs the Controller; outside the objects' prefix.
-const LeaderKey = "/specd-leader/namespaces"
-
 // FinalizeSubresource is the update-only subresource through which
 // spec.finalizers changes (PUT /api/v1/namespaces/NAME/finalize).
 const FinalizeSubresource = "finalize"

@@ -35,14 +35,17 @@ type Aggregator struct {
 	Logger     *slog.Logger
 }
 
-// Run aggregates whenever a ClusterRole changes, until ctx ends. Several
-// replicas may run it: each writes the same rules.
+// Run aggregates as it starts and whenever a ClusterRole changes, until
+// ctx ends. specd runs it in the elected replica only, so it starts with
+// a pass: a new leader takes up what changed before it led. Several
+// replicas may run it at once: each writes the same rules.
 func (g *Aggregator) Run(ctx context.Context) {
 	log := g.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	ctx = WithInternalUser(ctx)
+	g.Authorizer.ix.notify()
 	for {
 		select {
 		case <-ctx.Done():

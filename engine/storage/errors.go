@@ -31,3 +31,20 @@ func (e *SizeError) Error() string {
 
 // Is makes a SizeError an ErrTooLarge.
 func (e *SizeError) Is(target error) bool { return target == ErrTooLarge }
+
+// UnknownOutcomeError is a write that failed so that whether it was
+// applied is not known: the storage timed out, or lost the connection
+// after the request was sent, and retrying could not tell. Cause is the
+// storage's own error, as its message names it. It is an ErrTimeout.
+type UnknownOutcomeError struct {
+	Cause error
+}
+
+func (e *UnknownOutcomeError) Error() string {
+	return "storage: the outcome of the write is unknown: " + e.Cause.Error()
+}
+
+func (e *UnknownOutcomeError) Unwrap() error { return e.Cause }
+
+// Is makes an UnknownOutcomeError an ErrTimeout.
+func (e *UnknownOutcomeError) Is(target error) bool { return target == ErrTimeout }

@@ -69,8 +69,8 @@ func newCache(storage storage.Storage, resource string, cfg Config, from int64) 
 	}
 }
 
-// run lists and watches until ctx ends, listing again whenever the watch
-// fails (compaction, a lost leader).
+// run lists and watches until ctx ends, listing again when the watch
+// cannot go on (its revision compacted) or storage cannot be listed.
 func (c *Cache) run(ctx context.Context) {
 	defer c.close()
 	bookmarks := time.NewTicker(c.cfg.BookmarkInterval)
@@ -105,9 +105,28 @@ func (c *Cache) listAndWatch(ctx context.Context, from int64, bookmarks <-chan t
 		return err
 	}
 	c.reset(res)
+	for {
+		err := c.watch(ctx, c.Revision(), bookmarks)
+		if ctx.Err() != nil || errors.Is(err, storage.ErrCompacted) {
+			return err
+		}
+		// A watch that broke (an etcd member lost, a leader election)
+		// goes on after the last revision the cache has: its watchers
+		// miss nothing and are not cut off.
+		c.log.Info("watch cache resumes its watch", "after", c.Revision(), "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(retryDelay):
+		}
+	}
+}
+
+// watch applies the changes after revision after until the watch ends.
+func (c *Cache) watch(ctx context.Context, after int64, bookmarks <-chan time.Time) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events := c.storage.Watch(wctx, c.resource, res.Revision)
+	events := c.storage.Watch(wctx, c.resource, after)
 	for {
 		select {
 		case ev, ok := <-events:

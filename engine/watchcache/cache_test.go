@@ -321,10 +321,32 @@ func TestList(t *testing.T) {
 	}
 }
 
-// TestCacheRestartEndsWatches: when the storage watch fails the cache lists
-// again and ends its watches, whose clients cannot know what they missed.
+// TestCacheResumesWatch: when the storage watch fails (a lost leader)
+// the cache watches again after the last revision it has, and its
+// watches go on: they miss nothing, and no client sees an error.
+func TestCacheResumesWatch(t *testing.T) {
+	st := &failingWatch{fakeStorage: newFakeStorage(), fail: make(chan struct{}), err: errors.New("lost leader")}
+	cs := newTestCaches(t, st, Config{})
+	ctx := ctxFor(t)
+	w, err := cs.Watch(ctx, res, engine.CacheWatchOptions{Prefix: res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(st.fail)
+	if _, err := st.Create(ctx, res+"a", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := w.Next(ctx)
+	if err != nil || ev.Type != storage.EventAdded || ev.Key != res+"a" {
+		t.Fatalf("Next after the storage watch failed: %+v, %v; want the ADDED event after it", ev, err)
+	}
+}
+
+// TestCacheRestartEndsWatches: when the storage watch cannot go on (its
+// revision is compacted) the cache lists again and ends its watches,
+// whose clients cannot know what they missed.
 func TestCacheRestartEndsWatches(t *testing.T) {
-	st := &failingWatch{fakeStorage: newFakeStorage(), fail: make(chan struct{})}
+	st := &failingWatch{fakeStorage: newFakeStorage(), fail: make(chan struct{}), err: storage.ErrCompacted}
 	cs := newTestCaches(t, st, Config{})
 	ctx := ctxFor(t)
 	w, err := cs.Watch(ctx, res, engine.CacheWatchOptions{Prefix: res})
@@ -337,10 +359,11 @@ func TestCacheRestartEndsWatches(t *testing.T) {
 	}
 }
 
-// failingWatch's first watch fails when fail is closed.
+// failingWatch's first watch fails with err when fail is closed.
 type failingWatch struct {
 	*fakeStorage
 	fail   chan struct{}
+	err    error
 	failed bool
 }
 
@@ -354,7 +377,7 @@ func (f *failingWatch) Watch(ctx context.Context, prefix string, after int64) <-
 		defer close(ch)
 		select {
 		case <-f.fail:
-			ch <- storage.Event{Err: fmt.Errorf("lost leader")}
+			ch <- storage.Event{Err: f.err}
 		case <-ctx.Done():
 		}
 	}()

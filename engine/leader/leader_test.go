@@ -1,4 +1,4 @@
-package controller_test
+package leader_test
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
+	"github.com/specd-io/specd/engine/leader"
 )
 
 // leaders records who leads; it fails the test if two lead at once.
@@ -66,7 +66,7 @@ func startReplica(t *testing.T, cli *clientv3.Client, id string, l *leaders) *re
 	r := &replica{id: id, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
-		controller.RunElected(ctx, controller.ElectionConfig{Client: cli, Key: "/test-election/controllers", ID: id,
+		leader.Run(ctx, leader.Config{Client: cli, Key: "/test-election/controllers", ID: id,
 			TTL: time.Second, Logger: slog.New(slog.DiscardHandler), Name: "test"}, l.lead(id))
 	}()
 	t.Cleanup(r.stop)
@@ -78,7 +78,7 @@ func (r *replica) stop() {
 	<-r.done
 }
 
-func TestRunElected(t *testing.T) {
+func TestRun(t *testing.T) {
 	first, endpoints := etcdtest.StartServing(t)
 	client := func() *clientv3.Client {
 		cli, err := etcdstorage.NewClient(context.Background(), endpoints)

@@ -1,4 +1,4 @@
-package controller
+package leader
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
-// ElectionConfig configures RunElected.
-type ElectionConfig struct {
+// Config configures Run.
+type Config struct {
 	Client *clientv3.Client
 	// Key is the election's key prefix in etcd; every replica uses the
 	// same one.
@@ -24,22 +24,22 @@ type ElectionConfig struct {
 	// this long after its last keep-alive. DefaultLeaseTTL when 0.
 	TTL    time.Duration
 	Logger *slog.Logger
-	// Name labels the specd_leader metric; "controllers" when empty.
+	// Name labels the specd_leader metric; "background" when empty.
 	Name string
 }
 
-// DefaultLeaseTTL is the leader's lease when ElectionConfig.TTL is 0.
+// DefaultLeaseTTL is the leader's lease when Config.TTL is 0.
 const DefaultLeaseTTL = 5 * time.Second
 
 // retryDelay is the pause after a failed session or campaign.
 const retryDelay = time.Second
 
-// RunElected campaigns in the election and runs lead while this replica is
+// Run campaigns in the election and runs lead while this replica is
 // the leader, until ctx ends. lead's context ends when leadership is lost
-// (the lease expired: etcd unreachable for a TTL); RunElected then
+// (the lease expired: etcd unreachable for a TTL); Run then
 // campaigns again. When ctx ends it waits for lead to return and resigns,
 // so another replica takes over at once.
-func RunElected(ctx context.Context, cfg ElectionConfig, lead func(ctx context.Context)) {
+func Run(ctx context.Context, cfg Config, lead func(ctx context.Context)) {
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultLeaseTTL
 	}
@@ -47,7 +47,7 @@ func RunElected(ctx context.Context, cfg ElectionConfig, lead func(ctx context.C
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Name == "" {
-		cfg.Name = "controllers"
+		cfg.Name = "background"
 	}
 	log := cfg.Logger.With("election", cfg.Key, "id", cfg.ID)
 	for ctx.Err() == nil {
@@ -60,7 +60,7 @@ func RunElected(ctx context.Context, cfg ElectionConfig, lead func(ctx context.C
 
 // runTerm opens a session, wins the election and leads until the session
 // or ctx ends.
-func runTerm(ctx context.Context, cfg ElectionConfig, log *slog.Logger, lead func(ctx context.Context)) error {
+func runTerm(ctx context.Context, cfg Config, log *slog.Logger, lead func(ctx context.Context)) error {
 	session, err := concurrency.NewSession(cfg.Client, concurrency.WithTTL(int(cfg.TTL/time.Second)), concurrency.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("session: %w", err)
@@ -84,13 +84,13 @@ func runTerm(ctx context.Context, cfg ElectionConfig, log *slog.Logger, lead fun
 		}
 		return fmt.Errorf("campaign: %w", err)
 	}
-	log.Info("elected leader: this replica runs the controllers")
+	log.Info("elected leader: this replica runs the background work")
 	gauge := leaderGauge.WithLabelValues(cfg.Name)
 	gauge.Set(1)
 	lead(campaignCtx)
 	gauge.Set(0)
 	if ctx.Err() == nil {
-		log.Warn("lost the leadership (lease expired): controllers stopped")
+		log.Warn("lost the leadership (lease expired): background work stopped")
 		return nil
 	}
 	resignCtx, stop := context.WithTimeout(context.Background(), 2*time.Second)

@@ -1,0 +1,172 @@
+package etcdstorage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/specd-io/specd/engine/storage"
+)
+
+// The retry policy of transient etcd errors: a member that dies, a leader
+// election. Every request to etcd goes through retry, and this file is the
+// whole policy.
+//
+// A read is retried on any transient error. A write is retried too, since
+// every write specd makes is a conditional transaction: of the first try
+// and a retry at most one is applied, because the first that applies
+// breaks the other's condition. When a try failed with an error that
+// leaves its outcome unknown (etcd timed out, the connection broke after
+// the request was sent) and the retry's condition then fails, the first
+// try may be what broke it: the caller resolves that (resolveCreate), or
+// answers that the outcome is unknown.
+const (
+	// retryWindow bounds the retries of one request after its first
+	// failure: an election on a LAN takes one to two seconds, but a retry
+	// that reaches a member still catching up (one just restarted) may
+	// wait for etcd's request timeout (7 s with etcd's defaults) once more.
+	retryWindow = 10 * time.Second
+	retryFirst  = 50 * time.Millisecond
+	retryMax    = 500 * time.Millisecond
+)
+
+// attempt is what a request's tries end in.
+type attempt int
+
+const (
+	failed  attempt = iota // not transient: answered as it is
+	notSent                // transient, and etcd applied nothing
+	unknown                // transient, and etcd may have applied a write
+)
+
+// classify says what err, from a request whose own context is still live,
+// means for a retry.
+func classify(err error) attempt {
+	switch {
+	case errors.Is(err, rpctypes.ErrNoLeader), errors.Is(err, rpctypes.ErrLeaderChanged),
+		errors.Is(err, rpctypes.ErrTooManyRequests), errors.Is(err, rpctypes.ErrNotCapable):
+		return notSent
+	case notConnected(err):
+		return notSent
+	case errors.Is(err, rpctypes.ErrTimeout), errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail),
+		errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost), errors.Is(err, rpctypes.ErrTimeoutWaitAppliedIndex),
+		errors.Is(err, rpctypes.ErrStopped):
+		return unknown
+	case status.Code(err) == codes.Unavailable:
+		return unknown // the connection broke: the request may have been sent
+	}
+	return failed
+}
+
+// notConnected is the client's answer when no connection to any member
+// was ready: the request was never sent.
+func notConnected(err error) bool {
+	desc := rpctypes.ErrorDesc(err)
+	return desc == "there is no address available" || desc == "there is no connection available"
+}
+
+// retry calls try until it succeeds, fails for good, ctx ends or
+// window (retryWindow) has passed since its first failure, and returns its last
+// error; uncertain tells whether a failed try may have applied a write.
+// The window starts at the first failure, not at the first try: a try
+// that met a dead leader fails only when etcd's own request timeout
+// (5 s and two election timeouts) ends, well after a new leader serves.
+func retry(ctx context.Context, window time.Duration, try func(ctx context.Context) error) (uncertain bool, err error) {
+	var deadline time.Time
+	delay := retryFirst
+	for {
+		err = try(ctx)
+		if err == nil || ctx.Err() != nil {
+			return uncertain, err
+		}
+		kind := classify(err)
+		if kind == failed {
+			return uncertain, err
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(window)
+		}
+		uncertain = uncertain || kind == unknown
+		if time.Now().Add(delay).After(deadline) || !sleep(ctx, delay) {
+			return uncertain, err
+		}
+		delay = min(2*delay, retryMax)
+	}
+}
+
+// sleep waits d; false if ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// get is a read of etcd, retried (retry).
+func (s *Storage) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	var resp *clientv3.GetResponse
+	_, err := retry(ctx, s.retryWindow, func(ctx context.Context) (err error) {
+		resp, err = s.kv.Get(ctx, key, opts...)
+		return err
+	})
+	return resp, err
+}
+
+// commit runs a conditional transaction, retried (retry); uncertain says
+// whether a failed try may have been applied.
+func (s *Storage) commit(ctx context.Context, txn clientv3.Txn) (resp *clientv3.TxnResponse, uncertain bool, err error) {
+	uncertain, err = retry(ctx, s.retryWindow, func(context.Context) (err error) {
+		resp, err = txn.Commit()
+		return err
+	})
+	return resp, uncertain, err
+}
+
+// errRetryCondition is why a write whose first try's outcome is unknown
+// stays unknown: the retry's condition failed, perhaps because of it.
+var errRetryCondition = errors.New("etcdstorage: a try timed out and the retry's condition failed")
+
+// resolve settles a create or update of key to value whose first try's
+// outcome was unknown and whose retry's condition failed: if key holds
+// value, the first try applied it (value carries the object's uid and
+// managed fields, so another writer's value is not the same bytes), else
+// the outcome stays unknown.
+func (s *Storage) resolve(ctx context.Context, op, key string, value []byte) (int64, error) {
+	resp, err := s.get(ctx, key)
+	if err != nil {
+		return 0, unknownOutcome(op, key, err)
+	}
+	if len(resp.Kvs) == 1 && bytes.Equal(resp.Kvs[0].Value, value) {
+		return resp.Kvs[0].ModRevision, nil
+	}
+	return 0, unknownOutcome(op, key, errRetryCondition)
+}
+
+// writeError is the error of a write that failed after retries: an
+// UnknownOutcomeError if any try may have been applied, unless the
+// request ran out of time, whose answer already says the outcome is not
+// known.
+func writeError(err error, uncertain bool, op, key string, value []byte) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return wrapWrite(err, op, key, value) // the request's deadline: kube's 504 (storage.ErrTimeout)
+	}
+	if uncertain || classify(err) == unknown {
+		return unknownOutcome(op, key, err)
+	}
+	return wrapWrite(err, op, key, value)
+}
+
+func unknownOutcome(op, key string, err error) error {
+	return fmt.Errorf("etcdstorage: %s %q: %w", op, key, &storage.UnknownOutcomeError{Cause: err})
+}

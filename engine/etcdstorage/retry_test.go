@@ -1,0 +1,110 @@
+package etcdstorage_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
+	"github.com/specd-io/specd/engine/storage"
+)
+
+// flakyKV fails the next transactions (fails of them) with err; applied
+// says whether each failing transaction is applied first, as a write
+// whose answer was lost in a leader election is.
+type flakyKV struct {
+	clientv3.KV
+	fails   atomic.Int32
+	err     error
+	applied bool
+	slow    time.Duration // how long a failing try takes
+}
+
+func (f *flakyKV) Txn(ctx context.Context) clientv3.Txn {
+	return &flakyTxn{Txn: f.KV.Txn(ctx), kv: f}
+}
+
+type flakyTxn struct {
+	clientv3.Txn
+	kv *flakyKV
+}
+
+func (t *flakyTxn) If(cs ...clientv3.Cmp) clientv3.Txn   { t.Txn = t.Txn.If(cs...); return t }
+func (t *flakyTxn) Then(ops ...clientv3.Op) clientv3.Txn { t.Txn = t.Txn.Then(ops...); return t }
+func (t *flakyTxn) Else(ops ...clientv3.Op) clientv3.Txn { t.Txn = t.Txn.Else(ops...); return t }
+
+func (t *flakyTxn) Commit() (*clientv3.TxnResponse, error) {
+	if t.kv.fails.Add(-1) < 0 {
+		return t.Txn.Commit()
+	}
+	if t.kv.applied {
+		if _, err := t.Txn.Commit(); err != nil {
+			return nil, err
+		}
+	}
+	time.Sleep(t.kv.slow)
+	return nil, t.kv.err
+}
+
+// TestWriteRetries: writes that etcd fails transiently are retried; one
+// whose first try was applied unknown to specd is settled by reading it
+// back (create, update), or answered as unknown (delete); an error that
+// is not transient is not retried.
+func TestWriteRetries(t *testing.T) {
+	cli := etcdtest.Start(t)
+	flaky := &flakyKV{}
+	st := etcdstorage.NewWithKV(cli, func(kv clientv3.KV) clientv3.KV { flaky.KV = kv; return flaky })
+	ctx := context.Background()
+	fail := func(n int32, err error, applied bool) { flaky.fails.Store(n); flaky.err, flaky.applied = err, applied }
+
+	fail(2, rpctypes.ErrNoLeader, false)
+	rev, err := st.Create(ctx, "/k/a", []byte("1"))
+	if err != nil {
+		t.Fatalf("create after two refusals: %v", err)
+	}
+	fail(1, rpctypes.ErrTimeoutDueToLeaderFail, true)
+	if rev, err = st.Update(ctx, "/k/a", []byte("2"), rev); err != nil {
+		t.Fatalf("update applied by a try that timed out: %v", err)
+	}
+	if kv, err := st.Get(ctx, "/k/a"); err != nil || string(kv.Value) != "2" || kv.ModRevision != rev {
+		t.Fatalf("after the update: %+v, %v; want 2 at %d", kv, err, rev)
+	}
+	fail(1, rpctypes.ErrTimeoutDueToLeaderFail, true)
+	if _, err := st.Create(ctx, "/k/b", []byte("1")); err != nil {
+		t.Fatalf("create applied by a try that timed out: %v", err)
+	}
+	fail(1, rpctypes.ErrTimeoutDueToLeaderFail, true)
+	_, err = st.Delete(ctx, "/k/b", 0)
+	var unknown *storage.UnknownOutcomeError
+	if !errors.As(err, &unknown) || !errors.Is(err, storage.ErrTimeout) {
+		t.Fatalf("delete applied by a try that timed out: %v, want an unknown outcome", err)
+	}
+	if _, err := st.Create(ctx, "/k/a", []byte("3")); !errors.Is(err, storage.ErrKeyExists) {
+		t.Fatalf("create of a taken key: %v, want ErrKeyExists", err)
+	}
+	fail(1, rpctypes.ErrGRPCCompacted, false)
+	if _, err := st.Create(ctx, "/k/c", []byte("1")); err == nil || flaky.fails.Load() != 0 {
+		t.Fatalf("create that failed for good: %v (fails left %d), want its error, not retried", err, flaky.fails.Load())
+	}
+}
+
+// TestWriteRetriedAfterSlowFailure: a write that met a dead etcd leader
+// fails only when etcd's request timeout ends (7 s with etcd's defaults),
+// which may be longer than specd's retry window; it is still retried,
+// since the window counts from the failure.
+func TestWriteRetriedAfterSlowFailure(t *testing.T) {
+	cli := etcdtest.Start(t)
+	flaky := &flakyKV{err: rpctypes.ErrTimeoutDueToLeaderFail, slow: time.Second}
+	st := etcdstorage.NewWithKV(cli, func(kv clientv3.KV) clientv3.KV { flaky.KV = kv; return flaky })
+	st.SetRetryWindow(500 * time.Millisecond)
+	flaky.fails.Store(1)
+	if _, err := st.Create(context.Background(), "/k/slow", []byte("1")); err != nil {
+		t.Fatalf("create whose first try failed after 1 s, with a window of 0.5 s: %v", err)
+	}
+}
