@@ -18,11 +18,13 @@ func assemble(files []*fileDecl, probs *problems) *Registry {
 			continue
 		}
 		key := [2]string{fd.group, fd.version}
-		if first := seen[key]; first != nil {
+		if first := seen[key]; first != nil && (first.owner == "" || fd.owner == "") {
 			probs.add(fd.file, "/info/version", "group version %s/%s is already declared in %s", fd.group, fd.version, first.file)
 			continue
 		}
-		seen[key] = fd
+		if seen[key] == nil {
+			seen[key] = fd
+		}
 		byGroup[fd.group] = append(byGroup[fd.group], fd)
 	}
 	groups := make([]*Group, 0, len(byGroup))
@@ -55,10 +57,17 @@ func assembleGroup(name string, files []*fileDecl, probs *problems) (*Group, []*
 	})
 	g := &Group{Name: name}
 	gvOf := map[*fileDecl]*GroupVersion{}
+	byVersion := map[string]*GroupVersion{}
 	for _, fd := range byPriority {
-		gv := &GroupVersion{Group: name, Version: fd.version, File: fd.file, AllowBreaking: fd.allowBreaking}
+		// Declared documents of several owners (CRDs of one group) share
+		// their group version.
+		gv := byVersion[fd.version]
+		if gv == nil {
+			gv = &GroupVersion{Group: name, Version: fd.version, File: fd.file, AllowBreaking: fd.allowBreaking && fd.owner == ""}
+			byVersion[fd.version] = gv
+			g.Versions = append(g.Versions, gv)
+		}
 		gvOf[fd] = gv
-		g.Versions = append(g.Versions, gv)
 	}
 	kinds := collectKinds(files, byPriority, gvOf, probs)
 	for _, k := range kinds {
@@ -88,14 +97,22 @@ func collectKinds(files, byPriority []*fileDecl, gvOf map[*fileDecl]*GroupVersio
 			}
 		}
 	}
+	inVersion := map[*GroupVersion]map[string]*resourceDecl{}
 	for _, fd := range byPriority {
-		inFile := map[string]*resourceDecl{}
+		gv := gvOf[fd]
+		if inVersion[gv] == nil {
+			inVersion[gv] = map[string]*resourceDecl{}
+		}
 		for _, r := range fd.resources {
-			if first := inFile[r.kind]; first != nil {
-				probs.add(r.file, r.at("kind"), "kind %s is already declared in this group version at %s", r.kind, first.pointer)
+			if first := inVersion[gv][r.kind]; first != nil {
+				where := first.pointer
+				if first.file != r.file {
+					where = first.file + "#" + first.pointer
+				}
+				probs.add(r.file, r.at("kind"), "kind %s is already declared in this group version at %s", r.kind, where)
 				continue
 			}
-			inFile[r.kind] = r
+			inVersion[gv][r.kind] = r
 			k := byKind[r.kind]
 			k.decls = append(k.decls, r)
 			k.gvs = append(k.gvs, gvOf[fd])
@@ -114,6 +131,7 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		ref = checkStorage(k, probs)
 	}
 	k.ref = ref
+	checkOneOwner(k, probs)
 	res := &Resource{
 		Group:          group,
 		Kind:           k.kind,

@@ -24,6 +24,8 @@ type fileDecl struct {
 	// breaking changes to this file's group version on reload.
 	allowBreaking bool
 	resources     []*resourceDecl
+	// owner is Declared.Owner for a declared document, "" for a file.
+	owner string
 }
 
 // parseFile loads one OpenAPI document, whose content has digest

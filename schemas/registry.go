@@ -125,6 +125,13 @@ type ResourceVersion struct {
 	// ConversionPointer is its JSON pointer in File, "" when not given.
 	ConversionRules   []any
 	ConversionPointer string
+	// Owner is the Declared.Owner of the document that declares the
+	// version, "" for a schema file.
+	Owner string
+	// AllowBreaking is the x-specd.allowBreaking of a declared version's
+	// document: the compatibility gate lets a breaking change of this
+	// resource version through (GroupVersion.AllowBreaking is a file's).
+	AllowBreaking bool
 	// Subresources.
 	StatusSubresource bool
 	Scale             *ScaleSubresource // nil: no scale subresource

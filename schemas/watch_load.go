@@ -40,6 +40,12 @@ func NewLoader(dir string, builtin ...Builtin) *Loader {
 // the load fails. A file of the directory that declares a built-in or
 // reserved group is a problem, and is left out.
 func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
+	return l.LoadDeclared(nil)
+}
+
+// LoadDeclared is Load with the declared documents besides the files;
+// their digests are by Declared.Name.
+func (l *Loader) LoadDeclared(declared []Declared) (reg *Registry, digests map[string]string, err error) {
 	ld := &loading{l: l, probs: &problems{}, next: map[string]parsedFile{}, digests: map[string]string{}}
 	builtins := newBuiltinSet(l.builtin)
 	for _, bi := range l.builtin {
@@ -52,6 +58,7 @@ func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
 			return nil, nil, err
 		}
 	}
+	ld.readDeclared(declared, builtins)
 	l.parsed = ld.next
 	reg = assemble(ld.files, ld.probs)
 	if err := ld.probs.err(); err != nil {

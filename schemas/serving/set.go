@@ -88,6 +88,9 @@ type Set struct {
 
 	mu     sync.Mutex // one reload at a time
 	status reloadStatus
+	// declared are the documents of the CRD objects (SetDeclared),
+	// loaded with the files at every reload; guarded by mu.
+	declared []schemas.Declared
 }
 
 // New starts watching the schema directory (watch), then loads the first
@@ -151,7 +154,12 @@ func (s *Set) start(ctx context.Context) error {
 // that changed since served). It returns served itself when no file
 // changed.
 func (s *Set) build(ctx context.Context, served *world) (*world, error) {
-	reg, digests, err := s.loader.Load()
+	return s.buildWith(ctx, served, s.declared)
+}
+
+// buildWith is build with the declared documents.
+func (s *Set) buildWith(ctx context.Context, served *world, declared []schemas.Declared) (*world, error) {
+	reg, digests, err := s.loader.LoadDeclared(declared)
 	if err != nil {
 		return nil, err
 	}
