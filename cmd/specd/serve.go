@@ -24,6 +24,7 @@ import (
 	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/configdata"
 	"github.com/specd-io/specd/engine/controller"
+	"github.com/specd-io/specd/engine/crd"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/gc"
 	"github.com/specd-io/specd/engine/migrate"
@@ -130,11 +131,19 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 
 // writeChecks are the engine's WriteChecks: RBAC's (rbac) and kube's
 // validation of ConfigMaps, Secrets and the finalizers of Namespaces.
-func writeChecks(rbac map[string]engine.WriteCheck) map[string]engine.WriteCheck {
+func writeChecks(rbac map[string]engine.WriteCheck, crds *crd.API) map[string]engine.WriteCheck {
 	checks := configdata.WriteChecks()
 	maps.Copy(checks, namespace.WriteChecks())
 	maps.Copy(checks, rbac)
+	maps.Copy(checks, crds.WriteChecks())
 	return checks
+}
+
+// strategies are the engine's Strategies: Namespaces' and CRDs'.
+func strategies(namespaces *namespace.Lifecycle) map[string]*engine.Strategy {
+	out := namespaces.Strategies()
+	maps.Copy(out, crd.Strategies())
+	return out
 }
 
 // serveOn builds the engine and the server on what serve opened, and serves
@@ -151,9 +160,10 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	trigger := gc.NewTrigger()
 	authz := newAuthorization(cfg.Authorization, set.Registry, log)
 	namespaces := namespace.New(namespace.Config{Registry: set.Registry, Logger: log})
+	crds := crd.New(crd.Config{Registry: set.Registry, Logger: log})
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: trigger.Pull,
-		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks()), Mutators: configdata.Mutators(),
-		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, Strategies: namespaces.Strategies(),
+		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks(), crds), Mutators: configdata.Mutators(),
+		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, Strategies: strategies(namespaces),
 		StrategicPatchMeta: gotypes.PatchMeta})
 	stopNamespaces, err := startNamespaces(ctx, namespaces, store, set.Registry(), log)
 	if err != nil {
@@ -195,7 +205,11 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	ready.Store(true)
 	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.
-	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy).Stop()
+	reloads := set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy)
+	defer reloads.Stop()
+	// CRD objects feed the same reloads as the schema files.
+	crds.Bind(reloads)
+	defer background.New(crdJobs(out.etcd, out.listener.Addr().String(), store, crds, log)...).Start(ctx)()
 	defer background.New(controllers(controller.ElectedConfig{Client: out.etcd, Address: out.listener.Addr().String(), Store: store,
 		Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
 		namespaceController(out.etcd, out.listener.Addr().String(), store, namespaces, set.Registry, log)).Start(ctx)()
