@@ -75,14 +75,18 @@ func (s *Set) compileResource(res *schemas.Resource, rulesOf RulesOf) (*resource
 		if rulesOf != nil {
 			rules, ptr = rulesOf(rv)
 		}
+		file := rv.File
+		if rv.ConversionFile != "" {
+			file = rv.ConversionFile
+		}
 		if rv == hub && rules != nil {
-			probs = append(probs, schemas.Problem{File: rv.File, Pointer: ptr,
+			probs = append(probs, schemas.Problem{File: file, Pointer: ptr,
 				Message: "the storage version needs no conversion rules: the other versions map to it"})
 		}
 		if rv == hub || hub == nil {
 			continue
 		}
-		r, p := Compile(rv, hub, rules, rv.File, ptr)
+		r, p := Compile(rv, hub, rules, file, ptr)
 		probs = append(probs, p...)
 		rr.spokes[rv.Version] = r
 		if r != nil {

@@ -11,6 +11,7 @@ import (
 // assemble checks what the files declare against each other and builds the
 // registry: one group version per file, one resource per kind of a group.
 func assemble(files []*fileDecl, probs *problems) *Registry {
+	files = applySideRules(files, probs)
 	byGroup := map[string][]*fileDecl{}
 	seen := map[[2]string]*fileDecl{}
 	for _, fd := range files {
@@ -18,13 +19,11 @@ func assemble(files []*fileDecl, probs *problems) *Registry {
 			continue
 		}
 		key := [2]string{fd.group, fd.version}
-		if first := seen[key]; first != nil && (first.owner == "" || fd.owner == "") {
-			probs.add(fd.file, "/info/version", "group version %s/%s is already declared in %s", fd.group, fd.version, first.file)
+		if first := seen[key]; first != nil {
+			mergeGroupVersion(first, fd, probs)
 			continue
 		}
-		if seen[key] == nil {
-			seen[key] = fd
-		}
+		seen[key] = fd
 		byGroup[fd.group] = append(byGroup[fd.group], fd)
 	}
 	groups := make([]*Group, 0, len(byGroup))
@@ -37,6 +36,17 @@ func assemble(files []*fileDecl, probs *problems) *Registry {
 	reg := NewRegistry(groups)
 	linkStorage(reg, kinds, probs)
 	return reg
+}
+
+// mergeGroupVersion adds the resources of fd to first, which declares the
+// same group version: CRDs (and a specd file beside them) may share a group
+// version, two specd files may not.
+func mergeGroupVersion(first, fd *fileDecl, probs *problems) {
+	if first.crd == nil && fd.crd == nil {
+		probs.add(fd.file, "/info/version", "group version %s/%s is already declared in %s", fd.group, fd.version, first.file)
+		return
+	}
+	first.resources = append(slices.Clip(first.resources), fd.resources...)
 }
 
 // kindDecls is a kind of a group and its declarations, in the group's
@@ -57,17 +67,10 @@ func assembleGroup(name string, files []*fileDecl, probs *problems) (*Group, []*
 	})
 	g := &Group{Name: name}
 	gvOf := map[*fileDecl]*GroupVersion{}
-	byVersion := map[string]*GroupVersion{}
 	for _, fd := range byPriority {
-		// Declared documents of several owners (CRDs of one group) share
-		// their group version.
-		gv := byVersion[fd.version]
-		if gv == nil {
-			gv = &GroupVersion{Group: name, Version: fd.version, File: fd.file, AllowBreaking: fd.allowBreaking && fd.owner == ""}
-			byVersion[fd.version] = gv
-			g.Versions = append(g.Versions, gv)
-		}
+		gv := &GroupVersion{Group: name, Version: fd.version, File: fd.file, AllowBreaking: fd.allowBreaking}
 		gvOf[fd] = gv
+		g.Versions = append(g.Versions, gv)
 	}
 	kinds := collectKinds(files, byPriority, gvOf, probs)
 	for _, k := range kinds {
@@ -97,22 +100,14 @@ func collectKinds(files, byPriority []*fileDecl, gvOf map[*fileDecl]*GroupVersio
 			}
 		}
 	}
-	inVersion := map[*GroupVersion]map[string]*resourceDecl{}
 	for _, fd := range byPriority {
-		gv := gvOf[fd]
-		if inVersion[gv] == nil {
-			inVersion[gv] = map[string]*resourceDecl{}
-		}
+		inFile := map[string]*resourceDecl{}
 		for _, r := range fd.resources {
-			if first := inVersion[gv][r.kind]; first != nil {
-				where := first.pointer
-				if first.file != r.file {
-					where = first.file + "#" + first.pointer
-				}
-				probs.add(r.file, r.at("kind"), "kind %s is already declared in this group version at %s", r.kind, where)
+			if first := inFile[r.kind]; first != nil {
+				probs.add(r.file, r.at("kind"), "kind %s is already declared in this group version at %s", r.kind, declaredAt(first, r))
 				continue
 			}
-			inVersion[gv][r.kind] = r
+			inFile[r.kind] = r
 			k := byKind[r.kind]
 			k.decls = append(k.decls, r)
 			k.gvs = append(k.gvs, gvOf[fd])
@@ -131,11 +126,13 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		ref = checkStorage(k, probs)
 	}
 	k.ref = ref
-	checkOneOwner(k, probs)
+	checkOrigins(group, k, probs)
 	res := &Resource{
 		Group:          group,
 		Kind:           k.kind,
-		ListKind:       k.kind + "List",
+		ListKind:       ref.listKindOrDefault(),
+		CRD:            ref.crdName(),
+		AllowBreaking:  ref.allowBreaking,
 		Plural:         ref.plural,
 		Singular:       ref.singular,
 		ShortNames:     ref.shortNames,

@@ -56,7 +56,7 @@ func (b builtinSet) claim(fd *fileDecl) {
 // refuses reports a user file that declares a reserved group or the
 // core group, at its x-specd.group, and tells whether it must be left out.
 func (b builtinSet) refuses(fd *fileDecl, probs *problems) bool {
-	if !fd.hasGroup {
+	if !fd.hasGroup || fd.side != nil {
 		return false
 	}
 	why, taken := b.reserved[fd.group]
@@ -66,7 +66,7 @@ func (b builtinSet) refuses(fd *fileDecl, probs *problems) bool {
 	if !taken {
 		return false
 	}
-	probs.add(fd.file, "/x-specd/group", "group %q is built into specd (%s); a schema file may not declare it", fd.group, why)
+	probs.add(fd.file, fd.groupAt, "group %q is built into specd (%s); a schema file may not declare it", fd.group, why)
 	return true
 }
 

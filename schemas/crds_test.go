@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -44,6 +45,89 @@ func TestLoadCRDCorpus(t *testing.T) {
 	}
 	if totalCRDs != 135 || totalVersions != 193 {
 		t.Errorf("corpus has %d CRDs with %d versions, README says 135 and 193", totalCRDs, totalVersions)
+	}
+}
+
+// TestLoadCRDCorpusFiles loads every project's CRD files of the corpus as
+// they are published, as CRD files in a schema directory, and checks the
+// registry against the CRDs.
+func TestLoadCRDCorpusFiles(t *testing.T) {
+	projects, err := filepath.Glob(filepath.Join(crdcorpus.Dir(t), "*", "crds"))
+	if err != nil || len(projects) != 11 {
+		t.Fatalf("want 11 projects in the corpus, have %d (%v)", len(projects), err)
+	}
+	crdCount := 0
+	for _, p := range projects {
+		project := filepath.Base(filepath.Dir(p))
+		crds := crdcorpus.Read(t, p)
+		crdCount += len(crds)
+		t.Run(project, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(p)); err != nil {
+				t.Fatal(err)
+			}
+			writeWebhookReplacements(t, dir, crds)
+			reg, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstCRDs(t, reg, crds)
+			checkCRDOnly(t, reg, crds)
+		})
+	}
+	if crdCount != 135 {
+		t.Errorf("corpus has %d CRDs, README says 135", crdCount)
+	}
+}
+
+// writeWebhookReplacements writes, beside the CRD files, specd conversion
+// rules for every CRD that names a conversion webhook, as a user would:
+// empty rule lists, so each version converts field for field. The CRD
+// files stay as they are; without these rules they are refused.
+func writeWebhookReplacements(t *testing.T, dir string, crds []*crdcorpus.CRD) {
+	t.Helper()
+	var docs []string
+	for _, c := range crds {
+		if c.Spec.Conversion == nil || c.Spec.Conversion.Strategy != "Webhook" || len(c.Spec.Versions) < 2 {
+			continue
+		}
+		doc := fmt.Sprintf("apiVersion: specd.io/v1alpha1\nkind: ConversionRules\nmetadata:\n  name: %s.%s\nspec:\n  versions:\n",
+			c.Spec.Names.Plural, c.Spec.Group)
+		for _, v := range c.Spec.Versions {
+			if !v.Storage {
+				doc += fmt.Sprintf("    %s: []\n", v.Name)
+			}
+		}
+		docs = append(docs, doc)
+	}
+	if len(docs) == 0 {
+		return
+	}
+	data := []byte("---\n" + strings.Join(docs, "---\n"))
+	if err := os.WriteFile(filepath.Join(dir, "specd-conversion.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkCRDOnly checks what only a CRD file carries: the CRD's name and
+// list kind, and every name of the resource.
+func checkCRDOnly(t *testing.T, reg *Registry, crds []*crdcorpus.CRD) {
+	t.Helper()
+	for _, c := range crds {
+		res := reg.Resource(c.Spec.Names.Plural + "." + c.Spec.Group)
+		if res == nil {
+			continue // reported by checkAgainstCRDs
+		}
+		listKind := c.Spec.Names.Kind + "List"
+		if c.Spec.Names.ListKind != "" {
+			listKind = c.Spec.Names.ListKind
+		}
+		got := fmt.Sprintf("%s %s %v %v", res.CRD, res.ListKind, res.ShortNames, res.Categories)
+		want := fmt.Sprintf("%s.%s %s %v %v", c.Spec.Names.Plural, c.Spec.Group, listKind, c.Spec.Names.ShortNames, c.Spec.Names.Categories)
+		if got != want {
+			t.Errorf("%s: got %q, want %q", res.GroupResource(), got, want)
+		}
 	}
 }
 

@@ -24,8 +24,14 @@ type fileDecl struct {
 	// breaking changes to this file's group version on reload.
 	allowBreaking bool
 	resources     []*resourceDecl
-	// owner is Declared.Owner for a declared document, "" for a file.
-	owner string
+	// groupAt is the pointer of the group: /x-specd/group in a specd
+	// file, /spec/group in a CRD.
+	groupAt string
+	// crd is set when the group version is one version of a CRD.
+	crd *crdOrigin
+	// side is set for a file of conversion rules for a CRD: it declares
+	// no group version.
+	side *sideRules
 }
 
 // parseFile loads one OpenAPI document, whose content has digest
@@ -54,7 +60,7 @@ func parseFile(file, digest string, data []byte, builtin bool, probs *problems) 
 			return nil
 		}
 	}
-	fd := &fileDecl{file: file}
+	fd := &fileDecl{file: file, groupAt: ptr("", specdExt, "group")}
 	validOpenAPI := checkDocument(file, doc, probs)
 	d := decoder{file: file, digest: digest, builtin: builtin, probs: probs}
 	fd.group, fd.hasGroup, fd.allowBreaking = decodeGroup(d, doc)

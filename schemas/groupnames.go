@@ -70,7 +70,7 @@ func checkGroupNames(group string, kinds []*kindDecls, probs *problems) {
 		claim(names, me, res.Plural, res.Singular)
 		for j, s := range res.ShortNames {
 			if o, taken := shorts[s]; taken && o.kind != res.Kind {
-				probs.add(d.file, ptr(d.ext, "shortNames", index(j)), "short name %q is already used in group %s by %s", s, group, o)
+				probs.add(d.file, ptr(d.at("shortNames"), index(j)), "short name %q is already used in group %s by %s", s, group, o)
 			}
 			claim(shorts, me, s)
 		}

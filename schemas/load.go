@@ -46,9 +46,10 @@ func load(fsys fs.FS, name func(string) string) (*Registry, error) {
 			probs.add(name(p), "", "cannot read file: %v", err)
 			continue
 		}
-		fd := parseFile(name(p), fileDigest(data), data, false, probs)
-		if fd != nil && !(builtinSet{}).refuses(fd, probs) {
-			files = append(files, fd)
+		for _, fd := range parseSchemaFile(name(p), fileDigest(data), data, false, probs) {
+			if !(builtinSet{}).refuses(fd, probs) {
+				files = append(files, fd)
+			}
 		}
 	}
 	reg := assemble(files, probs)

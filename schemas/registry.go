@@ -67,7 +67,7 @@ type GroupVersion struct {
 type Resource struct {
 	Group      string
 	Kind       string
-	ListKind   string // Kind + "List"
+	ListKind   string // a CRD's names.listKind; Kind + "List" by default
 	Plural     string
 	Singular   string
 	ShortNames []string
@@ -80,6 +80,13 @@ type Resource struct {
 	// built-in kinds (their strategies' AllowUnconditionalUpdate); other
 	// resources require the resourceVersion, as CRDs do.
 	UnconditionalUpdate bool
+	// CRD is the name of the CustomResourceDefinition that declares the
+	// resource (<plural>.<group>), "" for a specd schema file.
+	CRD string
+	// AllowBreaking is a CRD's specd.io/allow-breaking annotation: a
+	// reload may apply a change to this resource that breaks its clients
+	// or stored objects (GroupVersion.AllowBreaking for specd files).
+	AllowBreaking bool
 	// Verbs are the verbs of the main endpoint, sorted (x-specd-resource
 	// verbs); nil serves every verb (AllVerbs). Use ServedVerbs or Serves.
 	Verbs []string
@@ -125,13 +132,9 @@ type ResourceVersion struct {
 	// ConversionPointer is its JSON pointer in File, "" when not given.
 	ConversionRules   []any
 	ConversionPointer string
-	// Owner is the Declared.Owner of the document that declares the
-	// version, "" for a schema file.
-	Owner string
-	// AllowBreaking is the x-specd.allowBreaking of a declared version's
-	// document: the compatibility gate lets a breaking change of this
-	// resource version through (GroupVersion.AllowBreaking is a file's).
-	AllowBreaking bool
+	// ConversionFile is the file ConversionPointer is in when it is not
+	// File: a side file of conversion rules for a CRD.
+	ConversionFile string
 	// Subresources.
 	StatusSubresource bool
 	Scale             *ScaleSubresource // nil: no scale subresource

@@ -35,12 +35,32 @@ type resourceDecl struct {
 	warning                *string // deprecationWarning as given
 	conversion             bool    // a conversion block is given
 	unconditionalUpdate    bool
+	allowBreaking          bool // a CRD's specd.io/allow-breaking
 	rv                     *ResourceVersion
+	// listKind is the CRD's names.listKind; "" is kind + "List".
+	listKind string
+	// crd is set when a CustomResourceDefinition declares the kind.
+	crd *crdOrigin
+	// fieldAt places fields outside x-specd-resource (a CRD's names are
+	// under /spec/names, its scope at /spec/scope).
+	fieldAt map[string]string
+}
+
+// conversionFile is where the version's conversion rules are written:
+// its own file, or a CRD's side file of rules.
+func (r *resourceDecl) conversionFile() string {
+	if r.rv.ConversionFile != "" {
+		return r.rv.ConversionFile
+	}
+	return r.file
 }
 
 // at is the pointer of a field of x-specd-resource, or of x-specd-resource
 // itself when the field was defaulted.
 func (r *resourceDecl) at(field string) string {
+	if p, ok := r.fieldAt[field]; ok {
+		return p
+	}
 	if r.given[field] {
 		return ptr(r.ext, field)
 	}
@@ -130,10 +150,10 @@ func (r *resourceDecl) checkList(d decoder, field string, values []string) {
 	seen := map[string]bool{}
 	for i, v := range values {
 		for _, e := range labelErrors(v) {
-			d.probs.add(d.file, ptr(r.ext, field, index(i)), "%q: %s", v, e)
+			d.probs.add(d.file, ptr(r.at(field), index(i)), "%q: %s", v, e)
 		}
 		if seen[v] {
-			d.probs.add(d.file, ptr(r.ext, field, index(i)), "%q is listed twice", v)
+			d.probs.add(d.file, ptr(r.at(field), index(i)), "%q is listed twice", v)
 		}
 		seen[v] = true
 	}

@@ -78,7 +78,7 @@ func printable(s string) bool {
 // storage version is the hub that every other version converts to.
 func checkConversion(r *resourceDecl, probs *problems) {
 	if r.conversion && r.rv.Storage {
-		probs.add(r.file, ptr(r.ext, "conversion"),
+		probs.add(r.conversionFile(), r.at("conversion"),
 			"the storage version %s is the hub of kind %s: conversion rules belong on the other versions, which map to it",
 			r.rv.Version, r.kind)
 	}

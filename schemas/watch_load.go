@@ -24,7 +24,7 @@ type Loader struct {
 // parsedFile is what parsing one file's content gave.
 type parsedFile struct {
 	digest string
-	decl   *fileDecl // nil when the file was unusable
+	decls  []*fileDecl // none when the file was unusable
 	probs  []Problem
 }
 
@@ -40,12 +40,14 @@ func NewLoader(dir string, builtin ...Builtin) *Loader {
 // the load fails. A file of the directory that declares a built-in or
 // reserved group is a problem, and is left out.
 func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
-	return l.LoadDeclared(nil)
+	return l.LoadWith()
 }
 
-// LoadDeclared is Load with the declared documents besides the files;
-// their digests are by Declared.Name.
-func (l *Loader) LoadDeclared(declared []Declared) (reg *Registry, digests map[string]string, err error) {
+// LoadWith is Load with declarations from outside the directory, such as
+// the CustomResourceDefinitions of the API (ParseCRD), assembled into the
+// same Registry and checked against the files: a group and resource that
+// both declare is a problem naming both. Their problems are the load's.
+func (l *Loader) LoadWith(extra ...*Declarations) (reg *Registry, digests map[string]string, err error) {
 	ld := &loading{l: l, probs: &problems{}, next: map[string]parsedFile{}, digests: map[string]string{}}
 	builtins := newBuiltinSet(l.builtin)
 	for _, bi := range l.builtin {
@@ -58,7 +60,9 @@ func (l *Loader) LoadDeclared(declared []Declared) (reg *Registry, digests map[s
 			return nil, nil, err
 		}
 	}
-	ld.readDeclared(declared, builtins)
+	for _, d := range extra {
+		ld.add(d, builtins)
+	}
 	l.parsed = ld.next
 	reg = assemble(ld.files, ld.probs)
 	if err := ld.probs.err(); err != nil {
@@ -87,8 +91,10 @@ func (ld *loading) readDir(b builtinSet) error {
 	}
 	for _, p := range paths {
 		name := filepath.Join(ld.l.dir, filepath.FromSlash(p))
-		if fd := ld.read(fsys, p, name, false); fd != nil && !b.refuses(fd, ld.probs) {
-			ld.files = append(ld.files, fd)
+		for _, fd := range ld.read(fsys, p, name, false) {
+			if !b.refuses(fd, ld.probs) {
+				ld.files = append(ld.files, fd)
+			}
 		}
 	}
 	return nil
@@ -104,8 +110,8 @@ type loading struct {
 }
 
 // read reads and parses file p of fsys, reported as name; it returns
-// a copy of its declaration, nil when the file cannot be used.
-func (ld *loading) read(fsys fs.FS, p, name string, builtin bool) *fileDecl {
+// a copy of its declarations, none when the file cannot be used.
+func (ld *loading) read(fsys fs.FS, p, name string, builtin bool) []*fileDecl {
 	data, err := fs.ReadFile(fsys, p)
 	if err != nil {
 		ld.probs.add(name, "", "cannot read file: %v", err)
@@ -115,10 +121,15 @@ func (ld *loading) read(fsys fs.FS, p, name string, builtin bool) *fileDecl {
 	ld.next[name] = pf
 	ld.digests[name] = pf.digest
 	ld.probs.list = append(ld.probs.list, pf.probs...)
-	if pf.decl == nil {
-		return nil
+	return cloneAll(pf.decls)
+}
+
+func cloneAll(fds []*fileDecl) []*fileDecl {
+	out := make([]*fileDecl, len(fds))
+	for i, fd := range fds {
+		out[i] = fd.clone()
 	}
-	return pf.decl.clone()
+	return out
 }
 
 // readBuiltin reads the files of bi, whose groups b then reserves.
@@ -128,7 +139,7 @@ func (ld *loading) readBuiltin(bi Builtin, b builtinSet) error {
 		return err
 	}
 	for i, p := range paths {
-		if fd := ld.read(bi.FS, p, names[i], true); fd != nil {
+		for _, fd := range ld.read(bi.FS, p, names[i], true) {
 			b.claim(fd)
 			ld.files = append(ld.files, fd)
 		}
@@ -144,8 +155,8 @@ func (l *Loader) parse(name string, data []byte, builtin bool) parsedFile {
 		return pf
 	}
 	probs := &problems{}
-	fd := parseFile(name, digest, data, builtin, probs)
-	return parsedFile{digest: digest, decl: fd, probs: probs.list}
+	fds := parseSchemaFile(name, digest, data, builtin, probs)
+	return parsedFile{digest: digest, decls: fds, probs: probs.list}
 }
 
 // clone copies what assemble changes (each resource version is filled in

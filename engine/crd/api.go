@@ -10,17 +10,16 @@ import (
 
 	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/schemas/crdobject"
 )
 
 // Applier is the served schema set the CRDs feed: *serving.Reloads.
 type Applier interface {
 	// SetDeclared serves declared (with the schema files) instead of
 	// the documents set before.
-	SetDeclared(ctx context.Context, declared []schemas.Declared) error
+	SetDeclared(ctx context.Context, declared []*schemas.Declarations) error
 	// CheckDeclared tells whether SetDeclared(declared) would load and
 	// pass the compatibility gate.
-	CheckDeclared(ctx context.Context, declared []schemas.Declared) error
+	CheckDeclared(ctx context.Context, declared []*schemas.Declarations) error
 }
 
 // Config configures an API.
@@ -39,8 +38,8 @@ type API struct {
 
 	mu   sync.Mutex
 	crds map[string]*object // every CRD, by name
-	// docs are the documents of the served CRDs, by name.
-	docs map[string][]schemas.Declared
+	// decls are the declarations of the served CRDs, by name.
+	decls map[string]*schemas.Declarations
 	// changed is signalled when docs change (Feed).
 	changed chan struct{}
 }
@@ -51,7 +50,7 @@ func New(cfg Config) *API {
 		cfg.Logger = slog.Default()
 	}
 	return &API{cfg: cfg, log: cfg.Logger.With("component", "crds"), crds: map[string]*object{},
-		docs: map[string][]schemas.Declared{}, changed: make(chan struct{}, 1)}
+		decls: map[string]*schemas.Declarations{}, changed: make(chan struct{}, 1)}
 }
 
 // Bind gives the API the schema set it feeds and checks writes against;
@@ -65,21 +64,21 @@ func (a *API) bound() Applier {
 	return nil
 }
 
-// declared is the documents of every served CRD, but the one named
+// declared is the declarations of every served CRD, but the one named
 // without, in name order, with extra added.
-func (a *API) declared(without string, extra []schemas.Declared) []schemas.Declared {
+func (a *API) declared(without string, extra ...*schemas.Declarations) []*schemas.Declarations {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	names := make([]string, 0, len(a.docs))
-	for name := range a.docs {
+	names := make([]string, 0, len(a.decls))
+	for name := range a.decls {
 		if name != without {
 			names = append(names, name)
 		}
 	}
 	sort.Strings(names)
-	var out []schemas.Declared
+	out := make([]*schemas.Declarations, 0, len(names)+len(extra))
 	for _, name := range names {
-		out = append(out, a.docs[name]...)
+		out = append(out, a.decls[name])
 	}
 	return append(out, extra...)
 }
@@ -104,18 +103,21 @@ func (a *API) get(name string) *object {
 	return a.crds[name]
 }
 
-// servedDocs converts o into its documents when it is served, logging
-// what cannot be.
-func (a *API) servedDocs(o *object) []schemas.Declared {
+// servedDecls parses what o declares under its accepted names when it
+// is served, nil otherwise or when it does not parse (logged).
+func (a *API) servedDecls(o *object) *schemas.Declarations {
 	if !o.served() {
 		return nil
 	}
-	docs, err := crdobject.Documents(o.asServed())
+	d, err := declarations(o.raw, &o.Status.AcceptedNames)
+	if err == nil {
+		err = d.Err()
+	}
 	if err != nil {
 		a.log.Warn("CustomResourceDefinition cannot be served", "name", o.Meta.Name, "err", err)
 		return nil
 	}
-	return docs
+	return d
 }
 
 // awaitPoll is how often AwaitAny looks for a CRD.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -14,7 +15,6 @@ import (
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/schemas/crdobject"
 	"github.com/specd-io/specd/schemas/serving"
 )
 
@@ -35,76 +35,76 @@ func (a *API) checkWrite(ctx context.Context, req hook.AdmissionRequest) error {
 	if err != nil {
 		return apierrors.NewBadRequest(err.Error())
 	}
-	if errs := validate(o, req.OldObject); len(errs) > 0 {
+	if errs := validateUpdate(o, req.OldObject); len(errs) > 0 {
 		return apierrors.NewInvalid(kind, req.Name, errs)
 	}
-	docs, err := crdobject.Documents(&o.CRD)
-	var fe *crdobject.FieldError
-	if errors.As(err, &fe) {
-		return apierrors.NewInvalid(kind, req.Name, field.ErrorList{field.Invalid(field.NewPath(fe.Field), fe.Value, fe.Detail)})
-	}
+	d, err := declarations(req.Object, nil)
 	if err != nil {
 		return err
+	}
+	if err := d.Err(); err != nil {
+		return apierrors.NewInvalid(kind, req.Name, causes(err, o.Meta.Name))
 	}
 	if errs := a.checkFileConflict(o); len(errs) > 0 {
 		return apierrors.NewInvalid(kind, req.Name, errs)
 	}
-	return a.checkCompiles(ctx, o, docs)
+	return a.checkLoads(ctx, o, req.Object)
 }
 
-// sameSpec: a write that keeps spec and the allow annotation (status,
-// labels, finalizers) is not judged again.
+// sameSpec: a write that keeps spec and the annotations (status, labels,
+// finalizers) is not judged again.
 func sameSpec(obj, old []byte) bool {
-	const annotation = `metadata.annotations.specd\.io/allow-breaking`
 	return gjson.GetBytes(obj, "spec").Raw == gjson.GetBytes(old, "spec").Raw &&
-		gjson.GetBytes(obj, annotation).Raw == gjson.GetBytes(old, annotation).Raw
+		gjson.GetBytes(obj, "metadata.annotations").Raw == gjson.GetBytes(old, "metadata.annotations").Raw
 }
 
-// validate is kube's validation of what the documents do not carry.
-func validate(o *object, old []byte) field.ErrorList {
-	var errs field.ErrorList
-	s := o.Spec
-	if want := s.Names.Plural + "." + s.Group; o.Meta.Name != want {
-		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), o.Meta.Name, `must be spec.names.plural+"."+spec.group`))
+// validateUpdate is kube's validation of an update that the
+// declarations do not see.
+func validateUpdate(o *object, old []byte) field.ErrorList {
+	if old == nil {
+		return nil
 	}
-	if len(s.Versions) == 0 {
-		errs = append(errs, field.Invalid(field.NewPath("spec", "versions"), nil, "must have exactly one version marked as storage version"))
+	if g := gjson.GetBytes(old, "spec.group").Str; g != o.Spec.Group {
+		return field.ErrorList{field.Invalid(field.NewPath("spec", "group"), o.Spec.Group, "field is immutable")}
 	}
-	if old != nil {
-		if g := gjson.GetBytes(old, "spec.group").Str; g != s.Group {
-			errs = append(errs, field.Invalid(field.NewPath("spec", "group"), s.Group, "field is immutable"))
-		}
-	}
-	return errs
+	return nil
 }
 
 // checkFileConflict refuses a CRD whose resource a schema file declares:
 // the files and the API feed one registry.
 func (a *API) checkFileConflict(o *object) field.ErrorList {
 	res := a.cfg.Registry().Resource(o.Spec.Names.Plural + "." + o.Spec.Group)
-	if res == nil || len(res.Versions) == 0 || res.Versions[0].Owner != "" {
+	if res == nil || len(res.Versions) == 0 || ownedBy(res, o.Meta.Name) {
 		return nil
 	}
-	msg := fmt.Sprintf("resource %s is already declared by schema file %s; a resource comes from a schema file or from a CustomResourceDefinition, not both",
+	msg := fmt.Sprintf("resource %s is already declared by schema file %s; a resource comes from a schema file or from a CustomResourceDefinition object, not both",
 		res.GroupResource(), res.Versions[0].File)
 	return field.ErrorList{field.Invalid(field.NewPath("spec", "names", "plural"), o.Spec.Names.Plural, msg)}
 }
 
-// checkCompiles loads docs with every other served CRD and the files, and
-// judges the change by the compatibility gate. A CRD whose names another
-// CRD holds is checked alone: it is stored, and not served until its names
-// are free (NamesAccepted False), as kube does.
-func (a *API) checkCompiles(ctx context.Context, o *object, docs []schemas.Declared) error {
+// checkLoads loads the CRD with every other served CRD and the files,
+// and judges the change by the compatibility gate. A CRD whose names
+// another CRD holds is not served until they are free (NamesAccepted
+// False), as kube does: it is judged under the names it is served with,
+// if any, or else alone.
+func (a *API) checkLoads(ctx context.Context, o *object, data []byte) error {
 	applier := a.bound()
 	if applier == nil {
 		return apierrors.NewServiceUnavailable("the CustomResourceDefinition API is starting")
 	}
-	var err error
-	if conflict := a.namesTaken(o); conflict == nil {
-		err = applier.CheckDeclared(ctx, a.declared(o.Meta.Name, docs))
-	} else {
-		_, _, err = schemas.NewLoader("").LoadDeclared(docs)
+	var names *Names
+	if a.namesTaken(o) != nil {
+		old := a.get(o.Meta.Name)
+		if old == nil || !old.served() {
+			return nil // checked alone above
+		}
+		names = &old.Status.AcceptedNames
 	}
+	d, err := declarations(data, names)
+	if err != nil {
+		return err
+	}
+	err = applier.CheckDeclared(ctx, a.declared(o.Meta.Name, d))
 	if err == nil {
 		return nil
 	}
@@ -116,20 +116,18 @@ func (a *API) checkCompiles(ctx context.Context, o *object, docs []schemas.Decla
 }
 
 // causes are the problems of err that concern the CRD named name, at its
-// fields: those in its documents, and those that name it.
+// fields: those in it, and those that name it.
 func causes(err error, name string) field.ErrorList {
-	problems := problemsOf(err)
 	_, refused := serving.Refused(err)
+	src := source(name)
 	var errs field.ErrorList
-	owner := crdobject.Owner(name)
-	for _, p := range problems {
-		path, ours := crdobject.FieldPath(p.File, p.Pointer)
-		ours = ours && strings.HasPrefix(p.File, owner+" ")
-		if !ours && !strings.Contains(p.Message, owner+" ") {
+	for _, p := range problemsOf(err) {
+		path := "spec"
+		switch {
+		case p.File == src:
+			path = fieldPath(p.Pointer)
+		case !strings.Contains(p.Message, src):
 			continue
-		}
-		if !ours {
-			path = "spec"
 		}
 		errs = append(errs, cause(path, p, refused))
 	}
@@ -139,9 +137,30 @@ func causes(err error, name string) field.ErrorList {
 func cause(path string, p schemas.Problem, refused bool) *field.Error {
 	if refused {
 		return field.Forbidden(field.NewPath(path), fmt.Sprintf("breaking change: %s; set the annotation %s: \"true\" on the CustomResourceDefinition to allow it",
-			p.Message, crdobject.AllowBreakingAnnotation))
+			p.Message, schemas.AllowBreakingAnnotation))
 	}
 	return field.Invalid(field.NewPath(path), field.OmitValueType{}, p.Message)
+}
+
+// fieldPath writes a JSON pointer into a CRD as kube's field path:
+// /spec/versions/0/name is spec.versions[0].name.
+func fieldPath(pointer string) string {
+	if pointer == "" || pointer == "/" {
+		return "<root>"
+	}
+	var b strings.Builder
+	for i, seg := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		if n, err := strconv.Atoi(seg); err == nil && i > 0 {
+			fmt.Fprintf(&b, "[%d]", n)
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
 }
 
 // problemsOf lists the problems of a load error or of the gate's refusal.

@@ -15,7 +15,6 @@ import (
 	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/schemas/crdobject"
 )
 
 // ControllerStore is what the Controller reads and writes.
@@ -52,13 +51,13 @@ type Controller struct {
 	// them: kube's naming controller keeps such a mutation cache so that
 	// two CRDs of a group never get the same name.
 	mu      sync.Mutex
-	written map[string]crdobject.Names
+	written map[string]Names
 }
 
 // NewController returns the Controller of a's CRDs.
 func (a *API) NewController(store ControllerStore) *Controller {
 	return &Controller{api: a, store: store, log: a.log.With("controller", "customresourcedefinitions"), now: time.Now,
-		written: map[string]crdobject.Names{}}
+		written: map[string]Names{}}
 }
 
 var _ background.Job = (*Controller)(nil)

@@ -8,6 +8,7 @@ import (
 	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/serving"
 )
 
 // FeedConfig configures RunFeed.
@@ -47,7 +48,7 @@ var _ background.Feed = (*API)(nil)
 // Replace is background.Feed's: every CRD.
 func (a *API) Replace(events []engine.WatchEvent) {
 	a.mu.Lock()
-	a.crds, a.docs = map[string]*object{}, map[string][]schemas.Declared{}
+	a.crds, a.decls = map[string]*object{}, map[string]*schemas.Declarations{}
 	a.mu.Unlock()
 	for _, ev := range events {
 		a.Apply(ev)
@@ -63,9 +64,9 @@ func (a *API) Apply(ev engine.WatchEvent) {
 		return
 	}
 	name := o.Meta.Name
-	var docs []schemas.Declared
+	var d *schemas.Declarations
 	if ev.Type != storage.EventDeleted {
-		docs = a.servedDocs(o)
+		d = a.servedDecls(o)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -74,11 +75,11 @@ func (a *API) Apply(ev engine.WatchEvent) {
 	} else {
 		a.crds[name] = o
 	}
-	if changedDocs(a.docs[name], docs) {
-		if docs == nil {
-			delete(a.docs, name)
+	if old := a.decls[name]; digestOf(old) != digestOf(d) {
+		if d == nil {
+			delete(a.decls, name)
 		} else {
-			a.docs[name] = docs
+			a.decls[name] = d
 		}
 		a.signal()
 	}
@@ -91,16 +92,11 @@ func (a *API) signal() {
 	}
 }
 
-func changedDocs(old, next []schemas.Declared) bool {
-	if len(old) != len(next) {
-		return true
+func digestOf(d *schemas.Declarations) string {
+	if d == nil {
+		return ""
 	}
-	for i := range old {
-		if old[i].Name != next[i].Name || string(old[i].Data) != string(next[i].Data) {
-			return true
-		}
-	}
-	return false
+	return d.Digest()
 }
 
 // maxExclusions bounds how often one apply leaves out the CRDs a reload
@@ -116,7 +112,7 @@ func (a *API) apply(ctx context.Context) {
 	if applier == nil {
 		return
 	}
-	declared := a.declared("", nil)
+	declared := a.declared("")
 	for range maxExclusions {
 		err := applier.SetDeclared(ctx, declared)
 		if err == nil || ctx.Err() != nil {
@@ -132,22 +128,22 @@ func (a *API) apply(ctx context.Context) {
 	}
 }
 
-// failingOwners are the owners of the declared documents err's problems
-// are in.
+// failingOwners are the sources of the CRD declarations that err's
+// problems are in.
 func failingOwners(err error) map[string]bool {
 	out := map[string]bool{}
 	for _, p := range problemsOf(err) {
-		if owner, _, ok := strings.Cut(p.File, " spec.versions["); ok && strings.HasPrefix(owner, "customresourcedefinition ") {
-			out[owner] = true
+		if strings.HasPrefix(p.File, serving.SourcePrefix) {
+			out[p.File] = true
 		}
 	}
 	return out
 }
 
-func without(declared []schemas.Declared, owners map[string]bool) []schemas.Declared {
-	var out []schemas.Declared
+func without(declared []*schemas.Declarations, sources map[string]bool) []*schemas.Declarations {
+	var out []*schemas.Declarations
 	for _, d := range declared {
-		if !owners[d.Owner] {
+		if !sources[d.Source()] {
 			out = append(out, d)
 		}
 	}

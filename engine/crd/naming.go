@@ -3,8 +3,6 @@ package crd
 import (
 	"fmt"
 	"slices"
-
-	"github.com/specd-io/specd/schemas/crdobject"
 )
 
 // usedNames are the names the other CRDs of a group were accepted with,
@@ -14,7 +12,7 @@ type usedNames struct {
 	kinds     map[string]bool // kinds and list kinds
 }
 
-func (a *API) usedNames(o *object, overlay map[string]crdobject.Names) usedNames {
+func (a *API) usedNames(o *object, overlay map[string]Names) usedNames {
 	u := usedNames{resources: map[string]bool{}, kinds: map[string]bool{}}
 	for name, other := range a.snapshot(o.Spec.Group) {
 		if name == o.Meta.Name {
@@ -29,7 +27,7 @@ func (a *API) usedNames(o *object, overlay map[string]crdobject.Names) usedNames
 	return u
 }
 
-func (u usedNames) add(n crdobject.Names) {
+func (u usedNames) add(n Names) {
 	for _, s := range append([]string{n.Plural, n.Singular}, n.ShortNames...) {
 		u.resources[s] = true
 	}
@@ -37,7 +35,7 @@ func (u usedNames) add(n crdobject.Names) {
 	u.kinds[listKind(n)] = true
 }
 
-func listKind(n crdobject.Names) string {
+func listKind(n Names) string {
 	if n.ListKind != "" || n.Kind == "" {
 		return n.ListKind
 	}
@@ -57,7 +55,7 @@ func (a *API) namesTaken(o *object) *Condition {
 // acceptNames is kube's naming controller's decision: the names o gets,
 // each requested name that is free or already its own, and the
 // NamesAccepted condition, with kube's reason for the last conflict found.
-func acceptNames(o *object, used usedNames) (crdobject.Names, Condition) {
+func acceptNames(o *object, used usedNames) (Names, Condition) {
 	want, had := o.Spec.Names, o.Status.AcceptedNames
 	want.ListKind = listKind(want)
 	got := had

@@ -5,24 +5,43 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/specd-io/specd/schemas/crdobject"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/serving"
 )
+
+// Names are a CRD's spec.names, and status.acceptedNames.
+type Names struct {
+	Plural     string   `json:"plural"`
+	Singular   string   `json:"singular,omitempty"`
+	ShortNames []string `json:"shortNames,omitempty"`
+	Kind       string   `json:"kind"`
+	ListKind   string   `json:"listKind,omitempty"`
+	Categories []string `json:"categories,omitempty"`
+}
 
 // object is what the package reads of a stored CRD.
 type object struct {
-	crdobject.CRD
 	Meta struct {
 		Name              string   `json:"name"`
 		DeletionTimestamp *string  `json:"deletionTimestamp"`
 		Finalizers        []string `json:"finalizers"`
 	} `json:"metadata"`
+	Spec struct {
+		Group string `json:"group"`
+		Names Names  `json:"names"`
+	} `json:"spec"`
 	Status status `json:"status"`
+	// raw is the object as stored.
+	raw []byte
 }
 
 type status struct {
-	Conditions     []Condition     `json:"conditions,omitempty"`
-	AcceptedNames  crdobject.Names `json:"acceptedNames"`
-	StoredVersions []string        `json:"storedVersions,omitempty"`
+	Conditions     []Condition `json:"conditions,omitempty"`
+	AcceptedNames  Names       `json:"acceptedNames"`
+	StoredVersions []string    `json:"storedVersions,omitempty"`
 }
 
 func decode(data []byte) (*object, error) {
@@ -30,9 +49,7 @@ func decode(data []byte) (*object, error) {
 	if err := json.Unmarshal(data, &o); err != nil {
 		return nil, fmt.Errorf("crd: decode: %w", err)
 	}
-	if err := json.Unmarshal(data, &o.CRD); err != nil {
-		return nil, fmt.Errorf("crd: decode: %w", err)
-	}
+	o.raw = data
 	return &o, nil
 }
 
@@ -40,27 +57,42 @@ func (o *object) deleting() bool { return o.Meta.DeletionTimestamp != nil }
 
 func (o *object) hasFinalizer() bool { return slices.Contains(o.Meta.Finalizers, CleanupFinalizer) }
 
-// served reports whether o's documents go into the registry: its names
-// were accepted once (kube serves a CRD whose NamesAccepted or
-// Established condition is True), under its accepted names.
+// served reports whether o's declarations go into the registry: its
+// names were accepted once (kube serves a CRD whose NamesAccepted or
+// Established condition is True), and it is served under them.
 func (o *object) served() bool {
 	return (isTrue(o.Status.Conditions, NamesAccepted) || isTrue(o.Status.Conditions, Established)) &&
 		o.Status.AcceptedNames.Plural != "" && o.Status.AcceptedNames.Kind != ""
 }
 
-// asServed is o's CRD under its accepted names.
-func (o *object) asServed() *crdobject.CRD {
-	c := o.CRD
-	c.Spec.Names = o.Status.AcceptedNames
-	return &c
-}
+// source names a CRD object's declarations (schemas.ParseCRD).
+func source(name string) string { return serving.SourcePrefix + name }
 
-// storageVersion is the version spec.versions stores, "" for none.
-func storageVersion(c *crdobject.CRD) string {
-	for _, v := range c.Spec.Versions {
-		if v.Storage {
-			return v.Name
+// declarations parses what the CRD data declares, under names when not
+// nil. Only what declares the resource is parsed (apiVersion, kind, name,
+// annotations, spec), so that a status or metadata write leaves the
+// digest, and the served resource, as they are.
+func declarations(data []byte, names *Names) (*schemas.Declarations, error) {
+	doc := []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition"}`)
+	name := gjson.GetBytes(data, "metadata.name").Str
+	var err error
+	set := func(path, raw string) {
+		if err == nil && raw != "" {
+			doc, err = sjson.SetRawBytes(doc, path, []byte(raw))
 		}
 	}
-	return ""
+	set("metadata.name", gjson.GetBytes(data, "metadata.name").Raw)
+	set("metadata.annotations", gjson.GetBytes(data, "metadata.annotations").Raw)
+	set("spec", gjson.GetBytes(data, "spec").Raw)
+	if names != nil {
+		n, merr := json.Marshal(names)
+		if merr != nil {
+			return nil, merr
+		}
+		set("spec.names", string(n))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("crd: %s: %w", name, err)
+	}
+	return schemas.ParseCRD(source(name), doc), nil
 }

@@ -13,10 +13,9 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/schemas/crdobject"
 )
 
-func sameNames(a, b crdobject.Names) bool {
+func sameNames(a, b Names) bool {
 	return a.Plural == b.Plural && a.Singular == b.Singular && a.Kind == b.Kind && listKind(a) == listKind(b) &&
 		slices.Equal(a.ShortNames, b.ShortNames) && slices.Equal(a.Categories, b.Categories)
 }
@@ -63,14 +62,15 @@ func servedVersion(reg *schemas.Registry, o *object) *schemas.ResourceVersion {
 		n = o.Spec.Names.Plural
 	}
 	res := reg.Resource(n + "." + o.Spec.Group)
-	if res == nil || !ownedBy(res, crdobject.Owner(o.Meta.Name)) {
+	if res == nil || !ownedBy(res, o.Meta.Name) {
 		return nil
 	}
 	return res.Version(res.StorageVersion)
 }
 
-func ownedBy(res *schemas.Resource, owner string) bool {
-	return len(res.Versions) > 0 && res.Versions[0].Owner == owner
+// ownedBy reports whether the CRD object named name declares res.
+func ownedBy(res *schemas.Resource, name string) bool {
+	return res.CRD == name && len(res.Versions) > 0 && res.Versions[0].File == source(name)
 }
 
 // writeStatus merges fields into the CRD's status.

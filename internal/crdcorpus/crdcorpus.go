@@ -30,12 +30,16 @@ type CRD struct {
 		Group string `json:"group"`
 		Names struct {
 			Kind       string   `json:"kind"`
+			ListKind   string   `json:"listKind"`
 			Plural     string   `json:"plural"`
 			Singular   string   `json:"singular"`
 			ShortNames []string `json:"shortNames"`
 			Categories []string `json:"categories"`
 		} `json:"names"`
-		Scope    string `json:"scope"`
+		Scope      string `json:"scope"`
+		Conversion *struct {
+			Strategy string `json:"strategy"`
+		} `json:"conversion"`
 		Versions []struct {
 			Name               string  `json:"name"`
 			Storage            bool    `json:"storage"`

@@ -16,7 +16,8 @@ import (
 // findings are warnings). An operator lets a breaking change through with
 // --allow-breaking (Config.AllowBreaking), or for one group version with
 // x-specd.allowBreaking: true in its file (in the new file, or for a
-// removed file in the file as it was last served). A version may go only once no object is stored in
+// removed file in the file as it was last served), or for one CRD's
+// resource with its annotation specd.io/allow-breaking: "true". A version may go only once no object is stored in
 // it, as read from storage (stored, the check of `specd check
 // --etcd-servers`): the storage version, and an older one whose objects
 // the storage migration has not rewritten yet. Without stored, or when
@@ -50,6 +51,12 @@ func (s *Set) allowed(served, next *world, f check.Finding) (bool, string) {
 	if s.cfg.AllowBreaking {
 		return true, "--allow-breaking"
 	}
+	if res := next.reg.Resource(f.Resource); res != nil && res.AllowBreaking {
+		return true, "CRD " + res.CRD + " " + schemas.AllowBreakingAnnotation
+	}
+	if res := served.reg.Resource(f.Resource); res != nil && res.AllowBreaking && next.reg.Resource(f.Resource) == nil {
+		return true, "CRD " + res.CRD + " " + schemas.AllowBreakingAnnotation + " (as last served)"
+	}
 	_, group, _ := strings.Cut(f.Resource, ".")
 	if gv := next.reg.GroupVersion(group, f.Version); gv != nil && gv.AllowBreaking {
 		return true, gv.File + " x-specd.allowBreaking"
@@ -57,7 +64,7 @@ func (s *Set) allowed(served, next *world, f check.Finding) (bool, string) {
 	if gv := served.reg.GroupVersion(group, f.Version); gv != nil && gv.AllowBreaking && next.reg.GroupVersion(group, f.Version) == nil {
 		return true, gv.File + " x-specd.allowBreaking (as last served)"
 	}
-	if ok, why := allowedDeclared(served, next, f); ok {
+	if ok, why := crdDeleted(served, next, f); ok {
 		return true, why
 	}
 	if f.Rule == "storage-version-removed" && next.reg.Resource(f.Resource) == nil {

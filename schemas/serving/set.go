@@ -88,9 +88,9 @@ type Set struct {
 
 	mu     sync.Mutex // one reload at a time
 	status reloadStatus
-	// declared are the documents of the CRD objects (SetDeclared),
-	// loaded with the files at every reload; guarded by mu.
-	declared []schemas.Declared
+	// declared are the CRD objects' declarations (SetDeclared), loaded
+	// with the files at every reload; guarded by mu.
+	declared []*schemas.Declarations
 }
 
 // New starts watching the schema directory (watch), then loads the first
@@ -157,9 +157,9 @@ func (s *Set) build(ctx context.Context, served *world) (*world, error) {
 	return s.buildWith(ctx, served, s.declared)
 }
 
-// buildWith is build with the declared documents.
-func (s *Set) buildWith(ctx context.Context, served *world, declared []schemas.Declared) (*world, error) {
-	reg, digests, err := s.loader.LoadDeclared(declared)
+// buildWith is build with the declarations of CRD objects.
+func (s *Set) buildWith(ctx context.Context, served *world, declared []*schemas.Declarations) (*world, error) {
+	reg, digests, err := s.loader.LoadWith(declared...)
 	if err != nil {
 		return nil, err
 	}

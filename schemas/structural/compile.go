@@ -14,6 +14,13 @@ import (
 type compiler struct {
 	errs     []CompileError
 	visiting map[*openapi3.Schema]bool
+	// nested is how deep the walk is inside value validations (allOf,
+	// anyOf, oneOf, not), where kube's structural rules forbid what
+	// describes the structure.
+	nested int
+	// exempt is the first allOf of a structural schema whose anyOf is
+	// the int-or-string pattern, while it is compiled.
+	exempt *openapi3.Schema
 }
 
 func (c *compiler) errorf(ptr, format string, args ...any) {
@@ -63,7 +70,12 @@ func (c *compiler) compile(s *openapi3.Schema, ptr string) *node {
 		return n
 	}
 	c.compileType(n, s, ptr)
-	c.compileExtensions(n, s, ptr)
+	if c.nested > 0 {
+		// Extensions are forbidden here, none applies.
+		c.checkNested(s, ptr)
+	} else {
+		c.compileExtensions(n, s, ptr)
+	}
 	c.compileStructure(n, s, ptr)
 	c.compileValidations(n, s, ptr)
 	return n
@@ -132,7 +144,7 @@ func (c *compiler) compileStructure(n *node, s *openapi3.Schema, ptr string) {
 		if n.items = c.compileRef(s.Items, iptr); n.items != nil {
 			c.requireType(n.items, s.Items.Value, iptr, "array items")
 		}
-	} else if n.types&tArray != 0 {
+	} else if n.types&tArray != 0 && c.nested == 0 {
 		c.errorf(pointerJoin(ptr, "items"), "must be specified for type array")
 	}
 	n.required = s.Required
@@ -151,6 +163,9 @@ func (c *compiler) compileStructure(n *node, s *openapi3.Schema, ptr string) {
 // int-or-string or keeps unknown fields. Without it pruning and validation
 // would have to guess what the field holds.
 func (c *compiler) requireType(child *node, s *openapi3.Schema, ptr, what string) {
+	if c.nested > 0 {
+		return // a value validation says nothing of the type
+	}
 	if len(s.Type.Slice()) == 0 && child.types == 0 && !child.preserveUnknown {
 		c.errorf(pointerJoin(ptr, "type"), "must not be empty for specified %s", what)
 	}
@@ -205,12 +220,7 @@ func (c *compiler) compileValidations(n *node, s *openapi3.Schema, ptr string) {
 		n.enum = append(n.enum, nv)
 		n.enumQuoted = append(n.enumQuoted, enumString(nv))
 	}
-	n.allOf = c.compileAll(s.AllOf, pointerJoin(ptr, "allOf"))
-	n.anyOf = c.compileAll(s.AnyOf, pointerJoin(ptr, "anyOf"))
-	n.oneOf = c.compileAll(s.OneOf, pointerJoin(ptr, "oneOf"))
-	if s.Not != nil {
-		n.not = c.compileRef(s.Not, pointerJoin(ptr, "not"))
-	}
+	c.compileJunctors(n, s, ptr)
 	n.hasValueChecks = n.formatOK != nil || n.numFormat != "" || n.numType == "integer" || n.pattern != nil ||
 		n.minLength >= 0 || n.maxLength >= 0 || n.minItems >= 0 || n.maxItems >= 0 ||
 		n.minProps >= 0 || n.maxProps >= 0 || n.unique || n.minimum != nil || n.maximum != nil ||
@@ -232,16 +242,6 @@ func optInt(v *uint64) int64 {
 		return -1
 	}
 	return int64(*v)
-}
-
-func (c *compiler) compileAll(refs openapi3.SchemaRefs, ptr string) []*node {
-	var out []*node
-	for i, ref := range refs {
-		if n := c.compileRef(ref, pointerJoin(ptr, fmt.Sprint(i))); n != nil {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // enumString renders an enum value the way kube-apiserver lists supported

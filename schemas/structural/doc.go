@@ -14,6 +14,12 @@
 // schema). The resulting Schema is safe for concurrent use; patterns are
 // compiled once.
 //
+// Compile applies kube's structural rules for value validations too:
+// allOf, anyOf, oneOf and not may restrict values (and list properties
+// and items without a type to restrict theirs) but not describe the
+// structure, and what they name must be declared outside them
+// (junctors.go).
+//
 // The semantics follow kube-apiserver for custom resources:
 //
 //   - Prune is apiextensions-apiserver's pruning: undeclared fields are

@@ -76,7 +76,7 @@ func TestPrune(t *testing.T) {
 			removed: "objs[0].metadata.nope",
 		},
 		"allOf does not declare fields": {
-			schema:  `{"type":"object","properties":{"a":{"type":"string"}},"allOf":[{"properties":{"b":{"type":"string"}}}]}`,
+			schema:  `{"type":"object","properties":{"a":{"type":"string"}},"allOf":[{"properties":{"a":{"maxLength":3}}}]}`,
 			obj:     `{"a":"x","b":"y"}`,
 			want:    `{"a":"x"}`,
 			removed: "b",

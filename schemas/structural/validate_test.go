@@ -190,8 +190,8 @@ func TestValidate(t *testing.T) {
 			obj:    `{"a":80,"b":"50%"}`,
 		},
 		"anyOf reports the closest alternative (kube-openapi's match count)": {
-			schema: `{"type":"object","properties":{"v":{"x-kubernetes-preserve-unknown-fields":true,
-				"anyOf":[{"type":"string"},{"type":"object","required":["a"]}]}}}`,
+			schema: `{"type":"object","properties":{"v":{"type":"object","x-kubernetes-preserve-unknown-fields":true,
+				"properties":{"a":{"type":"string"},"b":{"type":"integer"}},"anyOf":[{"required":["a","c"]},{"properties":{"b":{"minimum":0}},"required":["a"]}]}}}`,
 			obj: `{"v":{"b":1}}`,
 			want: []string{
 				`FieldValueInvalid <nil>: Invalid value: "": "v" must validate at least one schema (anyOf)`,
