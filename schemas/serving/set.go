@@ -199,19 +199,23 @@ func (s *Set) disabled(reg *schemas.Registry, served *world) []string {
 }
 
 // changedGroups is the part of next whose conversion must be proven: the
-// groups with a resource that is new or changed since served (all of
-// next when nothing is served).
+// resources that are new or changed since served, in their groups (all
+// of next when nothing is served). A resource's rules convert its own
+// objects only, so one CRD added to a group of hundreds is proven alone.
 func changedGroups(served, next *world) *schemas.Registry {
 	if served == nil {
 		return next.reg
 	}
 	var groups []*schemas.Group
 	for _, g := range next.reg.Groups() {
+		var changed []*schemas.Resource
 		for _, res := range g.Resources {
 			if !schemas.SameDeclaration(served.reg.Resource(res.GroupResource()), res) {
-				groups = append(groups, g)
-				break
+				changed = append(changed, res)
 			}
+		}
+		if len(changed) > 0 {
+			groups = append(groups, &schemas.Group{Name: g.Name, Resources: changed})
 		}
 	}
 	return schemas.NewRegistry(groups)
