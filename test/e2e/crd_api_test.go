@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,4 +175,39 @@ func TestCRDAPIFileConflict(t *testing.T) {
 	if !strings.Contains(stderr, want) {
 		t.Errorf("kubectl apply of a CRD a file declares:\n%s\nwant %q", stderr, want)
 	}
+}
+
+// TestCRDAPIFileAfterCRD: a schema file that declares a resource a CRD
+// object already declares fails the reload, naming both, and the CRD's
+// resource stays served.
+func TestCRDAPIFileAfterCRD(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startSpecd(t, specdOptions{Schemas: dir})
+	k := newKubectl(t, s)
+	hammers := strings.NewReplacer("widgets.crdapi.example.com", "hammers.tools.example.com", "crdapi.example.com", "tools.example.com",
+		"widgets", "hammers", "Widget", "Hammer").Replace(widgetsCRD("", ""))
+	k.OK(t, "apply", "-f", k.Manifest(t, "hammers.yaml", hammers))
+	k.OK(t, "wait", "--for=condition=Established", "crd/hammers.tools.example.com", "--timeout=10s")
+	file := filepath.Join(dir, "tools.yaml")
+	if err := os.WriteFile(file, []byte(testschemas.Tools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var readyz string
+	eventually(t, "the reload's failure in /readyz?verbose", func() bool {
+		resp, err := s.Client.Get(s.URL + "/readyz?verbose")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		readyz = string(body)
+		return strings.Contains(readyz, "failed")
+	})
+	for _, want := range []string{file, "customresourcedefinitions/hammers.tools.example.com"} {
+		if !strings.Contains(readyz, want) {
+			t.Errorf("/readyz?verbose does not name %s:\n%s", want, readyz)
+		}
+	}
+	k.OK(t, "get", "hammers.tools.example.com")
 }
