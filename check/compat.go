@@ -69,7 +69,7 @@ func (r *comparer) compareResource(old, next *schemas.Resource) {
 				"version %s of %s is removed%s", ov.Version, old.GroupResource(), deprecatedNote(ov))
 			continue
 		case ov.Served() && !nv.Served():
-			r.add(removal(ov), "version-unserved", nv.File, nv.Pointer+"/x-specd-resource", nv, "",
+			r.add(removal(ov), "version-unserved", nv.File, nv.DeclarationPointer(""), nv, "",
 				"version %s of %s is no longer served: its clients get 404%s", ov.Version, old.GroupResource(), deprecatedNote(ov))
 		}
 		r.compareVersion(ov, nv)
@@ -131,15 +131,15 @@ func (r *Report) compareVersion(ov, nv *schemas.ResourceVersion) {
 	sev := breaking(nv.Version)
 	old, next := ov.Resource, nv.Resource
 	if old.Kind != next.Kind {
-		r.add(sev, "kind-changed", nv.File, nv.Pointer+"/x-specd-resource", nv, "",
+		r.add(sev, "kind-changed", nv.File, nv.DeclarationPointer(""), nv, "",
 			"kind changes from %s to %s", old.Kind, next.Kind)
 	}
 	if old.Scope != next.Scope {
-		r.add(sev, "scope-changed", nv.File, nv.Pointer+"/x-specd-resource", nv, "",
+		r.add(sev, "scope-changed", nv.File, nv.DeclarationPointer(""), nv, "",
 			"scope changes from %s to %s: every URL and stored key of %s changes", old.Scope, next.Scope, old.GroupResource())
 	}
 	if ov.StatusSubresource && !nv.StatusSubresource {
-		r.add(sev, "subresource-removed", nv.File, nv.Pointer+"/x-specd-resource", nv, "",
+		r.add(sev, "subresource-removed", nv.File, nv.DeclarationPointer(""), nv, "",
 			"the status subresource is removed: clients that write /status fail")
 	}
 	r.selectableFields(ov, nv, sev)
@@ -157,7 +157,7 @@ func (r *Report) selectableFields(ov, nv *schemas.ResourceVersion, sev Severity)
 	}
 	for i, f := range ov.SelectableFields {
 		if !now[f.JSONPath] {
-			r.add(sev, "selectable-field-removed", ov.File, fmt.Sprintf("%s/x-specd-resource/selectableFields/%d", ov.Pointer, i), ov, f.JSONPath,
+			r.add(sev, "selectable-field-removed", ov.File, fmt.Sprintf("%s/%d", ov.DeclarationPointer("selectableFields"), i), ov, f.JSONPath,
 				"%s is no longer a selectable field: field selectors on it are refused", f.JSONPath)
 		}
 	}

@@ -22,7 +22,7 @@ func (r *Report) printerColumns(ov, nv *schemas.ResourceVersion) {
 	for i, oc := range ov.PrinterColumns {
 		j, ok := next[columnKey(ov.PrinterColumns, i)]
 		if !ok {
-			r.add(Warning, "printer-column-removed", ov.File, fmt.Sprintf("%s/x-specd-resource/printerColumns/%d", ov.Pointer, i), ov, oc.JSONPath,
+			r.add(Warning, "printer-column-removed", ov.File, fmt.Sprintf("%s/%d", ov.DeclarationPointer("printerColumns"), i), ov, oc.JSONPath,
 				"printer column %s is removed (or renamed): scripts that read it from kubectl get print nothing or the wrong column", oc.Name)
 			continue
 		}
@@ -41,7 +41,7 @@ func (r *Report) printerColumns(ov, nv *schemas.ResourceVersion) {
 			what = append(what, fmt.Sprintf("shows without -o wide (priority 0, was %d)", oc.Priority))
 		}
 		if len(what) > 0 {
-			r.add(Warning, "printer-column-changed", nv.File, fmt.Sprintf("%s/x-specd-resource/printerColumns/%d", nv.Pointer, j), nv, nc.JSONPath,
+			r.add(Warning, "printer-column-changed", nv.File, fmt.Sprintf("%s/%d", nv.DeclarationPointer("printerColumns"), j), nv, nc.JSONPath,
 				"printer column %s %s: scripts that read kubectl get see another table", nc.Name, strings.Join(what, ", "))
 		}
 		kept = append(kept, columnKey(ov.PrinterColumns, i))
@@ -52,7 +52,7 @@ func (r *Report) printerColumns(ov, nv *schemas.ResourceVersion) {
 		}
 	}
 	if strings.Join(kept, "\x00") != strings.Join(moved, "\x00") {
-		r.add(Warning, "printer-column-changed", nv.File, nv.Pointer+"/x-specd-resource/printerColumns", nv, "",
+		r.add(Warning, "printer-column-changed", nv.File, nv.DeclarationPointer("printerColumns"), nv, "",
 			"the printer columns change order (%s, was %s): scripts that read kubectl get by position read other columns",
 			strings.Join(moved, ", "), strings.Join(kept, ", "))
 	}

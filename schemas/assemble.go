@@ -119,6 +119,7 @@ func collectKinds(files, byPriority []*fileDecl, gvOf map[*fileDecl]*GroupVersio
 // buildResource checks that the versions of a kind agree and have one
 // storage version, and links them into a Resource.
 func buildResource(group string, k *kindDecls, probs *problems) *Resource {
+	dropForeign(group, k, probs)
 	var ref *resourceDecl
 	if k.borrows() {
 		ref = checkStoredWith(k, probs)
@@ -126,7 +127,6 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		ref = checkStorage(k, probs)
 	}
 	k.ref = ref
-	checkOrigins(group, k, probs)
 	res := &Resource{
 		Group:          group,
 		Kind:           k.kind,

@@ -108,7 +108,8 @@ func (c *crdDecl) readGroup(d decoder, spec map[string]any) {
 // readNames reads spec.names and spec.scope, checked as kube-apiserver
 // checks them, into a resourceDecl every version copies.
 func (c *crdDecl) readNames(d decoder, spec map[string]any) {
-	r := &resourceDecl{file: d.file, ext: "/spec/names", given: map[string]bool{}, crd: c.origin}
+	r := &resourceDecl{file: d.file, ext: "/spec/names", given: map[string]bool{"kind": true, "plural": true}, crd: c.origin,
+		nameValidation: DNSSubdomainNames}
 	r.fieldAt = map[string]string{"scope": "/spec/scope"}
 	for _, f := range crdNameFields {
 		r.fieldAt[f] = ptr("/spec/names", f)
@@ -143,7 +144,6 @@ func (c *crdDecl) readNames(d decoder, spec map[string]any) {
 	r.categories = d.strs(names, "categories", r.ext)
 	r.checkList(d, "shortNames", r.shortNames)
 	r.checkList(d, "categories", r.categories)
-	r.given = map[string]bool{"kind": true, "plural": true}
 	c.readScope(d, spec)
 }
 
@@ -228,7 +228,7 @@ func (c *crdDecl) readVersion(d decoder, at string, v any) *fileDecl {
 	}
 	r := c.versionDecl(at, vm)
 	fd := &fileDecl{file: d.file, group: c.group, hasGroup: c.groupOK, groupAt: "/spec/group", version: name, crd: c.origin}
-	r.rv = &ResourceVersion{File: d.file, FileDigest: d.digest, Pointer: ptr(at, "schema", "openAPIV3Schema")}
+	r.rv = &ResourceVersion{File: d.file, FileDigest: d.digest, Pointer: ptr(at, "schema", "openAPIV3Schema"), declAt: at, crd: true}
 	r.pointer = r.rv.Pointer
 	r.decodeVersioning(d, vm)
 	// served and storage are required booleans in a CRD: absent is false.
@@ -293,18 +293,23 @@ func declaredAt(first, r *resourceDecl) string {
 	return first.file + "#" + first.pointer
 }
 
-// checkOrigins reports a kind that is declared in more than one place
+// dropForeign reports a kind that is declared in more than one place
 // when one of them is a CRD: a CRD declares all versions of its kind, so
-// another CRD or a specd file declaring it too is a conflict.
-func checkOrigins(group string, k *kindDecls, probs *problems) {
+// another CRD or a specd file declaring it too is a conflict. Only the
+// declarations of the first place are kept, so that the others' versions
+// raise no further problems.
+func dropForeign(group string, k *kindDecls, probs *problems) {
 	first := k.decls[0]
-	for _, r := range k.decls[1:] {
+	decls, gvs := k.decls[:1], k.gvs[:1]
+	for i, r := range k.decls[1:] {
 		if r.crd == nil && first.crd == nil || r.crd == first.crd {
+			decls, gvs = append(decls, r), append(gvs, k.gvs[i+1])
 			continue
 		}
 		probs.add(r.file, r.at("kind"), "%s.%s (kind %s) is declared by %s and by %s; declare it in one place",
 			first.plural, group, k.kind, originName(first), originName(r))
 	}
+	k.decls, k.gvs = decls, gvs
 }
 
 func originName(r *resourceDecl) string {
@@ -312,4 +317,40 @@ func originName(r *resourceDecl) string {
 		return "CRD " + r.crd.name + " in " + r.file
 	}
 	return "the schema file " + r.file
+}
+
+// crdVersionFieldNames are the names of a CRD version's fields for the
+// fields of x-specd-resource that differ.
+var crdVersionFieldNames = map[string]string{"printerColumns": "additionalPrinterColumns"}
+
+// crdFieldPointers place the fields of x-specd-resource a CRD holds
+// outside its versions.
+var crdFieldPointers = map[string]string{
+	"kind": "/spec/names/kind", "plural": "/spec/names/plural", "singular": "/spec/names/singular",
+	"shortNames": "/spec/names/shortNames", "categories": "/spec/names/categories", "scope": "/spec/scope",
+}
+
+// DeclarationPointer is the JSON pointer in File of a field of the
+// version's declaration, named as in x-specd-resource ("scope",
+// "printerColumns", "selectableFields", "subresources", ...), or of the
+// declaration itself for "": x-specd-resource in a specd file,
+// /spec/versions/<i> in a CRD, whose names and scope are under /spec.
+func (rv *ResourceVersion) DeclarationPointer(field string) string {
+	at := rv.declAt
+	if at == "" {
+		at = ptr(rv.Pointer, resourceExt)
+	}
+	if field == "" {
+		return at
+	}
+	if !rv.crd {
+		return ptr(at, field)
+	}
+	if p, ok := crdFieldPointers[field]; ok {
+		return p
+	}
+	if name, ok := crdVersionFieldNames[field]; ok {
+		field = name
+	}
+	return ptr(at, field)
 }

@@ -84,7 +84,8 @@ func splitKubeDocs(file string, data []byte) ([]kubeDoc, string) {
 			docs = append(docs, kubeDoc{line: line, value: raw})
 		}
 		if i < len(locs) {
-			line += bytes.Count(data[start:locs[i][1]], []byte("\n"))
+			// The next document starts on the line after the "---".
+			line = bytes.Count(data[:locs[i][1]], []byte("\n")) + 2
 			start = locs[i][1]
 		}
 	}

@@ -74,6 +74,7 @@ func TestLoadCRDCorpusFiles(t *testing.T) {
 			}
 			checkAgainstCRDs(t, reg, crds)
 			checkCRDOnly(t, reg, crds)
+			checkCorpusExamples(t, filepath.Dir(p), reg)
 		})
 	}
 	if crdCount != 135 {

@@ -143,6 +143,11 @@ type ResourceVersion struct {
 	// Hooks are the plugins x-specd-hooks binds to this version; nil when
 	// it has none.
 	Hooks *Hooks
+	// declAt is the pointer of the version's declaration in File:
+	// x-specd-resource, or a CRD's /spec/versions/<i>; crd is true for
+	// a CRD. "" when built by hand.
+	declAt string
+	crd    bool
 	// Schema is the compiled object schema; apiVersion, kind and metadata
 	// are implied and handled by the engine.
 	Schema *structural.Schema

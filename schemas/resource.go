@@ -83,7 +83,7 @@ func decodeResource(d decoder, name string, s *openapi3.Schema, ext any) *resour
 	for k := range m {
 		r.given[k] = true
 	}
-	r.rv = &ResourceVersion{File: d.file, FileDigest: d.digest, Pointer: r.pointer, OpenAPI: withoutSpecdExtensions(s)}
+	r.rv = &ResourceVersion{File: d.file, FileDigest: d.digest, Pointer: r.pointer, OpenAPI: withoutSpecdExtensions(s), declAt: r.ext}
 	kindOK := r.decodeNames(d, m, name)
 	r.decodeScope(d, m)
 	r.decodeNameValidation(d, m)
