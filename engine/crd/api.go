@@ -17,9 +17,9 @@ type Applier interface {
 	// SetDeclared serves declared (with the schema files) instead of
 	// the documents set before.
 	SetDeclared(ctx context.Context, declared []*schemas.Declarations) error
-	// CheckDeclared tells whether SetDeclared(declared) would load and
-	// pass the compatibility gate.
-	CheckDeclared(ctx context.Context, declared []*schemas.Declarations) error
+	// CheckDeclared tells whether serving d in place of the declarations
+	// of its source would load and pass the compatibility gate.
+	CheckDeclared(ctx context.Context, d *schemas.Declarations) error
 }
 
 // Config configures an API.
@@ -64,23 +64,20 @@ func (a *API) bound() Applier {
 	return nil
 }
 
-// declared is the declarations of every served CRD, but the one named
-// without, in name order, with extra added.
-func (a *API) declared(without string, extra ...*schemas.Declarations) []*schemas.Declarations {
+// declared is the declarations of every served CRD, in name order.
+func (a *API) declared() []*schemas.Declarations {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	names := make([]string, 0, len(a.decls))
 	for name := range a.decls {
-		if name != without {
-			names = append(names, name)
-		}
+		names = append(names, name)
 	}
 	sort.Strings(names)
-	out := make([]*schemas.Declarations, 0, len(names)+len(extra))
+	out := make([]*schemas.Declarations, 0, len(names))
 	for _, name := range names {
 		out = append(out, a.decls[name])
 	}
-	return append(out, extra...)
+	return out
 }
 
 // snapshot returns the CRDs of group, by name; all when group is "".

@@ -104,7 +104,7 @@ func (a *API) checkLoads(ctx context.Context, o *object, data []byte) error {
 	if err != nil {
 		return err
 	}
-	err = applier.CheckDeclared(ctx, a.declared(o.Meta.Name, d))
+	err = applier.CheckDeclared(ctx, d)
 	if err == nil {
 		return nil
 	}

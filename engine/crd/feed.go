@@ -112,7 +112,7 @@ func (a *API) apply(ctx context.Context) {
 	if applier == nil {
 		return
 	}
-	declared := a.declared("")
+	declared := a.declared()
 	for range maxExclusions {
 		err := applier.SetDeclared(ctx, declared)
 		if err == nil || ctx.Err() != nil {

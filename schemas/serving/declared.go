@@ -22,16 +22,18 @@ func (r *Reloads) SetDeclared(ctx context.Context, declared []*schemas.Declarati
 	return r.reload(ctx, "customresourcedefinitions")
 }
 
-// CheckDeclared tells whether serving declared instead of the
-// declarations set now would load and pass the compatibility gate, as
-// SetDeclared would find; it serves nothing. The CRD API answers a write
-// with its error.
-func (r *Reloads) CheckDeclared(ctx context.Context, declared []*schemas.Declarations) error {
+// CheckDeclared tells whether serving d in place of the declarations of
+// the same source (or beside them, for a new source) would load and pass
+// the compatibility gate, as SetDeclared would find; it serves nothing.
+// The CRD API answers a write with its error. The others are those set
+// now, so a check judges d against exactly what is served.
+func (r *Reloads) CheckDeclared(ctx context.Context, d *schemas.Declarations) error {
 	s := r.set
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	candidate := slices.DeleteFunc(slices.Clone(s.declared), func(o *schemas.Declarations) bool { return o.Source() == d.Source() })
 	served := s.current.Load()
-	next, err := s.buildWith(ctx, served, declared)
+	next, err := s.buildWith(ctx, served, append(candidate, d))
 	if err != nil || next == served {
 		return err
 	}
