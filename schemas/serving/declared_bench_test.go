@@ -3,6 +3,7 @@ package serving
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/specd-io/specd/schemas"
@@ -40,4 +41,32 @@ func BenchmarkSetDeclared500(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDeclaredMemory500 reports the live heap a Set holds per CRD
+// with 500 CRDs served (each SetDeclared adding one, so that the retained
+// worlds are as specd serve has them).
+func BenchmarkDeclaredMemory500(b *testing.B) {
+	for b.Loop() {
+		s := benchSet(b, b.TempDir())
+		r := s.Serve(context.Background(), nil)
+		before := liveHeap()
+		var decls []*schemas.Declarations
+		for i := range 500 {
+			decls = append(decls, benchCRD(i))
+			if err := r.SetDeclared(context.Background(), decls); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(liveHeap()-before)/500/1024, "KB/CRD")
+		r.Stop()
+		s.Close()
+	}
+}
+
+func liveHeap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }
