@@ -181,26 +181,26 @@ func TestCompare(t *testing.T) {
 			next:     []version{with(v1, func(v *version) { v.res = "kind: Gizmo\nplural: things" })},
 			want:     []string{"error kind-changed v1.yaml#/components/schemas/Thing/x-specd-resource "},
 		},
-		"type changed in an allOf branch": {
-			previous: []version{with(v1, func(v *version) { v.extra = "allOf: [{properties: {name: {type: string}}}]" })},
-			next:     []version{with(v1, func(v *version) { v.extra = "allOf: [{properties: {name: {type: integer}}}]" })},
-			want:     []string{"error type-changed v1.yaml#/components/schemas/Thing/properties/spec/allOf/0/properties/name/type .spec.name"},
+		"enum value removed in an allOf branch": {
+			previous: []version{with(v1, func(v *version) { v.extra = "allOf: [{properties: {name: {enum: [a, b]}}}]" })},
+			next:     []version{with(v1, func(v *version) { v.extra = "allOf: [{properties: {name: {enum: [a]}}}]" })},
+			want:     []string{"error enum-value-removed v1.yaml#/components/schemas/Thing/properties/spec/allOf/0/properties/name/enum .spec.name"},
 		},
 		"field removed in a oneOf branch": {
 			previous: []version{with(v1, func(v *version) {
-				v.extra = "oneOf: [{properties: {color: {type: string, enum: [red]}}}, {properties: {color: {type: string, enum: [green]}}}]"
+				v.extra = "oneOf: [{properties: {color: {enum: [red]}}}, {properties: {color: {enum: [green]}}}]"
 			})},
 			next: []version{with(v1, func(v *version) {
-				v.extra = "oneOf: [{properties: {}}, {properties: {color: {type: string, enum: [green]}}}]"
+				v.extra = "oneOf: [{properties: {}}, {properties: {color: {enum: [green]}}}]"
 			})},
 			want: []string{"error field-removed v1.yaml#/components/schemas/Thing/properties/spec/oneOf/0/properties/color .spec.color"},
 		},
 		"enum value removed in a oneOf branch in alpha": {
 			previous: []version{with(spec("v1alpha1", baseSpec), func(v *version) {
-				v.extra = "oneOf: [{properties: {color: {type: string, enum: [red, green]}}}, {required: [tags]}]"
+				v.extra = "oneOf: [{properties: {color: {enum: [red, green]}}}, {required: [tags]}]"
 			})},
 			next: []version{with(spec("v1alpha1", baseSpec), func(v *version) {
-				v.extra = "oneOf: [{properties: {color: {type: string, enum: [red]}}}, {required: [tags]}]"
+				v.extra = "oneOf: [{properties: {color: {enum: [red]}}}, {required: [tags]}]"
 			})},
 			want: []string{"warning enum-value-removed v1alpha1.yaml#/components/schemas/Thing/properties/spec/oneOf/0/properties/color/enum .spec.color"},
 		},

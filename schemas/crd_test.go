@@ -256,3 +256,28 @@ func writeFile(t *testing.T, name, data string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCRDFileOneCRDChanged: in a file of two CRDs, a change of one keeps
+// the other's declaration the same, so a reload leaves its watches alone.
+func TestCRDFileOneCRDChanged(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "crds.yaml")
+	widgets, gadgets := crd("widgets", "Widget", []string{"v1"}, ""), crd("gadgets", "Gadget", []string{"v1"}, "")
+	writeFile(t, name, widgets+"---\n"+gadgets)
+	l := NewLoader(dir)
+	before, _, err := l.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, name, widgets+"---\n"+strings.Replace(gadgets, "scope: Namespaced", "scope: Cluster", 1))
+	after, _, err := l.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !SameDeclaration(before.Resource("widgets.toys.example.com"), after.Resource("widgets.toys.example.com")) {
+		t.Error("widgets changed with gadgets")
+	}
+	if SameDeclaration(before.Resource("gadgets.toys.example.com"), after.Resource("gadgets.toys.example.com")) {
+		t.Error("gadgets did not change")
+	}
+}

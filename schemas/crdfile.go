@@ -2,9 +2,12 @@ package schemas
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -32,7 +35,7 @@ type kubeDoc struct {
 // document, no openapi). A file that does not parse is left to the OpenAPI
 // path, which reports why.
 func parseSchemaFile(file, digest string, data []byte, builtin bool, probs *problems) []*fileDecl {
-	if !builtin {
+	if !builtin && !openAPIKeyRE.Match(data) {
 		if docs, msg := splitKubeDocs(file, data); msg == "" && isKubeObjects(docs) {
 			return parseKubeObjects(file, digest, docs, probs)
 		}
@@ -42,6 +45,12 @@ func parseSchemaFile(file, digest string, data []byte, builtin bool, probs *prob
 	}
 	return nil
 }
+
+// openAPIKeyRE finds the top-level openapi key of a YAML OpenAPI
+// document, so that specd files are not parsed twice. (A CRD cannot have
+// it: its top-level keys are apiVersion, kind, metadata and spec, and
+// nothing else starts at column 0.) JSON files are always parsed.
+var openAPIKeyRE = regexp.MustCompile(`(?m)^(openapi|"openapi"|'openapi')[ \t]*:`)
 
 func isKubeObjects(docs []kubeDoc) bool {
 	for _, doc := range docs {
@@ -102,7 +111,7 @@ func parseKubeObjects(file, digest string, docs []kubeDoc, probs *problems) []*f
 			continue
 		}
 		docProbs := &problems{}
-		out = append(out, parseKubeObject(file, digest, doc.value, docProbs)...)
+		out = append(out, parseKubeObject(file, documentDigest(digest, doc.value), doc.value, docProbs)...)
 		for _, p := range docProbs.list {
 			if len(docs) > 1 {
 				p.Message = fmt.Sprintf("document at line %d: %s", doc.line, p.Message)
@@ -114,6 +123,19 @@ func parseKubeObjects(file, digest string, docs []kubeDoc, probs *problems) []*f
 		probs.add(file, "", "declares nothing: no %s %s in the file", crdAPIVersion, crdKind)
 	}
 	return out
+}
+
+// documentDigest is the digest of one document of a file: a change of
+// one CRD of a file changes the declarations of that CRD only
+// (SameDeclaration), so the others' watches go on. fileDigest is the
+// fallback when the document cannot be encoded.
+func documentDigest(fileDigest string, v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fileDigest
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // expandLists replaces a List (kubectl get -o yaml) by its items.

@@ -90,7 +90,7 @@ func directSchemas(t *testing.T, dir string) map[string]*structural.Schema {
 		for _, doc := range crdcorpus.YAMLDocs(t, f) {
 			var crd struct {
 				Spec struct {
-					Group    string `json:"group"`
+					Group    string                `json:"group"`
 					Names    struct{ Kind string } `json:"names"`
 					Versions []struct {
 						Name   string `json:"name"`

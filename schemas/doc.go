@@ -12,4 +12,8 @@
 //
 // The file format (one OpenAPI 3.0 document per group version, resources
 // marked with x-specd-resource) is documented in docs/schema-format.md.
+// A file of apiextensions.k8s.io/v1 CustomResourceDefinitions is read
+// beside them (crd*.go, docs/crds.md): each CRD version becomes the
+// declaration a specd file would make, so both pass the same checks.
+// ParseCRD and Loader.LoadWith do the same for CRD objects of the API.
 package schemas

@@ -55,3 +55,34 @@ func fencedBlocks(page, lang string) []string {
 	}
 	return blocks
 }
+
+// TestCRDDocExample: the ```yaml block of docs/crds.md is the file
+// examples/crds/toys.example.com.yaml (which the page's examples serve),
+// and it loads.
+func TestCRDDocExample(t *testing.T) {
+	root := repoRoot(t)
+	page, err := os.ReadFile(filepath.Join(root, "docs", "crds.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := fencedBlocks(string(page), "yaml")
+	file, err := os.ReadFile(filepath.Join(root, "examples", "crds", "toys.example.com.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 1 || blocks[0] != string(file) {
+		t.Fatalf("docs/crds.md must show examples/crds/toys.example.com.yaml in its one ```yaml block (%d blocks)", len(blocks))
+	}
+	reg, err := Load(filepath.Join(root, "examples", "crds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"toys.example.com/v1 puzzles kind=Puzzle list=PuzzleList singular=puzzle scope=Cluster short=[pz] categories=[toys] storage=true status=false columns=1 selectable=0",
+		"toys.example.com/v1 robots kind=Robot list=RobotList singular=robot scope=Namespaced short=[rb] categories=[toys] storage=true status=true columns=3 selectable=1",
+		"toys.example.com/v1beta1 robots kind=Robot list=RobotList singular=robot scope=Namespaced short=[rb] categories=[toys] storage=false status=false columns=0 selectable=0",
+	}
+	if diff := cmp.Diff(want, summary(reg)); diff != "" {
+		t.Errorf("registry (-want +got):\n%s", diff)
+	}
+}

@@ -185,3 +185,54 @@ func TestCheckInterrupted(t *testing.T) {
 		t.Errorf("stderr %q does not say interrupted", stderr.String())
 	}
 }
+
+// checkCRD is the Thing of checkSchema as a CRD file.
+const checkCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: things.test.example.com}
+spec:
+  group: test.example.com
+  names: {kind: Thing, plural: things}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              color: {type: string, enum: [red, green]}
+`
+
+// TestCheckCRDFiles: specd check and --previous read CRD files as they
+// read specd files, pointing into the CRD, and between the two formats.
+func TestCheckCRDFiles(t *testing.T) {
+	clean := writeSchemaDir(t, checkCRD)
+	newEnum := writeSchemaDir(t, strings.Replace(checkCRD, "[red, green]", "[red, green, blue]", 1))
+	broken := writeSchemaDir(t, strings.Replace(checkCRD, "type: string", "type: strung", 1))
+	specd := writeSchemaDir(t, checkSchema)
+	cases := map[string]struct {
+		args []string
+		code int
+		out  string
+	}{
+		"clean":                      {[]string{"--schemas", clean}, 0, "0 problem(s), 0 error finding(s)"},
+		"broken":                     {[]string{"--schemas", broken}, 1, filepath.Join(broken, "v1.yaml") + "#/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/color/type"},
+		"incompatible":               {[]string{"--schemas", newEnum, "--previous", clean}, 1, filepath.Join(newEnum, "v1.yaml") + "#/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/color/enum"},
+		"from a specd file to CRD":   {[]string{"--schemas", newEnum, "--previous", specd}, 1, "enum-value-added"},
+		"from a CRD to a specd file": {[]string{"--schemas", specd, "--previous", clean}, 0, "0 error finding(s)"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := run(t.Context(), append([]string{"check"}, c.args...), &stdout, &stderr)
+			if code != c.code || !strings.Contains(stdout.String(), c.out) {
+				t.Errorf("exit code %d, want %d and %q in\nstdout:\n%s\nstderr:\n%s", code, c.code, c.out, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
