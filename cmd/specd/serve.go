@@ -191,7 +191,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	var ready atomic.Bool
 	handler := server.New(server.Config{
 		Registry:   set.Registry,
-		Checks:     []server.Check{{Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready}},
+		Checks:     []server.Check{{Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready}, {Name: "crd-informer-synced", Check: crds.Ready}},
 		MoreChecks: pluginChecks(out.host),
 		Store:      store,
 		Ready:      ready.Load,

@@ -2,6 +2,7 @@ package crd
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sort"
 	"sync"
@@ -40,8 +41,11 @@ type API struct {
 	crds map[string]*object // every CRD, by name
 	// decls are the declarations of the served CRDs, by name.
 	decls map[string]*schemas.Declarations
-	// changed is signalled when docs change (Feed).
+	// changed is signalled when decls change (Feed).
 	changed chan struct{}
+	// listed is set once the Feed has every CRD, synced once they were
+	// handed to the schema set (Ready).
+	listed, synced atomic.Bool
 }
 
 // New returns an API; Bind gives it the schema set.
@@ -115,6 +119,21 @@ func (a *API) servedDecls(o *object) *schemas.Declarations {
 		return nil
 	}
 	return d
+}
+
+// ErrNotSynced is Ready's error until the CRDs stored at the start are
+// served.
+var ErrNotSynced = errors.New("crd: the CustomResourceDefinitions are not loaded yet")
+
+// Ready is a readiness check (kube-apiserver's crd-informer-synced): nil
+// once the CRDs stored when specd started were handed to the schema set,
+// so that a ready specd serves the resources they declare. It passes when
+// the CRD API is disabled.
+func (a *API) Ready() error {
+	if a.synced.Load() || Resource(a.cfg.Registry()) == nil {
+		return nil
+	}
+	return ErrNotSynced
 }
 
 // awaitPoll is how often AwaitAny looks for a CRD.

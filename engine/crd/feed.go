@@ -53,6 +53,7 @@ func (a *API) Replace(events []engine.WatchEvent) {
 	for _, ev := range events {
 		a.Apply(ev)
 	}
+	a.listed.Store(true)
 	a.signal()
 }
 
@@ -111,6 +112,10 @@ func (a *API) apply(ctx context.Context) {
 	applier := a.bound()
 	if applier == nil {
 		return
+	}
+	listed := a.listed.Load()
+	if listed {
+		defer a.synced.Store(true)
 	}
 	declared := a.declared()
 	for range maxExclusions {
