@@ -211,3 +211,21 @@ func TestCRDAPIFileAfterCRD(t *testing.T) {
 	}
 	k.OK(t, "get", "hammers.tools.example.com")
 }
+
+// TestCRDAPIRestart: a specd that restarts on the same data is ready only
+// once the stored CRDs are served, so their objects answer at once.
+func TestCRDAPIRestart(t *testing.T) {
+	t.Parallel()
+	dir, data := t.TempDir(), t.TempDir()
+	s := startSpecd(t, specdOptions{Schemas: dir, DataDir: data})
+	k := newKubectl(t, s)
+	k.OK(t, "apply", "-f", k.Manifest(t, "crd.yaml", widgetsCRD(colorField, "")))
+	k.OK(t, "wait", "--for=condition=Established", "crd/widgets.crdapi.example.com", "--timeout=10s")
+	k.OK(t, "apply", "-f", k.Manifest(t, "a.yaml", "apiVersion: crdapi.example.com/v1\nkind: Widget\nmetadata:\n  name: a\nspec:\n  color: red\n"))
+	s.Stop(t)
+	s = startSpecd(t, specdOptions{Schemas: dir, DataDir: data})
+	k = newKubectl(t, s)
+	if got := k.OK(t, "get", "widgets.crdapi.example.com", "a", "-o", "jsonpath={.spec.color}"); got != "red" {
+		t.Errorf("the widget after a restart: %q", got)
+	}
+}
