@@ -223,9 +223,19 @@ func TestCRDAPIRestart(t *testing.T) {
 	k.OK(t, "wait", "--for=condition=Established", "crd/widgets.crdapi.example.com", "--timeout=10s")
 	k.OK(t, "apply", "-f", k.Manifest(t, "a.yaml", "apiVersion: crdapi.example.com/v1\nkind: Widget\nmetadata:\n  name: a\nspec:\n  color: red\n"))
 	s.Stop(t)
-	s = startSpecd(t, specdOptions{Schemas: dir, DataDir: data})
-	k = newKubectl(t, s)
-	if got := k.OK(t, "get", "widgets.crdapi.example.com", "a", "-o", "jsonpath={.spec.color}"); got != "red" {
-		t.Errorf("the widget after a restart: %q", got)
+	s = startSpecd(t, specdOptions{Schemas: dir, DataDir: data, NoWait: true})
+	if err := s.waitReady(readyTimeout); err != nil {
+		s.Kill()
+		t.Fatal(err)
+	}
+	// At once, without kubectl's discovery in between.
+	resp, err := s.Client.Get(s.URL + "/apis/crdapi.example.com/v1/namespaces/default/widgets/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"color":"red"`) {
+		t.Errorf("the widget as soon as specd is ready again: %d %s", resp.StatusCode, body)
 	}
 }
