@@ -28,7 +28,7 @@ type crdOrigin struct {
 	hasRules bool
 }
 
-// crdFields are the fields of a CustomResourceDefinition's spec.
+// crdSpecFields are the fields of a CustomResourceDefinition's spec.
 var crdSpecFields = []string{"group", "names", "scope", "versions", "conversion", "preserveUnknownFields"}
 
 var crdNameFields = []string{"plural", "singular", "kind", "listKind", "shortNames", "categories"}
@@ -44,6 +44,7 @@ type crdDecl struct {
 	group      string
 	groupOK    bool
 	names      *resourceDecl // names and scope, copied into every version
+	kindOK     bool          // names.kind is given and valid
 	annotation map[string]any
 	allowBreak bool
 }
@@ -131,7 +132,8 @@ func (c *crdDecl) readNames(d decoder, spec map[string]any) {
 			d.probs.add(d.file, r.at(field), "%s is required", field)
 		}
 	}
-	if r.kind != "" && r.check(d, "kind", r.kind, kindErrors) && r.listKind != "" {
+	c.kindOK = r.kind != "" && r.check(d, "kind", r.kind, kindErrors)
+	if c.kindOK && r.listKind != "" {
 		r.check(d, "listKind", r.listKind, kindErrors)
 	}
 	if r.plural != "" {
@@ -233,25 +235,33 @@ func (c *crdDecl) readVersion(d decoder, at string, v any) *fileDecl {
 	r.decodeVersioning(d, vm)
 	// served and storage are required booleans in a CRD: absent is false.
 	r.served = &[]bool{r.served != nil && *r.served}[0]
-	r.storage = d.boolean(vm, "storage", at)
-	if r.storage == nil {
+	if r.storage = d.boolean(vm, "storage", at); r.storage == nil {
 		r.storage = new(bool)
 	}
-	s := readCRDSchema(d, at, vm)
-	r.rv.StatusSubresource = decodeSubresources(d, vm, at)
-	if s != nil {
-		r.rv.OpenAPI = withoutSpecdExtensions(s)
-		r.rv.Scale = decodeScale(d, vm, at, s)
-		checkRoot(d, r.pointer, s, r.rv.StatusSubresource)
-		r.rv.SelectableFields = decodeSelectableFields(d, d.list(vm, "selectableFields", at), ptr(at, "selectableFields"), s)
-		r.rv.Schema = compileSchema(d, r.pointer, s)
-	}
+	schemaOK := readVersionSchema(d, r, at, vm)
 	r.rv.PrinterColumns = decodePrinterColumns(d, d.list(vm, "additionalPrinterColumns", at), ptr(at, "additionalPrinterColumns"))
-	if c.names.kind == "" || s == nil {
+	if !c.kindOK || !schemaOK {
 		return nil
 	}
 	fd.resources = []*resourceDecl{r}
 	return fd
+}
+
+// readVersionSchema reads the schema of the version at at and what
+// depends on it: subresources, selectable fields, the compiled schema.
+// It reports whether the schema could be read at all.
+func readVersionSchema(d decoder, r *resourceDecl, at string, vm map[string]any) bool {
+	s := readCRDSchema(d, at, vm)
+	r.rv.StatusSubresource = decodeSubresources(d, vm, at)
+	if s == nil {
+		return false
+	}
+	r.rv.OpenAPI = withoutSpecdExtensions(s)
+	r.rv.Scale = decodeScale(d, vm, at, s)
+	checkRoot(d, r.pointer, s, r.rv.StatusSubresource)
+	r.rv.SelectableFields = decodeSelectableFields(d, d.list(vm, "selectableFields", at), ptr(at, "selectableFields"), s)
+	r.rv.Schema = compileSchema(d, r.pointer, s)
+	return true
 }
 
 // versionDecl is a copy of the CRD's names for the version at at.

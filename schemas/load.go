@@ -17,8 +17,9 @@ var ErrNoDir = errors.New("schemas: cannot read schema directory")
 // schemaExts are the file name extensions Load reads.
 var schemaExts = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 
-// Load reads every OpenAPI document under dir (subfolders included) and
-// returns the Registry they declare. If anything is wrong it returns a
+// Load reads every OpenAPI document and every file of
+// CustomResourceDefinitions under dir (subfolders included) and returns
+// the Registry they declare. If anything is wrong it returns a
 // *LoadError listing every problem; problem and GroupVersion file names are
 // dir joined with the file's path under it.
 func Load(dir string) (*Registry, error) {
