@@ -24,6 +24,7 @@ import (
 	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/configdata"
 	"github.com/specd-io/specd/engine/controller"
+	"github.com/specd-io/specd/engine/crd"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/gc"
 	"github.com/specd-io/specd/engine/leader"
@@ -131,11 +132,19 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 
 // writeChecks are the engine's WriteChecks: RBAC's (rbac) and kube's
 // validation of ConfigMaps, Secrets and the finalizers of Namespaces.
-func writeChecks(rbac map[string]engine.WriteCheck) map[string]engine.WriteCheck {
+func writeChecks(rbac map[string]engine.WriteCheck, crds *crd.API) map[string]engine.WriteCheck {
 	checks := configdata.WriteChecks()
 	maps.Copy(checks, namespace.WriteChecks())
 	maps.Copy(checks, rbac)
+	maps.Copy(checks, crds.WriteChecks())
 	return checks
+}
+
+// strategies are the engine's Strategies: Namespaces' and CRDs'.
+func strategies(namespaces *namespace.Lifecycle) map[string]*engine.Strategy {
+	out := namespaces.Strategies()
+	maps.Copy(out, crd.Strategies())
+	return out
 }
 
 // serveOn builds the engine and the server on what serve opened, and serves
@@ -154,9 +163,10 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	deletes := leader.NewSignal(out.etcd, "gc", trigger.Pull, log)
 	authz := newAuthorization(cfg.Authorization, set.Registry, log)
 	namespaces := namespace.New(namespace.Config{Registry: set.Registry, Logger: log})
+	crds := crd.New(crd.Config{Registry: set.Registry, Logger: log})
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: deletes.Raise,
-		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks()), Mutators: configdata.Mutators(),
-		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, Strategies: namespaces.Strategies(),
+		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks(), crds), Mutators: configdata.Mutators(),
+		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, Strategies: strategies(namespaces),
 		StrategicPatchMeta: gotypes.PatchMeta})
 	stopNamespaces, err := startNamespaces(ctx, namespaces, store, set.Registry(), log)
 	if err != nil {
@@ -180,8 +190,9 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	migration := migrate.NewRunner(ctx, store, set.Registry(), log)
 	var ready atomic.Bool
 	handler := server.New(server.Config{
-		Registry:   set.Registry,
-		Checks:     []server.Check{etcdCheck(out.etcd), {Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready}},
+		Registry: set.Registry,
+		Checks: []server.Check{etcdCheck(out.etcd), {Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready},
+			{Name: "crd-informer-synced", Check: crds.Ready}},
 		MoreChecks: pluginChecks(out.host),
 		Store:      store,
 		Ready:      ready.Load,
@@ -195,11 +206,15 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	ready.Store(true)
 	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.
-	defer set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy).Stop()
+	reloads := set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy)
+	defer reloads.Stop()
+	// CRD objects feed the same reloads as the schema files.
+	crds.Bind(reloads)
+	defer background.New(crdFeed(store, crds)).Start(ctx)()
 	// The elected replica runs the background work; it stops (migration
 	// progress kept, leadership resigned) before the storage closes.
 	defer background.New(backgroundJobs(out.etcd, out.listener.Addr().String(), log,
-		collector, deletes, migration, aggregator,
+		collector, deletes, migration, aggregator, crdController(store, crds),
 		controllers(controller.ServeConfig{Store: store, Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
 		namespaceController(store, namespaces, set.Registry, log))).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)

@@ -33,6 +33,7 @@ const Name = "builtin"
 // reviews).
 var reservedGroups = []string{
 	"",
+	"apiextensions.k8s.io",
 	"authentication.k8s.io",
 	"authorization.k8s.io",
 	"coordination.k8s.io",

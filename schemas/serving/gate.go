@@ -64,6 +64,9 @@ func (s *Set) allowed(served, next *world, f check.Finding) (bool, string) {
 	if gv := served.reg.GroupVersion(group, f.Version); gv != nil && gv.AllowBreaking && next.reg.GroupVersion(group, f.Version) == nil {
 		return true, gv.File + " x-specd.allowBreaking (as last served)"
 	}
+	if ok, why := crdDeleted(served, next, f); ok {
+		return true, why
+	}
 	if f.Rule == "storage-version-removed" && next.reg.Resource(f.Resource) == nil {
 		// Nothing reads the stored objects while the resource is gone,
 		// and they are served again when it returns: removing the

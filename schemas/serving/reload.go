@@ -76,6 +76,12 @@ func (r *Reloads) Reload(ctx context.Context, trigger string) error {
 	s := r.set
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return r.reload(ctx, trigger)
+}
+
+// reload is Reload, under s.mu.
+func (r *Reloads) reload(ctx context.Context, trigger string) error {
+	s := r.set
 	start := time.Now()
 	served := s.current.Load()
 	next, err := s.build(ctx, served)

@@ -88,6 +88,9 @@ type Set struct {
 
 	mu     sync.Mutex // one reload at a time
 	status reloadStatus
+	// declared are the CRD objects' declarations (SetDeclared), loaded
+	// with the files at every reload; guarded by mu.
+	declared []*schemas.Declarations
 }
 
 // New starts watching the schema directory (watch), then loads the first
@@ -151,7 +154,12 @@ func (s *Set) start(ctx context.Context) error {
 // that changed since served). It returns served itself when no file
 // changed.
 func (s *Set) build(ctx context.Context, served *world) (*world, error) {
-	reg, digests, err := s.loader.Load()
+	return s.buildWith(ctx, served, s.declared)
+}
+
+// buildWith is build with the declarations of CRD objects.
+func (s *Set) buildWith(ctx context.Context, served *world, declared []*schemas.Declarations) (*world, error) {
+	reg, digests, err := s.loader.LoadWith(declared...)
 	if err != nil {
 		return nil, err
 	}
@@ -191,19 +199,23 @@ func (s *Set) disabled(reg *schemas.Registry, served *world) []string {
 }
 
 // changedGroups is the part of next whose conversion must be proven: the
-// groups with a resource that is new or changed since served (all of
-// next when nothing is served).
+// resources that are new or changed since served, in their groups (all
+// of next when nothing is served). A resource's rules convert its own
+// objects only, so one CRD added to a group of hundreds is proven alone.
 func changedGroups(served, next *world) *schemas.Registry {
 	if served == nil {
 		return next.reg
 	}
 	var groups []*schemas.Group
 	for _, g := range next.reg.Groups() {
+		var changed []*schemas.Resource
 		for _, res := range g.Resources {
 			if !schemas.SameDeclaration(served.reg.Resource(res.GroupResource()), res) {
-				groups = append(groups, g)
-				break
+				changed = append(changed, res)
 			}
+		}
+		if len(changed) > 0 {
+			groups = append(groups, &schemas.Group{Name: g.Name, Resources: changed})
 		}
 	}
 	return schemas.NewRegistry(groups)

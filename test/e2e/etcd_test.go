@@ -160,14 +160,14 @@ func findInEtcd(t *testing.T, cli *clientv3.Client, uid string) (string, map[str
 // loopback port the kernel picks (none is picked and closed first), with a
 // data directory of the test's, and stops it when the test ends. It
 // returns the client URLs.
-func startEtcd(t *testing.T) []string {
+func startEtcd(t testing.TB) []string {
 	t.Helper()
 	return startEtcdAt(t, url.URL{Scheme: "http", Host: "127.0.0.1:0"})
 }
 
 // startEtcdAt is startEtcd serving clients at client. A single member
 // needs no peer listener: its peer URL is only a name.
-func startEtcdAt(t *testing.T, client url.URL) []string {
+func startEtcdAt(t testing.TB, client url.URL) []string {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := embed.NewConfig()

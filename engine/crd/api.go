@@ -1,0 +1,154 @@
+package crd
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/schemas"
+)
+
+// Applier is the served schema set the CRDs feed: *serving.Reloads.
+type Applier interface {
+	// SetDeclared serves declared (with the schema files) instead of
+	// the documents set before.
+	SetDeclared(ctx context.Context, declared []*schemas.Declarations) error
+	// CheckDeclared tells whether serving d in place of the declarations
+	// of its source would load and pass the compatibility gate.
+	CheckDeclared(ctx context.Context, d *schemas.Declarations) error
+}
+
+// Config configures an API.
+type Config struct {
+	// Registry returns the served registry.
+	Registry func() *schemas.Registry
+	Logger   *slog.Logger
+}
+
+// API is the CRD API's state on one replica: the CRDs the Feed has seen,
+// the documents of those served, and the schema set they feed (Bind).
+type API struct {
+	cfg     Config
+	log     *slog.Logger
+	applier atomic.Pointer[Applier]
+
+	mu   sync.Mutex
+	crds map[string]*object // every CRD, by name
+	// decls are the declarations of the served CRDs, by name.
+	decls map[string]*schemas.Declarations
+	// changed is signalled when decls change (Feed).
+	changed chan struct{}
+	// listed is set once the Feed has every CRD, synced once they were
+	// handed to the schema set (Ready).
+	listed, synced atomic.Bool
+}
+
+// New returns an API; Bind gives it the schema set.
+func New(cfg Config) *API {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &API{cfg: cfg, log: cfg.Logger.With("component", "crds"), crds: map[string]*object{},
+		decls: map[string]*schemas.Declarations{}, changed: make(chan struct{}, 1)}
+}
+
+// Bind gives the API the schema set it feeds and checks writes against;
+// until then a CRD write is refused as unavailable.
+func (a *API) Bind(applier Applier) { a.applier.Store(&applier) }
+
+func (a *API) bound() Applier {
+	if p := a.applier.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// declared is the declarations of every served CRD, in name order.
+func (a *API) declared() []*schemas.Declarations {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	names := make([]string, 0, len(a.decls))
+	for name := range a.decls {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out := make([]*schemas.Declarations, 0, len(names))
+	for _, name := range names {
+		out = append(out, a.decls[name])
+	}
+	return out
+}
+
+// snapshot returns the CRDs of group, by name; all when group is "".
+func (a *API) snapshot(group string) map[string]*object {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]*object{}
+	for name, o := range a.crds {
+		if group == "" || o.Spec.Group == group {
+			out[name] = o
+		}
+	}
+	return out
+}
+
+// get returns the CRD named name as last seen, nil for none.
+func (a *API) get(name string) *object {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.crds[name]
+}
+
+// servedDecls parses what o declares under its accepted names when it
+// is served, nil otherwise or when it does not parse (logged).
+func (a *API) servedDecls(o *object) *schemas.Declarations {
+	if !o.served() {
+		return nil
+	}
+	d, err := declarations(o.raw, &o.Status.AcceptedNames)
+	if err == nil {
+		err = d.Err()
+	}
+	if err != nil {
+		a.log.Warn("CustomResourceDefinition cannot be served", "name", o.Meta.Name, "err", err)
+		return nil
+	}
+	return d
+}
+
+// ErrNotSynced is Ready's error until the CRDs stored at the start are
+// served.
+var ErrNotSynced = errors.New("crd: the CustomResourceDefinitions are not loaded yet")
+
+// Ready is a readiness check (kube-apiserver's crd-informer-synced): nil
+// once the CRDs stored when specd started were handed to the schema set,
+// so that a ready specd serves the resources they declare. It passes when
+// the CRD API is disabled.
+func (a *API) Ready() error {
+	if a.synced.Load() || Resource(a.cfg.Registry()) == nil {
+		return nil
+	}
+	return ErrNotSynced
+}
+
+// awaitPoll is how often AwaitAny looks for a CRD.
+const awaitPoll = 100 * time.Millisecond
+
+// AwaitAny returns once the Feed has seen a CRD, or ctx ends: a replica
+// with no CRD need not campaign for the Controller.
+func (a *API) AwaitAny(ctx context.Context) {
+	for ctx.Err() == nil {
+		a.mu.Lock()
+		n := len(a.crds)
+		a.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		background.Sleep(ctx, awaitPoll)
+	}
+}

@@ -1,0 +1,176 @@
+package crd
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/engine/storage"
+	"github.com/specd-io/specd/schemas"
+)
+
+// ControllerStore is what the Controller reads and writes.
+// *engine.Store satisfies it.
+type ControllerStore interface {
+	background.Watcher
+	Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
+	List(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.ListRequest) ([]byte, error)
+	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
+	DeleteCollection(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.ListRequest, opts engine.DeleteOptions) ([]byte, error)
+}
+
+var _ ControllerStore = (*engine.Store)(nil)
+
+// EstablishPoll is how often the Controller looks whether the registry
+// serves a CRD whose names it accepted, to set Established.
+const EstablishPoll = 5 * time.Millisecond
+
+// Retry delays of a CRD whose objects remain, or whose writes fail.
+const (
+	retryFirst = 20 * time.Millisecond
+	retryMost  = 5 * time.Second
+)
+
+// Controller is kube's naming, establishing and finalizer controllers for
+// CRDs, on the elected replica.
+type Controller struct {
+	api   *API
+	store ControllerStore
+	log   *slog.Logger
+	now   func() time.Time
+
+	// written are the names last accepted, by CRD, until the watch shows
+	// them: kube's naming controller keeps such a mutation cache so that
+	// two CRDs of a group never get the same name.
+	mu      sync.Mutex
+	written map[string]Names
+}
+
+// NewController returns the Controller of a's CRDs.
+func (a *API) NewController(store ControllerStore) *Controller {
+	return &Controller{api: a, store: store, log: a.log.With("controller", "customresourcedefinitions"), now: time.Now,
+		written: map[string]Names{}}
+}
+
+var _ background.Job = (*Controller)(nil)
+
+// Run works until ctx ends; it may run again (a replica that leads
+// again), and then looks at every CRD anew.
+func (c *Controller) Run(ctx context.Context) {
+	limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](retryFirst, retryMost)
+	queue := workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "customresourcedefinitions"})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		background.Watch(ctx, background.WatchConfig{
+			Store:    c.store,
+			Resource: func() *schemas.ResourceVersion { return Resource(c.api.cfg.Registry()) },
+			Feed:     enqueuer{c: c, queue: queue},
+			Name:     Key,
+			Logger:   c.log,
+		})
+	})
+	// One worker, as kube's naming controller: names are decided one CRD
+	// at a time.
+	wg.Go(func() {
+		for c.processNext(ctx, queue) {
+		}
+	})
+	<-ctx.Done()
+	queue.ShutDown()
+	wg.Wait()
+}
+
+// enqueuer queues every CRD that changes, and on a delete the others of
+// its group, whose names it may have freed.
+type enqueuer struct {
+	c     *Controller
+	queue workqueue.TypedRateLimitingInterface[string]
+}
+
+func (e enqueuer) Replace(events []engine.WatchEvent) {
+	for _, ev := range events {
+		e.Apply(ev)
+	}
+}
+
+func (e enqueuer) Apply(ev engine.WatchEvent) {
+	name := gjson.GetBytes(ev.Object, "metadata.name").Str
+	if ev.Type != storage.EventDeleted {
+		e.queue.Add(name)
+		return
+	}
+	e.c.forget(name)
+	for other := range e.c.api.snapshot(gjson.GetBytes(ev.Object, "spec.group").Str) {
+		if other != name {
+			e.queue.Add(other)
+		}
+	}
+}
+
+// errAgain asks for the CRD to be looked at again soon.
+var errAgain = errors.New("crd: not done yet")
+
+func (c *Controller) processNext(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string]) bool {
+	name, shutdown := queue.Get()
+	if shutdown {
+		return false
+	}
+	defer queue.Done(name)
+	again, err := c.sync(ctx, name)
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		c.log.Warn("CustomResourceDefinition sync failed; retrying", "name", name, "err", err)
+		queue.AddRateLimited(name)
+	case again > 0:
+		queue.Forget(name)
+		queue.AddAfter(name, again)
+	default:
+		queue.Forget(name)
+	}
+	return true
+}
+
+// sync does what one CRD needs next; again > 0 asks to look again then.
+func (c *Controller) sync(ctx context.Context, name string) (again time.Duration, err error) {
+	rv := Resource(c.api.cfg.Registry())
+	if rv == nil {
+		return 0, nil
+	}
+	data, err := c.store.Get(ctx, rv, "", name)
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	o, err := decode(data)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case o.deleting():
+		if !o.hasFinalizer() {
+			return 0, nil
+		}
+		return 0, c.finalize(ctx, rv, o)
+	case !sameNames(o.Spec.Names, o.Status.AcceptedNames):
+		return EstablishPoll, c.name(ctx, rv, o)
+	default:
+		return c.establish(ctx, rv, o)
+	}
+}
+
+func (c *Controller) forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.written, name)
+}
