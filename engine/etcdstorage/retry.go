@@ -82,6 +82,12 @@ func retry(ctx context.Context, window time.Duration, try func(ctx context.Conte
 	var deadline time.Time
 	delay := retryFirst
 	for {
+		// A request that has ended sends nothing: the in-process client
+		// of the embedded etcd would still propose it, where gRPC refuses
+		// a call whose context is done before it is sent.
+		if err = ctx.Err(); err != nil {
+			return uncertain, err
+		}
 		err = try(ctx)
 		if err == nil || ctx.Err() != nil {
 			return uncertain, err
