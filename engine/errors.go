@@ -66,6 +66,8 @@ func storageStatus(err error) error {
 		return tooLargeResourceVersion(rev.Requested, rev.Current)
 	case errors.As(err, &size):
 		return objectTooLarge(size)
+	case errors.Is(err, storage.ErrNoSpace):
+		return storageFull()
 	case errors.Is(err, storage.ErrTimeout):
 		return apierrors.NewTimeoutError("the storage did not answer in time; "+
 			"a write may or may not have been applied: read the object before retrying", 0)
@@ -85,6 +87,15 @@ func tooLargeResourceVersion(requested, current int64) error {
 		Message: "Too large resource version",
 	}}
 	return se
+}
+
+// storageFull is the answer to a write while etcd's NOSPACE alarm is
+// raised: kube-apiserver's code, 500, with etcd's own words first (those
+// an operator searches for) and what still works and what frees space.
+func storageFull() error {
+	return apierrors.NewInternalError(errors.New("etcdserver: mvcc: database space exceeded: " +
+		"the storage is full (etcd's NOSPACE alarm) and refuses writes until space is freed; " +
+		"reads and deletes still work; compact and defragment etcd, then disarm the alarm (docs/operations.md)"))
 }
 
 // objectTooLarge is the 413 of an object over what one write may store.

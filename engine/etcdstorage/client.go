@@ -12,6 +12,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 )
 
 // healthTimeout bounds the first read NewClient makes.
@@ -29,6 +30,9 @@ type ClientConfig struct {
 	CAFile, CertFile, KeyFile string
 	// Logger receives the client's warnings; slog.Default when nil.
 	Logger *slog.Logger
+	// DialOptions are more gRPC options, such as the interceptors that
+	// time each request (engine/etcdcare).
+	DialOptions []grpc.DialOption
 }
 
 // NewClient connects to an etcd cluster (embedded or external) and checks
@@ -49,27 +53,11 @@ func Connect(ctx context.Context, c ClientConfig) (*clientv3.Client, error) {
 	if len(c.Endpoints) == 0 {
 		return nil, fmt.Errorf("etcdstorage: no etcd endpoints")
 	}
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
-	tlsConfig, err := c.tlsConfig()
+	cfg, err := c.Config(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:            c.Endpoints,
-		TLS:                  tlsConfig,
-		DialTimeout:          10 * time.Second,
-		DialKeepAliveTime:    30 * time.Second,
-		DialKeepAliveTimeout: 10 * time.Second,
-		Logger:               zap.New(newSlogCore(c.Logger, zap.WarnLevel)),
-		Context:              context.WithoutCancel(ctx),
-		MaxCallRecvMsgSize:   256 << 20,
-		// specd bounds the objects it writes itself (engine
-		// Options.MaxObjectBytes), so etcd's --max-request-bytes, not the
-		// client's 2 MiB default, is the limit that speaks.
-		MaxCallSendMsgSize: 256 << 20,
-	})
+	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("etcdstorage: connect to %v: %w", c.Endpoints, err)
 	}
@@ -81,6 +69,33 @@ func Connect(ctx context.Context, c ClientConfig) (*clientv3.Client, error) {
 		return nil, fmt.Errorf("etcdstorage: etcd at %v does not answer: %w", c.Endpoints, err)
 	}
 	return cli, nil
+}
+
+// Config is the etcd client configuration c describes; ctx bounds the
+// client's life.
+func (c ClientConfig) Config(ctx context.Context) (clientv3.Config, error) {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	tlsConfig, err := c.tlsConfig()
+	if err != nil {
+		return clientv3.Config{}, err
+	}
+	return clientv3.Config{
+		Endpoints:            c.Endpoints,
+		TLS:                  tlsConfig,
+		DialTimeout:          10 * time.Second,
+		DialKeepAliveTime:    30 * time.Second,
+		DialKeepAliveTimeout: 10 * time.Second,
+		DialOptions:          c.DialOptions,
+		Logger:               zap.New(newSlogCore(c.Logger, zap.WarnLevel)),
+		Context:              context.WithoutCancel(ctx),
+		MaxCallRecvMsgSize:   256 << 20,
+		// specd bounds the objects it writes itself (engine
+		// Options.MaxObjectBytes), so etcd's --max-request-bytes, not the
+		// client's 2 MiB default, is the limit that speaks.
+		MaxCallSendMsgSize: 256 << 20,
+	}, nil
 }
 
 // tlsConfig is the client's TLS configuration: nil without any file.
