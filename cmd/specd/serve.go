@@ -24,6 +24,7 @@ import (
 	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/configdata"
 	"github.com/specd-io/specd/engine/controller"
+	"github.com/specd-io/specd/engine/etcdcare"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/gc"
 	"github.com/specd-io/specd/engine/migrate"
@@ -178,6 +179,9 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	// Every replica runs the background work; it stops (migration progress
 	// kept) before the storage closes.
 	defer background.New(collector, migration).Start(ctx)()
+	// Every replica compacts (they agree through etcd who does in each
+	// interval); only the owner of the embedded etcd defragments it.
+	defer background.New(etcdcare.New(cfg.etcdCare(out.etcd, log))).Start(ctx)()
 	var ready atomic.Bool
 	handler := server.New(server.Config{
 		Registry:   set.Registry,
@@ -254,8 +258,7 @@ func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (storag
 	endpoints := cfg.EtcdServers
 	stopEmbedded := func() {}
 	if len(endpoints) == 0 {
-		embedded, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: cfg.DataDir, Logger: log,
-			MaxValueBytes: cfg.objectLimit()})
+		embedded, err := etcdstorage.StartEmbedded(ctx, cfg.embeddedEtcd(log))
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("embedded etcd: %w", err)
 		}
@@ -267,7 +270,9 @@ func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (storag
 		}
 		log.Info("embedded etcd started", "data-dir", cfg.DataDir, "endpoints", endpoints)
 	}
-	client, err := etcdstorage.Connect(ctx, cfg.EtcdTLS.clientConfig(endpoints, log))
+	clientConfig := cfg.EtcdTLS.clientConfig(endpoints, log)
+	clientConfig.DialOptions = etcdcare.DialOptions()
+	client, err := etcdstorage.Connect(ctx, clientConfig)
 	if err != nil {
 		stopEmbedded()
 		return nil, nil, nil, fmt.Errorf("etcd %v: %w", endpoints, err)

@@ -44,6 +44,10 @@ type Care struct {
 	// alarmed remembers the last NOSPACE state, so that a change is
 	// logged once.
 	alarmed bool
+	// fullDefragged is the store revision of the last defragmentation
+	// under a NOSPACE alarm: another one at the same revision would free
+	// nothing more.
+	fullDefragged int64
 }
 
 // New returns the Care of cfg.Client's etcd.

@@ -72,10 +72,14 @@ func (c *Care) recover(ctx context.Context, st *clientv3.StatusResponse, alarms 
 	if err != nil {
 		return err
 	}
-	if st.DbSizeInUse < st.DbSize {
+	// etcd may not count the pages the compaction freed until a later
+	// write, so the in-use size cannot tell whether defragmenting helps:
+	// defragment once for every revision the store is full at.
+	if st.Header.Revision != c.fullDefragged {
 		if err := c.defragment(ctx, st); err != nil {
 			return err
 		}
+		c.fullDefragged = st.Header.Revision
 		if st, err = c.largestMember(ctx); err != nil {
 			return err
 		}
