@@ -24,7 +24,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 // startEtcd starts an embedded etcd for one test, with specd's request
 // metrics, and returns a client of it.
-func startEtcd(t *testing.T, quota int64) *clientv3.Client {
+func startEtcd(t testing.TB, quota int64) *clientv3.Client {
 	t.Helper()
 	// Not t.TempDir(): the socket path must stay under 108 bytes.
 	dir, err := os.MkdirTemp("", "etcdcare-")
@@ -47,7 +47,7 @@ func startEtcd(t *testing.T, quota int64) *clientv3.Client {
 	return cli
 }
 
-func put(t *testing.T, cli *clientv3.Client, key string, size int) int64 {
+func put(t testing.TB, cli *clientv3.Client, key string, size int) int64 {
 	t.Helper()
 	resp, err := cli.Put(t.Context(), key, strings.Repeat("x", size))
 	if err != nil {
@@ -194,7 +194,7 @@ func TestDefragmentsMostlyFreeFile(t *testing.T) {
 	}
 }
 
-func status(t *testing.T, cli *clientv3.Client) *clientv3.StatusResponse {
+func status(t testing.TB, cli *clientv3.Client) *clientv3.StatusResponse {
 	t.Helper()
 	st, err := cli.Status(t.Context(), cli.Endpoints()[0])
 	if err != nil {
