@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -65,10 +66,13 @@ func New(cfg Config) *Care {
 	return &Care{cfg: cfg, compactor: NewCompactor(cfg.Client, log), log: log}
 }
 
-// Run compacts and checks etcd until ctx ends.
+// Run compacts and checks etcd until ctx ends, and returns once both
+// have stopped.
 func (c *Care) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	if c.cfg.CompactionInterval > 0 {
-		go c.compactor.Run(ctx, c.cfg.CompactionInterval)
+		wg.Go(func() { c.compactor.Run(ctx, c.cfg.CompactionInterval) })
 	}
 	ticker := time.NewTicker(c.cfg.CheckInterval)
 	defer ticker.Stop()
