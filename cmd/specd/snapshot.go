@@ -69,25 +69,30 @@ func snapshotSave(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	}
 	var list listFlag
 	_ = list.Set(*servers) // never fails
-	var version string
-	switch {
-	case len(list) > 0 && *dataDir != "":
-		return fmt.Errorf("%w: --data-dir and --etcd-servers: give one", errUsage)
-	case len(list) > 0:
-		if err := tls.check(list); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
-		}
-		version, err = etcdcare.SaveSnapshot(ctx, tls.clientConfig(list, log), file)
-	case *dataDir != "":
-		version, err = etcdcare.SaveEmbeddedSnapshot(ctx, *dataDir, file, log)
-	default:
-		return fmt.Errorf("%w: give --data-dir or --etcd-servers", errUsage)
-	}
+	version, err := saveFrom(ctx, *dataDir, list, tls, file, log)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "snapshot saved to %s (etcd %s)\n", file, version)
 	return nil
+}
+
+// saveFrom saves a snapshot from the etcd of dataDir or of servers,
+// whichever is given.
+func saveFrom(ctx context.Context, dataDir string, servers []string, tls etcdTLS, file string, log *slog.Logger) (string, error) {
+	switch {
+	case len(servers) > 0 && dataDir != "":
+		return "", fmt.Errorf("%w: --data-dir and --etcd-servers: give one", errUsage)
+	case len(servers) > 0:
+		if err := tls.check(servers); err != nil {
+			return "", fmt.Errorf("%w: %w", errUsage, err)
+		}
+		return etcdcare.SaveSnapshot(ctx, tls.clientConfig(servers, log), file)
+	case dataDir != "":
+		return etcdcare.SaveEmbeddedSnapshot(ctx, dataDir, file, log)
+	default:
+		return "", fmt.Errorf("%w: give --data-dir or --etcd-servers", errUsage)
+	}
 }
 
 func snapshotRestore(args []string, stdout, stderr io.Writer, log *slog.Logger) error {
@@ -115,8 +120,10 @@ func snapshotRestore(args []string, stdout, stderr io.Writer, log *slog.Logger) 
 func oneFile(fs *flag.FlagSet, args []string) (string, error) {
 	var files []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 			return "", err
+		} else if err != nil {
+			return "", fmt.Errorf("%w: %w", errUsage, err)
 		}
 		if fs.NArg() == 0 {
 			break

@@ -80,6 +80,7 @@ func TestSnapshotUsage(t *testing.T) {
 		"no source":           {[]string{"snapshot", "save", "a"}, "give --data-dir or --etcd-servers"},
 		"two sources":         {[]string{"snapshot", "save", "a", "--data-dir", "d", "--etcd-servers", "http://e:2379"}, "give one"},
 		"TLS on http":         {[]string{"snapshot", "save", "a", "--etcd-servers", "https://e:2379", "--etcd-certfile", "c"}, "--etcd-certfile and --etcd-keyfile go together"},
+		"unknown flag":        {[]string{"snapshot", "restore", "a", "--nope"}, "flag provided but not defined: -nope"},
 		"restore needs a dir": {[]string{"snapshot", "restore", "a"}, "--data-dir is required"},
 	} {
 		t.Run(name, func(t *testing.T) {
