@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/specd-io/specd/engine/internal/jsontree"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -88,14 +88,11 @@ func (s *Store) toStorage(rv *schemas.ResourceVersion, obj []byte) ([]byte, erro
 // encode is the one encoding of a prepared object; sizeHint is the size of
 // the body it came from.
 func encode(obj map[string]any, sizeHint int) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, sizeHint+256))
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(obj); err != nil {
+	out, err := jsontree.Append(make([]byte, 0, sizeHint+256), obj)
+	if err != nil {
 		return nil, fmt.Errorf("engine: encode object: %w", err)
 	}
-	// Encoder.Encode ends with a newline; the stored object does not.
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return out, nil
 }
 
 // emptyObject reports whether raw, a JSON object, has no members.

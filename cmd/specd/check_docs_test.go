@@ -45,7 +45,8 @@ func TestCheckDoc(t *testing.T) {
 	etcd := ""
 	for _, m := range commands {
 		if strings.Contains(m[1], docEtcd) && etcd == "" {
-			etcd = strings.Join(etcdtest.Start(t).Endpoints(), ",")
+			_, endpoints := etcdtest.StartServing(t)
+			etcd = strings.Join(endpoints, ",")
 		}
 	}
 	t.Chdir(dir)

@@ -39,8 +39,8 @@ func storageChange(t *testing.T) (previous, next string) {
 // the objects of the resource: removing the storage version is an error
 // only when an object is stored in it.
 func TestCheckEtcdServers(t *testing.T) {
-	cli := etcdtest.Start(t)
-	endpoints := strings.Join(cli.Endpoints(), ",")
+	cli, served := etcdtest.StartServing(t)
+	endpoints := strings.Join(served, ",")
 	previous, next := storageChange(t)
 	put := func(key, apiVersion string) {
 		t.Helper()

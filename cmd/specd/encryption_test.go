@@ -104,7 +104,7 @@ resources: [{resources: [secrets], providers: [{kms: {apiVersion: v2, name: vaul
 // TestCheckEtcdEncrypted: check reads objects stored encrypted with the
 // file it is given.
 func TestCheckEtcdEncrypted(t *testing.T) {
-	cli := etcdtest.Start(t)
+	cli, endpoints := etcdtest.StartServing(t)
 	previous, next := storageChange(t)
 	path := filepath.Join(t.TempDir(), "encryption.yaml")
 	if err := os.WriteFile(path, []byte(`apiVersion: apiserver.config.k8s.io/v1
@@ -124,7 +124,7 @@ resources: [{resources: ["*.test.example.com"], providers: [{aesgcm: {keys: [{na
 	}
 	var stdout, stderr strings.Builder
 	code := run(t.Context(), []string{"check", "--schemas", next, "--previous", previous, "--rounds", "0",
-		"--etcd-servers", strings.Join(cli.Endpoints(), ","), "--encryption-provider-config", path}, &stdout, &stderr)
+		"--etcd-servers", strings.Join(endpoints, ","), "--encryption-provider-config", path}, &stdout, &stderr)
 	if want := "1 object(s) of things.test.example.com are stored in it (default/old)"; code != 1 || !strings.Contains(stdout.String(), want) {
 		t.Errorf("exit code %d, want 1 and %q:\n%s%s", code, want, stdout.String(), stderr.String())
 	}

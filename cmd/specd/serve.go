@@ -181,7 +181,11 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	defer background.New(collector, migration).Start(ctx)()
 	// Every replica compacts (they agree through etcd who does in each
 	// interval); only the owner of the embedded etcd defragments it.
-	defer background.New(etcdcare.New(cfg.etcdCare(out.etcd, log))).Start(ctx)()
+	careConfig, err := cfg.etcdCare(out.etcd, log)
+	if err != nil {
+		return err
+	}
+	defer background.New(etcdcare.New(careConfig)).Start(ctx)()
 	var ready atomic.Bool
 	handler := server.New(server.Config{
 		Registry:   set.Registry,
@@ -255,33 +259,40 @@ func awaitShutdown(ctx context.Context, httpServer *http.Server, done <-chan err
 // openStorage connects to the etcd cluster named by --etcd-servers, or starts
 // an embedded one. Both go through the same client and Storage.
 func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (storage.Storage, *clientv3.Client, func(), error) {
-	endpoints := cfg.EtcdServers
-	stopEmbedded := func() {}
-	if len(endpoints) == 0 {
-		embedded, err := etcdstorage.StartEmbedded(ctx, cfg.embeddedEtcd(log))
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("embedded etcd: %w", err)
-		}
-		endpoints = embedded.Endpoints()
-		stopEmbedded = func() {
-			if err := embedded.Close(); err != nil {
-				log.Warn("embedded etcd close", "err", err)
-			}
-		}
-		log.Info("embedded etcd started", "data-dir", cfg.DataDir, "endpoints", endpoints)
+	if len(cfg.EtcdServers) == 0 {
+		return openEmbedded(ctx, cfg, log)
 	}
-	clientConfig := cfg.EtcdTLS.clientConfig(endpoints, log)
-	clientConfig.DialOptions = etcdcare.DialOptions()
-	client, err := etcdstorage.Connect(ctx, clientConfig)
+	client, err := etcdstorage.Connect(ctx, cfg.EtcdTLS.clientConfig(cfg.EtcdServers, log))
 	if err != nil {
-		stopEmbedded()
-		return nil, nil, nil, fmt.Errorf("etcd %v: %w", endpoints, err)
+		return nil, nil, nil, fmt.Errorf("etcd %v: %w", cfg.EtcdServers, err)
 	}
-	closeAll := func() {
+	etcdcare.TimeRequests(client)
+	closeClient := func() {
 		if err := client.Close(); err != nil {
 			log.Warn("etcd client close", "err", err)
 		}
-		stopEmbedded()
+	}
+	return etcdstorage.New(client), client, closeClient, nil
+}
+
+// openEmbedded starts the embedded etcd and talks to it in-process; its
+// socket serves only tools run beside specd.
+func openEmbedded(ctx context.Context, cfg serveConfig, log *slog.Logger) (storage.Storage, *clientv3.Client, func(), error) {
+	embedded, err := etcdstorage.StartEmbedded(ctx, cfg.embeddedEtcd(log))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("embedded etcd: %w", err)
+	}
+	log.Info("embedded etcd started", "data-dir", cfg.DataDir, "endpoints", embedded.Endpoints())
+	client := embedded.Client()
+	etcdcare.TimeRequests(client)
+	closeAll := func() {
+		// The client first: etcd waits for open watches before it stops.
+		if err := client.Close(); err != nil {
+			log.Warn("etcd client close", "err", err)
+		}
+		if err := embedded.Close(); err != nil {
+			log.Warn("embedded etcd close", "err", err)
+		}
 	}
 	return etcdstorage.New(client), client, closeAll, nil
 }

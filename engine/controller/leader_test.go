@@ -79,8 +79,7 @@ func (r *replica) stop() {
 }
 
 func TestRunElected(t *testing.T) {
-	first := etcdtest.Start(t)
-	endpoints := first.Endpoints()
+	first, endpoints := etcdtest.StartServing(t)
 	client := func() *clientv3.Client {
 		cli, err := etcdstorage.NewClient(context.Background(), endpoints)
 		if err != nil {

@@ -22,9 +22,16 @@ import (
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// startEtcd starts an embedded etcd for one test, with specd's request
-// metrics, and returns a client of it.
+// startEtcd starts an embedded etcd for one test and returns an
+// in-process client of it, timed by specd's request metrics, as specd
+// serve does.
 func startEtcd(t testing.TB, quota int64) *clientv3.Client {
+	cli, _ := startEtcdSocket(t, quota)
+	return cli
+}
+
+// startEtcdSocket is startEtcd, and also returns the socket endpoint.
+func startEtcdSocket(t testing.TB, quota int64) (*clientv3.Client, string) {
 	t.Helper()
 	// Not t.TempDir(): the socket path must stay under 108 bytes.
 	dir, err := os.MkdirTemp("", "etcdcare-")
@@ -38,13 +45,10 @@ func startEtcd(t testing.TB, quota int64) *clientv3.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.Close() })
-	cli, err := etcdstorage.Connect(t.Context(), etcdstorage.ClientConfig{Endpoints: e.Endpoints(), Logger: quiet,
-		DialOptions: DialOptions()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cli := e.Client()
+	TimeRequests(cli)
 	t.Cleanup(func() { _ = cli.Close() })
-	return cli
+	return cli, e.Endpoints()[0]
 }
 
 func put(t testing.TB, cli *clientv3.Client, key string, size int) int64 {
@@ -151,7 +155,7 @@ func TestWatchCacheSurvivesCompaction(t *testing.T) {
 // compacts: the file is then mostly free pages, and a check defragments
 // it, counts it and shrinks it.
 func TestDefragmentsMostlyFreeFile(t *testing.T) {
-	cli := startEtcd(t, 0)
+	cli, socket := startEtcdSocket(t, 0)
 	for i := range 40 {
 		put(t, cli, fmt.Sprintf("/big/%d", i), 100<<10)
 	}
@@ -170,7 +174,7 @@ func TestDefragmentsMostlyFreeFile(t *testing.T) {
 		put(t, cli, "/small", 1)
 		before = status(t, cli)
 	}
-	care := New(Config{Client: cli, Embedded: true, Logger: quiet, Defrag: DefragPolicy{MinBytes: 1 << 20, MaxInUse: 0.5}})
+	care := New(Config{Client: cli, Embedded: true, DefragEndpoint: socket, Logger: quiet, Defrag: DefragPolicy{MinBytes: 1 << 20, MaxInUse: 0.5}})
 	done := testutil.ToFloat64(defrags.WithLabelValues(resultDone))
 	if err := care.Check(t.Context()); err != nil {
 		t.Fatal(err)
@@ -196,7 +200,7 @@ func TestDefragmentsMostlyFreeFile(t *testing.T) {
 
 func status(t testing.TB, cli *clientv3.Client) *clientv3.StatusResponse {
 	t.Helper()
-	st, err := cli.Status(t.Context(), cli.Endpoints()[0])
+	st, err := cli.Status(t.Context(), "") // in-process: the one member
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +212,7 @@ func status(t testing.TB, cli *clientv3.Client) *clientv3.StatusResponse {
 // work, and a check frees the history, disarms the alarm, and writes
 // work again.
 func TestNoSpaceRecovery(t *testing.T) {
-	cli := startEtcd(t, 8<<20)
+	cli, socket := startEtcdSocket(t, 8<<20)
 	st := etcdstorage.New(cli)
 	ctx := t.Context()
 	value := []byte(`{"data":"` + strings.Repeat("x", 256<<10) + `"}`)
@@ -235,7 +239,7 @@ func TestNoSpaceRecovery(t *testing.T) {
 		t.Fatalf("delete while full: %v", err)
 	}
 	disarms := testutil.ToFloat64(alarmDisarms)
-	care := New(Config{Client: cli, Embedded: true, Logger: quiet})
+	care := New(Config{Client: cli, Embedded: true, DefragEndpoint: socket, Logger: quiet})
 	if err := care.Check(ctx); err != nil {
 		t.Fatal(err)
 	}

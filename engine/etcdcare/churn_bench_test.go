@@ -41,7 +41,7 @@ type churnSample struct {
 //
 //	go test ./engine/etcdcare -run '^$' -bench Churn -benchtime 1000000x -v
 func BenchmarkChurn(b *testing.B) {
-	cli := startEtcd(b, 0)
+	cli, socket := startEtcdSocket(b, 0)
 	st := etcdstorage.New(cli)
 	ctx := b.Context()
 	value := []byte(`{"data":"` + strings.Repeat("x", 1000) + `"}`)
@@ -55,7 +55,7 @@ func BenchmarkChurn(b *testing.B) {
 	}
 	careCtx, stopCare := context.WithCancel(ctx)
 	defer stopCare()
-	go New(Config{Client: cli, Embedded: true, CompactionInterval: churnCompaction, CheckInterval: time.Second, Logger: quiet}).Run(careCtx)
+	go New(Config{Client: cli, Embedded: true, DefragEndpoint: socket, CompactionInterval: churnCompaction, CheckInterval: time.Second, Logger: quiet}).Run(careCtx)
 	var writes atomic.Int64
 	samples := sampleChurn(careCtx, cli, &writes)
 	b.ResetTimer()
@@ -93,7 +93,7 @@ func sampleChurn(ctx context.Context, cli *clientv3.Client, writes *atomic.Int64
 		ticker := time.NewTicker(churnSampleEvery)
 		defer ticker.Stop()
 		for {
-			if st, err := cli.Status(context.WithoutCancel(ctx), cli.Endpoints()[0]); err == nil {
+			if st, err := cli.Status(context.WithoutCancel(ctx), ""); err == nil {
 				got = append(got, churnSample{at: time.Since(start), writes: writes.Load(),
 					dbBytes: st.DbSize, inUse: st.DbSizeInUse, rssBytes: rss()})
 			}

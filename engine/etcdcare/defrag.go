@@ -7,6 +7,8 @@ import (
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/specd-io/specd/engine/etcdstorage"
 )
 
 // DefragPolicy says when a database is worth defragmenting: a
@@ -42,7 +44,7 @@ func (c *Care) defragment(ctx context.Context, before *clientv3.StatusResponse) 
 	ctx, cancel := context.WithTimeout(ctx, defragTimeout)
 	defer cancel()
 	start := time.Now()
-	_, err := c.cfg.Client.Defragment(ctx, c.cfg.Client.Endpoints()[0])
+	err := c.defragmentMember(ctx)
 	took := time.Since(start)
 	if err != nil {
 		defrags.WithLabelValues(resultFailed).Inc()
@@ -57,6 +59,22 @@ func (c *Care) defragment(ctx context.Context, before *clientv3.StatusResponse) 
 	c.log.Info("etcd defragmented", "took", took, "before-bytes", before.DbSize,
 		"in-use-bytes", before.DbSizeInUse, "after-bytes", after.DbSize)
 	return nil
+}
+
+// defragmentMember defragments the embedded etcd, through its socket
+// when Config.DefragEndpoint names it.
+func (c *Care) defragmentMember(ctx context.Context) error {
+	if c.cfg.DefragEndpoint == "" {
+		_, err := c.cfg.Client.Defragment(ctx, c.endpoints()[0])
+		return err
+	}
+	cli, err := etcdstorage.Connect(ctx, etcdstorage.ClientConfig{Endpoints: []string{c.cfg.DefragEndpoint}, Logger: c.log})
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	_, err = cli.Defragment(ctx, c.cfg.DefragEndpoint)
+	return err
 }
 
 // recover frees the space of a full embedded etcd: it compacts all its

@@ -2,14 +2,12 @@ package etcdcare
 
 import (
 	"context"
-	"path"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
-	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
-	"google.golang.org/grpc"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/specd-io/specd/internal/metrics"
 )
@@ -33,60 +31,120 @@ var (
 	}, []string{"operation", "type"})
 )
 
-// DialOptions are the gRPC options that time every unary request specd
-// makes to etcd (watches are streams, and last as long as they are
-// wanted). Give them to etcdstorage.ClientConfig.
-func DialOptions() []grpc.DialOption {
-	return []grpc.DialOption{grpc.WithChainUnaryInterceptor(timeRequest)}
+// TimeRequests makes client time every key-value request it makes (gets,
+// lists, transactions, puts, deletes, compactions) in the request
+// metrics. It works on the KV of the client, not on its transport, so
+// that the in-process client of the embedded etcd is timed as a remote
+// one is. Watches are streams, and last as long as they are wanted.
+func TimeRequests(client *clientv3.Client) {
+	client.KV = timedKV{client.KV}
 }
 
-func timeRequest(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-	start := time.Now()
-	err := invoker(ctx, method, req, reply, cc, opts...)
-	op, typ := describe(method, req)
+func observe(op string, key []byte, start time.Time, err error) {
+	typ := keyType(key)
 	requestDuration.WithLabelValues(op, typ).Observe(time.Since(start).Seconds())
 	requestsTotal.WithLabelValues(op, typ).Inc()
 	if err != nil {
 		requestErrors.WithLabelValues(op, typ).Inc()
 	}
-	return err
 }
 
-// describe names a request's operation (get, list, txn, put, delete, or
-// the gRPC method in lower case) and the type of object its key holds.
-func describe(method string, req any) (op, typ string) {
-	switch r := req.(type) {
-	case *pb.RangeRequest:
-		if len(r.RangeEnd) == 0 {
-			return "get", keyType(r.Key)
-		}
-		return "list", keyType(r.Key)
-	case *pb.TxnRequest:
-		return "txn", txnType(r)
-	case *pb.PutRequest:
-		return "put", keyType(r.Key)
-	case *pb.DeleteRangeRequest:
-		return "delete", keyType(r.Key)
-	}
-	return strings.ToLower(path.Base(method)), ""
+// timedKV times the requests of the KV it wraps.
+type timedKV struct{ clientv3.KV }
+
+func (k timedKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	start := time.Now()
+	resp, err := k.KV.Get(ctx, key, opts...)
+	observe(getOrList(clientv3.OpGet(key, opts...)), []byte(key), start, err)
+	return resp, err
 }
 
-// txnType is the type of the first key a transaction compares or touches.
-func txnType(r *pb.TxnRequest) string {
-	if len(r.Compare) > 0 {
-		return keyType(r.Compare[0].Key)
+func (k timedKV) Put(ctx context.Context, key, val string, opts ...clientv3.OpOption) (*clientv3.PutResponse, error) {
+	start := time.Now()
+	resp, err := k.KV.Put(ctx, key, val, opts...)
+	observe("put", []byte(key), start, err)
+	return resp, err
+}
+
+func (k timedKV) Delete(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.DeleteResponse, error) {
+	start := time.Now()
+	resp, err := k.KV.Delete(ctx, key, opts...)
+	observe("delete", []byte(key), start, err)
+	return resp, err
+}
+
+func (k timedKV) Compact(ctx context.Context, rev int64, opts ...clientv3.CompactOption) (*clientv3.CompactResponse, error) {
+	start := time.Now()
+	resp, err := k.KV.Compact(ctx, rev, opts...)
+	observe("compact", nil, start, err)
+	return resp, err
+}
+
+func (k timedKV) Do(ctx context.Context, op clientv3.Op) (clientv3.OpResponse, error) {
+	start := time.Now()
+	resp, err := k.KV.Do(ctx, op)
+	observe(opName(op), op.KeyBytes(), start, err)
+	return resp, err
+}
+
+func (k timedKV) Txn(ctx context.Context) clientv3.Txn {
+	return &timedTxn{Txn: k.KV.Txn(ctx)}
+}
+
+// timedTxn times its Commit, under the type of the first key it compares
+// or, with no comparison, of the first it reads or writes.
+type timedTxn struct {
+	clientv3.Txn
+	key []byte
+}
+
+func (t *timedTxn) If(cs ...clientv3.Cmp) clientv3.Txn {
+	if t.key == nil && len(cs) > 0 {
+		t.key = cs[0].KeyBytes()
 	}
-	for _, op := range r.Success {
-		switch o := op.Request.(type) {
-		case *pb.RequestOp_RequestRange:
-			return keyType(o.RequestRange.Key)
-		case *pb.RequestOp_RequestPut:
-			return keyType(o.RequestPut.Key)
-		case *pb.RequestOp_RequestDeleteRange:
-			return keyType(o.RequestDeleteRange.Key)
-		}
+	t.Txn = t.Txn.If(cs...)
+	return t
+}
+
+func (t *timedTxn) Then(ops ...clientv3.Op) clientv3.Txn {
+	if t.key == nil && len(ops) > 0 {
+		t.key = ops[0].KeyBytes()
 	}
-	return ""
+	t.Txn = t.Txn.Then(ops...)
+	return t
+}
+
+func (t *timedTxn) Else(ops ...clientv3.Op) clientv3.Txn {
+	t.Txn = t.Txn.Else(ops...)
+	return t
+}
+
+func (t *timedTxn) Commit() (*clientv3.TxnResponse, error) {
+	start := time.Now()
+	resp, err := t.Txn.Commit()
+	observe("txn", t.key, start, err)
+	return resp, err
+}
+
+// getOrList names a read of one key "get", of a range "list".
+func getOrList(op clientv3.Op) string {
+	if len(op.RangeBytes()) > 0 {
+		return "list"
+	}
+	return "get"
+}
+
+func opName(op clientv3.Op) string {
+	switch {
+	case op.IsGet():
+		return getOrList(op)
+	case op.IsPut():
+		return "put"
+	case op.IsDelete():
+		return "delete"
+	default:
+		return "txn"
+	}
 }
 
 // keyType is the group and resource of an object key

@@ -46,11 +46,10 @@ func SaveEmbeddedSnapshot(ctx context.Context, dataDir, path string, log *slog.L
 	e, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: dataDir, Logger: log})
 	switch {
 	case errors.Is(err, etcdstorage.ErrInUse):
-		abs, err := filepath.Abs(dataDir)
+		socket, err := etcdstorage.SocketEndpoint(dataDir)
 		if err != nil {
 			return "", err
 		}
-		socket := "unix://" + filepath.Join(abs, etcdstorage.SocketName)
 		return SaveSnapshot(ctx, etcdstorage.ClientConfig{Endpoints: []string{socket}, Logger: log}, path)
 	case err != nil:
 		return "", err

@@ -12,7 +12,6 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
-	"google.golang.org/grpc"
 )
 
 // healthTimeout bounds the first read NewClient makes.
@@ -30,9 +29,6 @@ type ClientConfig struct {
 	CAFile, CertFile, KeyFile string
 	// Logger receives the client's warnings; slog.Default when nil.
 	Logger *slog.Logger
-	// DialOptions are more gRPC options, such as the interceptors that
-	// time each request (engine/etcdcare).
-	DialOptions []grpc.DialOption
 }
 
 // NewClient connects to an etcd cluster (embedded or external) and checks
@@ -87,7 +83,6 @@ func (c ClientConfig) Config(ctx context.Context) (clientv3.Config, error) {
 		DialTimeout:          10 * time.Second,
 		DialKeepAliveTime:    30 * time.Second,
 		DialKeepAliveTimeout: 10 * time.Second,
-		DialOptions:          c.DialOptions,
 		Logger:               zap.New(newSlogCore(c.Logger, zap.WarnLevel)),
 		Context:              context.WithoutCancel(ctx),
 		MaxCallRecvMsgSize:   256 << 20,

@@ -1,6 +1,8 @@
 // Package etcdtest starts an embedded etcd for a test (Start) or for all
 // of a package's tests (Main): fast timing, no fsync, a temporary data
-// directory, quiet logs, and a client. Both are closed when the test (or
+// directory, quiet logs, and an in-process client, the one specd serve
+// uses with its embedded etcd (it has no Endpoints: a test of tools that
+// connect through the socket starts etcdstorage.StartEmbedded itself). Both are closed when the test (or
 // the package's tests) end, the client first so etcd closes at once.
 package etcdtest
 
@@ -19,6 +21,15 @@ import (
 // Start returns a client of a new embedded etcd that lives as long as tb.
 func Start(tb testing.TB) *clientv3.Client {
 	tb.Helper()
+	cli, _ := StartServing(tb)
+	return cli
+}
+
+// StartServing is Start, and it also returns the endpoints (the unix
+// socket) at which other processes, such as a specd under test, reach
+// the same etcd.
+func StartServing(tb testing.TB) (*clientv3.Client, []string) {
+	tb.Helper()
 	ctx := tb.Context()
 	// Not tb.TempDir(): a long test name would make the socket path
 	// longer than a unix socket's 107 bytes.
@@ -36,12 +47,9 @@ func Start(tb testing.TB) *clientv3.Client {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = e.Close() })
-	cli, err := etcdstorage.NewClient(ctx, e.Endpoints())
-	if err != nil {
-		tb.Fatal(err)
-	}
+	cli := e.Client()
 	tb.Cleanup(func() { _ = cli.Close() })
-	return cli
+	return cli, e.Endpoints()
 }
 
 // Main runs a package's tests on one embedded etcd that they share, for
@@ -63,11 +71,7 @@ func Main(m *testing.M, use func(*clientv3.Client)) int {
 		return 1
 	}
 	defer e.Close()
-	cli, err := etcdstorage.NewClient(ctx, e.Endpoints())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "etcdtest:", err)
-		return 1
-	}
+	cli := e.Client()
 	// Closed before etcd, so that etcd closes at once.
 	defer cli.Close()
 	use(cli)
