@@ -23,8 +23,8 @@ const CompactKey = "/specd-compaction/revision"
 // after it finds the space free).
 const compactTimeout = time.Minute
 
-// Compactor compacts etcd's history every interval, keeping the
-// revisions of the last interval, as kube-apiserver does. Several
+// Compactor compacts etcd's history once per interval (Tick), keeping
+// the revisions of the last interval, as kube-apiserver does. Several
 // replicas may run one each on the same etcd: one of them compacts per
 // interval.
 type Compactor struct {
@@ -41,22 +41,6 @@ func NewCompactor(kv clientv3.KV, log *slog.Logger) *Compactor {
 		log = slog.Default()
 	}
 	return &Compactor{kv: kv, log: log}
-}
-
-// Run compacts every interval until ctx ends.
-func (c *Compactor) Run(ctx context.Context, interval time.Duration) {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		if _, err := c.Tick(ctx); err != nil && ctx.Err() == nil {
-			c.log.Warn("etcd compaction failed; trying again next interval", "err", err)
-		}
-	}
 }
 
 // Tick ends one interval: if no other replica ended it first, it compacts
