@@ -74,6 +74,8 @@ func storageStatus(err error) error {
 		// message; the outcome is said, since a client must read before
 		// it retries.
 		return apierrors.NewInternalError(fmt.Errorf("%s; the write may or may not have been applied", etcdMessage(unknown.Cause)))
+	case errors.Is(err, storage.ErrNoSpace):
+		return storageFull()
 	case errors.Is(err, storage.ErrTimeout):
 		// The request's own deadline (--request-timeout), as
 		// kube-apiserver words it.
@@ -94,6 +96,15 @@ func tooLargeResourceVersion(requested, current int64) error {
 		Message: "Too large resource version",
 	}}
 	return se
+}
+
+// storageFull is the answer to a write while etcd's NOSPACE alarm is
+// raised: kube-apiserver's code, 500, with etcd's own words first (those
+// an operator searches for) and what still works and what frees space.
+func storageFull() error {
+	return apierrors.NewInternalError(errors.New("etcdserver: mvcc: database space exceeded: " +
+		"the storage is full (etcd's NOSPACE alarm) and refuses writes until space is freed; " +
+		"reads and deletes still work; compact and defragment etcd, then disarm the alarm (docs/operations.md)"))
 }
 
 // objectTooLarge is the 413 of an object over what one write may store.

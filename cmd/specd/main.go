@@ -18,6 +18,8 @@ Usage:
   specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR] [--watch=false] [--allow-breaking]
   specd check --schemas DIR [--previous DIR [--etcd-servers URL,...]] [--output text|json] [--seed N] [--rounds N]
   specd bench [flags]
+  specd snapshot save FILE [--data-dir DIR | --etcd-servers URL]
+  specd snapshot restore FILE --data-dir DIR
   specd version
 
 Run "specd COMMAND -h" for a command's flags.
@@ -40,6 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return serveCommand(ctx, args[1:], stderr)
 	case "check":
 		return checkCommand(ctx, args[1:], stdout, stderr)
+	case "snapshot":
+		return snapshotCommand(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	case "version", "--version":

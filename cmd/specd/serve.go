@@ -25,6 +25,7 @@ import (
 	"github.com/specd-io/specd/engine/configdata"
 	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/crd"
+	"github.com/specd-io/specd/engine/etcdcare"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/gc"
 	"github.com/specd-io/specd/engine/leader"
@@ -188,6 +189,10 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	out.callbacks.Bind(controller.NewClient(store, set.Registry).WithAuthorizer(authz.authorizer()))
 	collector := gc.New(store, set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger})
 	migration := migrate.NewRunner(ctx, store, set.Registry(), log)
+	careConfig, err := cfg.etcdCare(out.etcd, log)
+	if err != nil {
+		return err
+	}
 	var ready atomic.Bool
 	handler := server.New(server.Config{
 		Registry: set.Registry,
@@ -214,7 +219,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	// The elected replica runs the background work; it stops (migration
 	// progress kept, leadership resigned) before the storage closes.
 	defer background.New(backgroundJobs(out.etcd, out.listener.Addr().String(), log,
-		collector, deletes, migration, aggregator, crdController(store, crds),
+		collector, deletes, migration, aggregator, crdController(store, crds), etcdcare.New(careConfig),
 		controllers(controller.ServeConfig{Store: store, Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
 		namespaceController(store, namespaces, set.Registry, log))).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
@@ -276,6 +281,7 @@ func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (storag
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("etcd %v: %w", cfg.EtcdServers, err)
 	}
+	etcdcare.TimeRequests(client)
 	closeClient := func() {
 		if err := client.Close(); err != nil {
 			log.Warn("etcd client close", "err", err)
@@ -287,13 +293,13 @@ func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (storag
 // openEmbedded starts the embedded etcd and talks to it in-process; its
 // socket serves only tools run beside specd.
 func openEmbedded(ctx context.Context, cfg serveConfig, log *slog.Logger) (storage.Storage, *clientv3.Client, func(), error) {
-	embedded, err := etcdstorage.StartEmbedded(ctx, etcdstorage.EmbeddedConfig{DataDir: cfg.DataDir, Logger: log,
-		MaxValueBytes: cfg.objectLimit()})
+	embedded, err := etcdstorage.StartEmbedded(ctx, cfg.embeddedEtcd(log))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("embedded etcd: %w", err)
 	}
 	log.Info("embedded etcd started", "data-dir", cfg.DataDir, "endpoints", embedded.Endpoints())
 	client := embedded.Client()
+	etcdcare.TimeRequests(client)
 	closeAll := func() {
 		// The client first: etcd waits for open watches before it stops.
 		if err := client.Close(); err != nil {

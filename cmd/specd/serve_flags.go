@@ -52,6 +52,8 @@ type serveConfig struct {
 	Chain chainFlags
 	// Encryption is --encryption-provider-config.
 	Encryption encryptionFlag
+	// EtcdCare are the flags of etcd's compaction, quota and checks.
+	EtcdCare etcdCareFlags
 }
 
 // objectLimit is the largest object a write stores: --max-object-bytes;
@@ -103,6 +105,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	cfg.Authorization.register(fs)
 	cfg.Chain.register(fs)
 	cfg.Encryption.register(fs)
+	cfg.EtcdCare.register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G), group version (G/V) or resource (G/V/R) not to serve, the core group named api (api/v1/events); repeatable or comma-separated")
@@ -140,6 +143,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		}
 	}
 	if err := cfg.EtcdTLS.check(cfg.EtcdServers); err != nil {
+		return cfg, err
+	}
+	if err := cfg.EtcdCare.check(cfg.EtcdServers); err != nil {
 		return cfg, err
 	}
 	if err := cfg.Chain.check(); err != nil {

@@ -74,15 +74,23 @@ func TestParseServeFlags(t *testing.T) {
 			wantErr: "--etcd-certfile and --etcd-keyfile go together"},
 		"etcd key needs its cert": {args: []string{"--schemas", "s", "--etcd-servers", "https://etcd:2379", "--etcd-keyfile", "c.key"},
 			wantErr: "--etcd-certfile and --etcd-keyfile go together"},
-		"object limit not negative":     {args: []string{"--schemas", "s", "--max-object-bytes", "-1"}, wantErr: "--max-object-bytes -1"},
-		"disable needs G, G/V or G/V/R": {args: []string{"--schemas", "s", "--disable", "a.example.com/v1/x/y"}, wantErr: `--disable "a.example.com/v1/x/y"`},
-		"disable has no empty part":     {args: []string{"--schemas", "s", "--disable", "api//events"}, wantErr: `--disable "api//events"`},
-		"disable without a group":       {args: []string{"--schemas", "s", "--disable", "/v1"}, wantErr: `--disable "/v1"`},
-		"schemas is required":           {args: nil, wantErr: "--schemas is required"},
-		"listen needs a port":           {args: []string{"--schemas", "s", "--listen", "localhost"}, wantErr: `--listen "localhost"`},
-		"unknown log level":             {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
-		"stray argument":                {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
-		"unknown flag":                  {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
+		"etcd care": {
+			args: []string{"--schemas", "s", "--etcd-compaction-interval", "0", "--etcd-check-interval", "1s", "--etcd-quota-backend-bytes", "8388608"},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
+				EtcdCare: etcdCareFlags{CheckInterval: time.Second, QuotaBackendBytes: 8 << 20}},
+		},
+		"quota is the embedded etcd's": {args: []string{"--schemas", "s", "--etcd-servers", "http://etcd:2379", "--etcd-quota-backend-bytes", "1"},
+			wantErr: "--etcd-quota-backend-bytes is the embedded etcd's"},
+		"compaction interval not negative": {args: []string{"--schemas", "s", "--etcd-compaction-interval", "-1s"}, wantErr: "--etcd-compaction-interval -1s"},
+		"object limit not negative":        {args: []string{"--schemas", "s", "--max-object-bytes", "-1"}, wantErr: "--max-object-bytes -1"},
+		"disable needs G, G/V or G/V/R":    {args: []string{"--schemas", "s", "--disable", "a.example.com/v1/x/y"}, wantErr: `--disable "a.example.com/v1/x/y"`},
+		"disable has no empty part":        {args: []string{"--schemas", "s", "--disable", "api//events"}, wantErr: `--disable "api//events"`},
+		"disable without a group":          {args: []string{"--schemas", "s", "--disable", "/v1"}, wantErr: `--disable "/v1"`},
+		"schemas is required":              {args: nil, wantErr: "--schemas is required"},
+		"listen needs a port":              {args: []string{"--schemas", "s", "--listen", "localhost"}, wantErr: `--listen "localhost"`},
+		"unknown log level":                {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
+		"stray argument":                   {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
+		"unknown flag":                     {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -98,6 +106,9 @@ func TestParseServeFlags(t *testing.T) {
 			}
 			if tc.want.Authorization == "" {
 				tc.want.Authorization, tc.want.Chain = securityDefaults(t)
+			}
+			if tc.want.EtcdCare == (etcdCareFlags{}) {
+				tc.want.EtcdCare = etcdCareFlags{CompactionInterval: 5 * time.Minute, CheckInterval: 30 * time.Second}
 			}
 			if tc.want.EventTTL == 0 {
 				tc.want.EventTTL = time.Hour // --event-ttl's default, as kube-apiserver's

@@ -49,14 +49,35 @@ func Connect(ctx context.Context, c ClientConfig) (*clientv3.Client, error) {
 	if len(c.Endpoints) == 0 {
 		return nil, fmt.Errorf("etcdstorage: no etcd endpoints")
 	}
+	cfg, err := c.Config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("etcdstorage: connect to %v: %w", c.Endpoints, err)
+	}
+	// Answering a read proves the endpoints serve a cluster with a leader.
+	checkCtx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	if _, err := cli.Get(checkCtx, "health-check", clientv3.WithKeysOnly(), clientv3.WithLimit(1)); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("etcdstorage: etcd at %v does not answer: %w", c.Endpoints, err)
+	}
+	return cli, nil
+}
+
+// Config is the etcd client configuration c describes; ctx bounds the
+// client's life.
+func (c ClientConfig) Config(ctx context.Context) (clientv3.Config, error) {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
 	tlsConfig, err := c.tlsConfig()
 	if err != nil {
-		return nil, err
+		return clientv3.Config{}, err
 	}
-	cli, err := clientv3.New(clientv3.Config{
+	return clientv3.Config{
 		Endpoints:            c.Endpoints,
 		TLS:                  tlsConfig,
 		DialTimeout:          10 * time.Second,
@@ -69,18 +90,7 @@ func Connect(ctx context.Context, c ClientConfig) (*clientv3.Client, error) {
 		// Options.MaxObjectBytes), so etcd's --max-request-bytes, not the
 		// client's 2 MiB default, is the limit that speaks.
 		MaxCallSendMsgSize: 256 << 20,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("etcdstorage: connect to %v: %w", c.Endpoints, err)
-	}
-	// Answering a read proves the endpoints serve a cluster with a leader.
-	checkCtx, cancel := context.WithTimeout(ctx, healthTimeout)
-	defer cancel()
-	if _, err := cli.Get(checkCtx, "health-check", clientv3.WithKeysOnly(), clientv3.WithLimit(1)); err != nil {
-		cli.Close()
-		return nil, fmt.Errorf("etcdstorage: etcd at %v does not answer: %w", c.Endpoints, err)
-	}
-	return cli, nil
+	}, nil
 }
 
 // tlsConfig is the client's TLS configuration: nil without any file.

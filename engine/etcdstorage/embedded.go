@@ -36,6 +36,10 @@ type EmbeddedConfig struct {
 	// max request size is set to it plus RequestOverhead. etcd's default
 	// (DefaultMaxRequestBytes) when 0.
 	MaxValueBytes int64
+	// QuotaBackendBytes is etcd's --quota-backend-bytes: past it etcd
+	// raises its NOSPACE alarm and refuses writes. etcd's default (2 GiB)
+	// when 0.
+	QuotaBackendBytes int64
 }
 
 // DefaultMaxRequestBytes is etcd's default --max-request-bytes (1.5 MiB).
@@ -62,6 +66,10 @@ type Embedded struct {
 // SocketName is the file, in the data directory, of the embedded etcd's
 // client socket.
 const SocketName = "etcd.sock"
+
+// ErrInUse is StartEmbedded's error when another process runs an
+// embedded etcd on the same data directory.
+var ErrInUse = errors.New("data directory in use")
 
 // lockName is the file, in the data directory, that an embedded etcd
 // holds locked while it runs. etcd would unlink the socket of one already
@@ -99,7 +107,7 @@ func StartEmbedded(ctx context.Context, c EmbeddedConfig) (*Embedded, error) {
 	}
 	lock, err := fileutil.TryLockFile(filepath.Join(dir, lockName), os.O_WRONLY|os.O_CREATE, 0o600)
 	if errors.Is(err, fileutil.ErrLocked) {
-		return nil, fmt.Errorf("etcdstorage: data directory %s is in use by another embedded etcd (%s is locked)", dir, lockName)
+		return nil, fmt.Errorf("etcdstorage: data directory %s is in use by another embedded etcd (%s is locked): %w", dir, lockName, ErrInUse)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("etcdstorage: data directory: %w", err)
@@ -147,17 +155,16 @@ func startEtcd(ctx context.Context, c EmbeddedConfig, dir string, clientURL url.
 // embedConfig is the configuration of a single member in dir, serving
 // clients at clientURL only.
 func embedConfig(c EmbeddedConfig, dir string, clientURL url.URL) *embed.Config {
-	// etcd names a member by its peer URLs. This one is never listened
-	// on or dialled: a single member sends raft messages to no one.
-	peerURL := url.URL{Scheme: "unix", Path: filepath.Join(dir, "peer.sock.unused")}
+	peerURL := PeerURL(dir)
 	cfg := embed.NewConfig()
-	cfg.Name = "specd"
+	cfg.Name = MemberName
 	cfg.Dir = dir
 	cfg.ListenClientUrls = []url.URL{clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{clientURL}
 	cfg.ListenPeerUrls = nil
 	cfg.AdvertisePeerUrls = []url.URL{peerURL}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.InitialClusterToken = ClusterToken
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(newSlogCore(c.Logger, zap.WarnLevel)))
 	switch {
 	case c.History == 0:
@@ -171,6 +178,7 @@ func embedConfig(c EmbeddedConfig, dir string, clientURL url.URL) *embed.Config 
 	// often and keeps a short log (docs/performance.md: -18 MiB per 10,000
 	// objects, no measurable cost).
 	cfg.SnapshotCount, cfg.SnapshotCatchUpEntries = 2000, 1000
+	cfg.QuotaBackendBytes = c.QuotaBackendBytes
 	if c.MaxValueBytes > 0 {
 		cfg.MaxRequestBytes = uint(c.MaxValueBytes + RequestOverhead)
 	}
@@ -180,6 +188,31 @@ func embedConfig(c EmbeddedConfig, dir string, clientURL url.URL) *embed.Config 
 		cfg.UnsafeNoFsync = true
 	}
 	return cfg
+}
+
+// MemberName is the embedded etcd's member name.
+const MemberName = "specd"
+
+// ClusterToken is the embedded etcd's initial cluster token (etcd's
+// default).
+const ClusterToken = "etcd-cluster"
+
+// PeerURL is the peer URL of the embedded etcd whose data directory is
+// the absolute path dir. etcd names a member by its peer URLs; this one
+// is never listened on or dialled: a single member sends raft messages
+// to no one. A snapshot restored for the embedded etcd names the same.
+func PeerURL(dir string) url.URL {
+	return url.URL{Scheme: "unix", Path: filepath.Join(dir, "peer.sock.unused")}
+}
+
+// SocketEndpoint is the client URL of the embedded etcd whose data
+// directory is dataDir: the unix socket specd's tools beside it use.
+func SocketEndpoint(dataDir string) (string, error) {
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("etcdstorage: data directory %s: %w", dataDir, err)
+	}
+	return (&url.URL{Scheme: "unix", Path: filepath.Join(abs, SocketName)}).String(), nil
 }
 
 // Endpoints are the client URLs to give NewClient.

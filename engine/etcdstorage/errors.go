@@ -38,6 +38,9 @@ func sentinel(err error) error {
 		return storage.ErrCompacted
 	case errors.Is(err, rpctypes.ErrFutureRev):
 		return storage.ErrFutureRevision
+	case errors.Is(err, rpctypes.ErrNoSpace):
+		// Before tooLarge: etcd answers NOSPACE with ResourceExhausted too.
+		return storage.ErrNoSpace
 	case tooLarge(err):
 		return storage.ErrTooLarge
 	case timedOut(err):

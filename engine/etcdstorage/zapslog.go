@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
 
@@ -107,4 +108,10 @@ func expectedRetry(msg string, fields []zapcore.Field) bool {
 		}
 	}
 	return false
+}
+
+// ZapLogger is a zap logger that writes to log what is at level or above,
+// for the etcd libraries that log through zap.
+func ZapLogger(log *slog.Logger, level zapcore.Level) *zap.Logger {
+	return zap.New(newSlogCore(log, level))
 }

@@ -77,4 +77,7 @@ var (
 	// ErrTimeout means the storage did not answer in time. The outcome of
 	// a write that fails so is unknown: it may have been applied.
 	ErrTimeout = errors.New("storage: request timed out")
+	// ErrNoSpace means the storage is full and refuses writes until space
+	// is freed (etcd's NOSPACE alarm); reads and deletes still work.
+	ErrNoSpace = errors.New("storage: database space exceeded")
 )

@@ -1,0 +1,122 @@
+package etcdcare
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/specd-io/specd/engine/etcdstorage"
+)
+
+// DefragPolicy says when a database is worth defragmenting: a
+// defragmentation rewrites the whole file, and etcd answers no request
+// meanwhile, so it waits until it gives back much.
+type DefragPolicy struct {
+	// MinBytes: a database file smaller than this is left as it is.
+	MinBytes int64
+	// MaxInUse: the file is defragmented when its live data is less than
+	// this fraction of it.
+	MaxInUse float64
+}
+
+// DefaultDefragPolicy defragments a file of 64 MiB or more that is less
+// than half live data.
+var DefaultDefragPolicy = DefragPolicy{MinBytes: 64 << 20, MaxInUse: 0.5}
+
+func (p DefragPolicy) due(st *clientv3.StatusResponse) bool {
+	return st.DbSize >= p.MinBytes && float64(st.DbSizeInUse) < p.MaxInUse*float64(st.DbSize)
+}
+
+// defragTimeout bounds one defragmentation.
+const defragTimeout = 10 * time.Minute
+
+// disarmBelow is the fraction of the quota under which a database is
+// given back its writes after a NOSPACE alarm: with less room than this,
+// the next writes would raise the alarm again at once.
+const disarmBelow = 0.9
+
+// defragment rewrites the embedded etcd's database without its free
+// pages, and logs and counts it.
+func (c *Care) defragment(ctx context.Context, before *clientv3.StatusResponse) error {
+	ctx, cancel := context.WithTimeout(ctx, defragTimeout)
+	defer cancel()
+	start := time.Now()
+	err := c.defragmentMember(ctx)
+	took := time.Since(start)
+	if err != nil {
+		defrags.WithLabelValues(resultFailed).Inc()
+		return fmt.Errorf("defragment etcd: %w", err)
+	}
+	defrags.WithLabelValues(resultDone).Inc()
+	defragDuration.Observe(took.Seconds())
+	after, err := c.largestMember(ctx)
+	if err != nil {
+		return err
+	}
+	c.log.Info("etcd defragmented", "took", took, "before-bytes", before.DbSize,
+		"in-use-bytes", before.DbSizeInUse, "after-bytes", after.DbSize)
+	return nil
+}
+
+// defragmentMember defragments the embedded etcd, through its socket
+// when Config.DefragEndpoint names it.
+func (c *Care) defragmentMember(ctx context.Context) error {
+	if c.cfg.DefragEndpoint == "" {
+		_, err := c.cfg.Client.Defragment(ctx, c.endpoints()[0])
+		return err
+	}
+	cli, err := etcdstorage.Connect(ctx, etcdstorage.ClientConfig{Endpoints: []string{c.cfg.DefragEndpoint}, Logger: c.log})
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	_, err = cli.Defragment(ctx, c.cfg.DefragEndpoint)
+	return err
+}
+
+// recover frees the space of a full embedded etcd: it compacts all its
+// history (watchers behind are told to list again, as after any
+// compaction), defragments, and disarms the alarms once the database is
+// well under its quota. Live objects are not touched: if they alone fill
+// the quota, the alarm stays until some are deleted.
+func (c *Care) recover(ctx context.Context, st *clientv3.StatusResponse, alarms []*pb.AlarmMember) error {
+	if err := Compact(ctx, c.cfg.Client, st.Header.Revision); err != nil {
+		return err
+	}
+	st, err := c.largestMember(ctx)
+	if err != nil {
+		return err
+	}
+	// etcd may not count the pages the compaction freed until a later
+	// write, so the in-use size cannot tell whether defragmenting helps:
+	// defragment once for every revision the store is full at.
+	if st.Header.Revision != c.fullDefragged {
+		if err := c.defragment(ctx, st); err != nil {
+			return err
+		}
+		c.fullDefragged = st.Header.Revision
+		if st, err = c.largestMember(ctx); err != nil {
+			return err
+		}
+	}
+	if st.DbSizeQuota > 0 && float64(st.DbSize) >= disarmBelow*float64(st.DbSizeQuota) {
+		c.log.Warn("etcd is still full after compaction and defragmentation: delete objects to free space",
+			"db-bytes", st.DbSize, "quota-bytes", st.DbSizeQuota)
+		return nil
+	}
+	return c.disarm(ctx, alarms)
+}
+
+func (c *Care) disarm(ctx context.Context, alarms []*pb.AlarmMember) error {
+	for _, a := range alarms {
+		if _, err := c.cfg.Client.AlarmDisarm(ctx, &clientv3.AlarmMember{MemberID: a.MemberID, Alarm: a.Alarm}); err != nil {
+			return fmt.Errorf("disarm etcd's NOSPACE alarm: %w", err)
+		}
+		alarmDisarms.Inc()
+	}
+	c.log.Info("etcd's NOSPACE alarm disarmed after freeing space")
+	return nil
+}
