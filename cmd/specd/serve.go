@@ -180,14 +180,15 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	defer background.New(collector, migration).Start(ctx)()
 	var ready atomic.Bool
 	handler := server.New(server.Config{
-		Registry:   set.Registry,
-		Checks:     []server.Check{{Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready}},
-		MoreChecks: pluginChecks(out.host),
-		Store:      store,
-		Ready:      ready.Load,
-		Logger:     log,
-		Version:    server.KubeVersion(specdVersion),
-		Extra:      reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
+		Registry:          set.Registry,
+		Checks:            []server.Check{{Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready}},
+		MoreChecks:        pluginChecks(out.host),
+		Store:             store,
+		Ready:             ready.Load,
+		Logger:            log,
+		Version:           server.KubeVersion(specdVersion),
+		MinRequestTimeout: cfg.Chain.MinRequestTimeout,
+		Extra:             reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
 	})
 	// No request reaches specd's routes unauthenticated or unauthorized.
 	chained := out.chain.wrap(handler, authz.authorizer())
