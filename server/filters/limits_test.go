@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -59,6 +61,9 @@ func TestInFlightLimitIsAStatus(t *testing.T) {
 		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("%s beyond the limit: Content-Type %q", method, ct)
 		}
+	}
+	if doc, err := os.ReadFile("../../docs/operations.md"); err != nil || !strings.Contains(string(doc), "```json\n"+tooManyRequests+"\n```") {
+		t.Errorf("docs/operations.md does not show the 429 Status %s (%v)", tooManyRequests, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
