@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -30,6 +31,9 @@ type slowRun struct {
 	buffer                    int // the watch cache's per-watcher buffer
 	writeTimeout              time.Duration
 	notes                     int // bytes of spec.notes in each widget
+	// readersApart runs the reading watchers in a child process, so that
+	// this process's memory is the server's, its etcd's and the writer's.
+	readersApart bool
 }
 
 // slowResult is what a slowRun saw.
@@ -61,7 +65,12 @@ func runSlowWatchers(tb testing.TB, run slowRun) *slowResult {
 	stalled := openStalled(tb, e.URL, start, run.stalled)
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
-	readers := startSlowReaders(readCtx, e.URL, start, run.watchers, run.writes, &res.rewatches)
+	var readers interface{ wait() []error }
+	if run.readersApart {
+		readers = startSlowReadersApart(tb, e.URL, start, run.watchers, run.writes, &res.rewatches)
+	} else {
+		readers = startSlowReaders(readCtx, e.URL, start, run.watchers, run.writes, &res.rewatches)
+	}
 	stopSampling := sampleMemory(res)
 	began := time.Now()
 	if err := writeWidgets(ctx, e.URL, run.writes, run.rate, strings.Repeat("n", run.notes)); err != nil {
@@ -69,7 +78,12 @@ func runSlowWatchers(tb testing.TB, run slowRun) *slowResult {
 	}
 	// Readers that have not got every widget a minute after the last
 	// write never will.
-	late := time.AfterFunc(time.Minute, stopReading)
+	late := time.AfterFunc(time.Minute, func() {
+		stopReading()
+		if apart, ok := readers.(*readersApartProcess); ok {
+			_ = apart.cmd.Process.Kill()
+		}
+	})
 	defer late.Stop()
 	res.errs = readers.wait()
 	res.elapsed = time.Since(began)
@@ -154,11 +168,13 @@ func startSlowReaders(ctx context.Context, url, from string, n, want int, rewatc
 }
 
 // readAll watches from rv until it has read want widgets, watching again
-// from the last resourceVersion whenever the stream ends.
+// from the last resourceVersion whenever the stream ends. Only creates
+// happen, each at a resourceVersion of its own: resourceVersions that
+// only grow, and want of them, are every widget once, in order.
 func readAll(ctx context.Context, client *http.Client, url, rv string, want int, opened func(), rewatches *atomic.Int64) error {
-	seen := make(map[string]bool, want)
 	last, _ := strconv.ParseInt(rv, 10, 64)
-	for first := true; len(seen) < want; first = false {
+	got := 0
+	for first := true; got < want; first = false {
 		if !first {
 			rewatches.Add(1)
 		}
@@ -168,9 +184,9 @@ func readAll(ctx context.Context, client *http.Client, url, rv string, want int,
 			opened()
 		}
 		if err != nil {
-			return fmt.Errorf("got %d of %d widgets: %w", len(seen), want, err)
+			return fmt.Errorf("got %d of %d widgets: %w", got, want, err)
 		}
-		err = readStream(resp.Body, seen, &last, want)
+		err = readStream(resp.Body, &last, &got, want)
 		resp.Body.Close()
 		if err != nil {
 			return err
@@ -180,21 +196,20 @@ func readAll(ctx context.Context, client *http.Client, url, rv string, want int,
 }
 
 // readStream reads events until the stream ends or want widgets are
-// seen, checking that
-// resourceVersions only grow and that no widget comes twice.
-func readStream(body io.Reader, seen map[string]bool, last *int64, want int) error {
+// counted, checking that resourceVersions only grow.
+func readStream(body io.Reader, last *int64, got *int, want int) error {
 	sc := bufio.NewScanner(body)
-	for len(seen) < want && sc.Scan() {
+	for *got < want && sc.Scan() {
 		ev := gjson.ParseBytes(sc.Bytes())
 		if ev.Get("type").Str != "ADDED" {
-			return fmt.Errorf("event %s", sc.Text())
+			return fmt.Errorf("event %.200s", sc.Text())
 		}
 		rv := ev.Get("object.metadata.resourceVersion").Int()
-		name := ev.Get("object.metadata.name").Str
-		if rv <= *last || seen[name] {
-			return fmt.Errorf("%s at %d after %d (seen before: %v): out of order", name, rv, *last, seen[name])
+		if rv <= *last {
+			return fmt.Errorf("%s at %d after %d: out of order", ev.Get("object.metadata.name").Str, rv, *last)
 		}
-		*last, seen[name] = rv, true
+		*last = rv
+		*got++
 	}
 	return nil // the server ended the stream, or the client went
 }
@@ -308,12 +323,14 @@ func TestSlowWatchersAreCut(t *testing.T) {
 // BenchmarkSlowWatchers is the full run, once per iteration:
 // 2,000 watchers and 50 stalled clients, 5,000 widgets of about 450
 // bytes created at 1,000 a second asked for, with the default buffer
-// (1,000 events) and write timeout. It reports the peak RSS and heap of the process (server,
-// embedded etcd, writer and readers together), the writes a second
-// reached, and how many times reading watchers were cut off and watched
-// again.
+// (1,000 events) and write timeout. The readers run in a child process:
+// the peak RSS and heap it reports are this process's, which holds the
+// server, its embedded etcd, the writer and the stalled clients. It also
+// reports the writes a second reached, how many times reading watchers
+// were cut off and watched again, and how many stalled clients' connections
+// were closed.
 func BenchmarkSlowWatchers(b *testing.B) {
-	run := slowRun{watchers: 2000, stalled: 50, writes: 5000, rate: 1000, writeTimeout: DefaultWatchWriteTimeout, notes: 100}
+	run := slowRun{watchers: 2000, stalled: 50, writes: 5000, rate: 1000, writeTimeout: DefaultWatchWriteTimeout, notes: 100, readersApart: true}
 	for b.Loop() {
 		res := runSlowWatchers(b, run)
 		for _, err := range res.errs {
@@ -327,5 +344,72 @@ func BenchmarkSlowWatchers(b *testing.B) {
 		b.ReportMetric(float64(run.writes)/res.elapsed.Seconds(), "writes/s")
 		b.ReportMetric(float64(res.rewatches.Load()), "rewatches")
 		b.ReportMetric(float64(res.stalledClosed), "stalled-closed")
+	}
+}
+
+// slowReadersEnv makes this test binary the reading watchers of a
+// slowRun (TestMain): "URL FROM N WANT".
+const slowReadersEnv = "SPECD_SLOW_READERS"
+
+// readersApartProcess is the child process of startSlowReadersApart.
+type readersApartProcess struct {
+	cmd       *exec.Cmd
+	out       *bufio.Scanner
+	rewatches *atomic.Int64
+}
+
+// startSlowReadersApart runs startSlowReaders in a child process: this
+// test binary, which prints "ready" once every watch is open, then at
+// the end "rewatches N" and one line per reader that failed.
+func startSlowReadersApart(tb testing.TB, url, from string, n, want int, rewatches *atomic.Int64) *readersApartProcess {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %s %d %d", slowReadersEnv, url, from, n, want))
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = cmd.Process.Kill() })
+	out := bufio.NewScanner(stdout)
+	if !out.Scan() || out.Text() != "ready" {
+		tb.Fatalf("slow readers did not start: %q", out.Text())
+	}
+	return &readersApartProcess{cmd: cmd, out: out, rewatches: rewatches}
+}
+
+func (p *readersApartProcess) wait() []error {
+	var errs []error
+	for p.out.Scan() {
+		if n, ok := strings.CutPrefix(p.out.Text(), "rewatches "); ok {
+			v, _ := strconv.ParseInt(n, 10, 64)
+			p.rewatches.Store(v)
+			continue
+		}
+		errs = append(errs, errors.New(p.out.Text()))
+	}
+	if err := p.cmd.Wait(); err != nil {
+		errs = append(errs, fmt.Errorf("slow readers: %w", err))
+	}
+	return errs
+}
+
+// runSlowReaders is the child of startSlowReadersApart.
+func runSlowReaders(spec string) {
+	var url, from string
+	var n, want int
+	if _, err := fmt.Sscan(spec, &url, &from, &n, &want); err != nil {
+		fmt.Fprintf(os.Stderr, "%s=%q: %v\n", slowReadersEnv, spec, err)
+		os.Exit(2)
+	}
+	var rewatches atomic.Int64
+	r := startSlowReaders(context.Background(), url, from, n, want, &rewatches)
+	fmt.Println("ready")
+	errs := r.wait()
+	fmt.Println("rewatches", rewatches.Load())
+	for _, err := range errs {
+		fmt.Println(err)
 	}
 }
