@@ -108,11 +108,11 @@ func runFairness(t *testing.T, limit int) *fairness.Controller {
 	return fc
 }
 
-// slowForAlice takes 20ms over each of alice's requests and none over
+// slowForAlice takes 50ms over each of alice's requests and none over
 // anyone else's.
 func slowForAlice(w http.ResponseWriter, r *http.Request) {
 	if u, _ := request.UserFrom(r.Context()); u != nil && u.GetName() == "alice" {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 	echo(w, r)
 }
@@ -123,8 +123,11 @@ func slowForAlice(w http.ResponseWriter, r *http.Request) {
 // meanwhile, none refused. Without flows by user bob would wait in the
 // same queues as alice.
 func TestFairnessBetweenUsers(t *testing.T) {
-	url, _ := serve(t, http.HandlerFunc(slowForAlice), Config{Fairness: runFairness(t, 20), RequestTimeout: 400 * time.Millisecond})
+	url, _ := serve(t, http.HandlerFunc(slowForAlice), Config{Fairness: runFairness(t, 20), RequestTimeout: 4 * time.Second})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100}}
+	if resp, _ := send(t, http.MethodGet, url+widgets+"/w", "bob-token"); resp.Header.Get("X-Kubernetes-PF-PriorityLevel-UID") == "" {
+		t.Errorf("no X-Kubernetes-PF-PriorityLevel-UID on an answer: %v", resp.Header)
+	}
 	stop := make(chan struct{})
 	var flood sync.WaitGroup
 	var refused atomic.Int64
@@ -146,7 +149,7 @@ func TestFairnessBetweenUsers(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(200 * time.Millisecond) // alice's queues fill
+	time.Sleep(time.Second) // alice's queues fill
 	for i := range 50 {
 		if code, body, _ := call(client, http.MethodGet, url+widgets+"/w", "bob-token"); code != http.StatusOK {
 			t.Errorf("bob's get %d during alice's flood: %d %s", i, code, body)

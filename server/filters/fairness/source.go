@@ -4,8 +4,11 @@ import (
 	"context"
 	"sync"
 
+	"github.com/google/uuid"
+
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	flowcontrolapply "k8s.io/client-go/applyconfigurations/flowcontrol/v1"
@@ -16,6 +19,13 @@ import (
 // builtinVersion is the resourceVersion of the built-in objects: they
 // never change.
 const builtinVersion = "1"
+
+// builtinUID is the uid of a built-in object, the same on every specd:
+// the filter names it in every answer's X-Kubernetes-PF-FlowSchema-UID and
+// X-Kubernetes-PF-PriorityLevel-UID headers.
+func builtinUID(resource, name string) types.UID {
+	return types.UID(uuid.NewSHA1(uuid.NameSpaceURL, []byte("specd:flowcontrol/"+resource+"/"+name)).String())
+}
 
 // builtinClient is the one part of a clientset that kube's controller and
 // its informers use: list and watch the flowcontrol objects, and apply the
@@ -53,7 +63,7 @@ func (builtinFlowSchemas) List(context.Context, metav1.ListOptions) (*flowcontro
 	list := &flowcontrolv1.FlowSchemaList{ListMeta: metav1.ListMeta{ResourceVersion: builtinVersion}}
 	for _, fs := range append(bootstrap.MandatoryFlowSchemas, bootstrap.SuggestedFlowSchemas...) {
 		fs = fs.DeepCopy()
-		fs.ResourceVersion = builtinVersion
+		fs.ResourceVersion, fs.UID = builtinVersion, builtinUID("flowschemas", fs.Name)
 		list.Items = append(list.Items, *fs)
 	}
 	return list, nil
@@ -75,7 +85,7 @@ func (builtinPriorityLevels) List(context.Context, metav1.ListOptions) (*flowcon
 	list := &flowcontrolv1.PriorityLevelConfigurationList{ListMeta: metav1.ListMeta{ResourceVersion: builtinVersion}}
 	for _, pl := range append(bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations...) {
 		pl = pl.DeepCopy()
-		pl.ResourceVersion = builtinVersion
+		pl.ResourceVersion, pl.UID = builtinVersion, builtinUID("prioritylevelconfigurations", pl.Name)
 		list.Items = append(list.Items, *pl)
 	}
 	return list, nil

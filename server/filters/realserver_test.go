@@ -57,7 +57,7 @@ func BenchmarkFairness(b *testing.B) {
 	}
 }
 
-func runFairness(b *testing.B, limit int) *fairness.Controller {
+func runFairness(b testing.TB, limit int) *fairness.Controller {
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
 	fc := fairness.New(limit)
@@ -70,7 +70,7 @@ func runFairness(b *testing.B, limit int) *fairness.Controller {
 // benchServer serves the example schemas from a new etcd behind the chain
 // of cfg, with alice and bob as token users (not system:masters, whom
 // priority and fairness exempts) and every request allowed.
-func benchServer(b *testing.B, cfg filters.Config) string {
+func benchServer(b testing.TB, cfg filters.Config) string {
 	reg, err := schemas.Load("../../examples/schemas")
 	if err != nil {
 		b.Fatal(err)
@@ -160,4 +160,53 @@ func request(client *http.Client, method, url, token, body string) int {
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode
+}
+
+// TestLimitsOnTheRealServer: with one write in flight, 32 creates at once
+// through specd's server and etcd get some 429 Statuses with Retry-After,
+// and an open watch does not take the one read seat from a get.
+func TestLimitsOnTheRealServer(t *testing.T) {
+	url := benchServer(t, filters.Config{MaxRequestsInFlight: 1, MaxMutatingRequestsInFlight: 1, RequestTimeout: time.Minute})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 40}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url+benchWidgets+"?watch=true", nil)
+	req.Header.Set("Authorization", "Bearer bob-token")
+	watch, err := client.Do(req)
+	if err != nil || watch.StatusCode != http.StatusOK {
+		t.Fatalf("watch: %v %v", watch, err)
+	}
+	defer watch.Body.Close()
+	var wg sync.WaitGroup
+	var refused atomic.Int64
+	var refusal atomic.Value
+	for i := range 32 {
+		wg.Go(func() {
+			req, _ := http.NewRequestWithContext(ctx, "POST", url+benchWidgets, strings.NewReader(widget(fmt.Sprintf("w%d", i))))
+			req.Header.Set("Authorization", "Bearer alice-token")
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode == http.StatusTooManyRequests {
+				refused.Add(1)
+				refusal.Store(resp.Header.Get("Retry-After") + " " + string(body))
+			}
+		})
+	}
+	wg.Wait()
+	if refused.Load() == 0 {
+		t.Fatal("32 creates at once past a limit of 1: none refused")
+	}
+	if got := refusal.Load().(string); !strings.HasPrefix(got, "1 ") || !strings.Contains(got, `"reason":"TooManyRequests"`) {
+		t.Errorf("refusal: %s, want Retry-After 1 and a TooManyRequests Status", got)
+	}
+	if code := request(client, "GET", url+benchWidgets, "bob-token", ""); code != http.StatusOK {
+		t.Errorf("a list beside the open watch: %d", code)
+	}
+	t.Logf("%d of 32 creates refused", refused.Load())
 }
