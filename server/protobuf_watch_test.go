@@ -164,7 +164,7 @@ func nextRoleEvent(t *testing.T, events streaming.Decoder) roleEvent {
 // holding a protobuf Status, as client-go reads a 410 to relist.
 func TestProtobufWatchError(t *testing.T) {
 	w := httptest.NewRecorder()
-	sw := startStream(w, http.NewResponseController(w), true)
+	sw := startStream(w, http.NewResponseController(w), true, 0)
 	sw.status(apierrors.NewResourceExpired("too old resource version: 1 (5)"))
 	if ct := w.Header().Get("Content-Type"); ct != contentTypeProtobufWatch {
 		t.Fatalf("Content-Type %q", ct)

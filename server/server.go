@@ -46,6 +46,16 @@ type Config struct {
 	// MoreChecks, when set, adds lines made at each request, for what
 	// comes and goes while serving (the plugins of a rescanned directory).
 	MoreChecks func() []Check
+	// MinRequestTimeout is kube-apiserver's --min-request-timeout: a
+	// watch without timeoutSeconds ends at a random time between it and
+	// twice it, so that clients spread their re-watches.
+	// DefaultMinRequestTimeout when 0.
+	MinRequestTimeout time.Duration
+	// WatchWriteTimeout is how long writing to a watch may block before
+	// the stream is cut off and its connection closed: a client that
+	// stopped reading. DefaultWatchWriteTimeout when 0; negative for
+	// none.
+	WatchWriteTimeout time.Duration
 	// Extra are groups served by handlers of their own (extra.go), listed
 	// in discovery before the schemas' groups.
 	Extra []ExtraGroup
@@ -75,6 +85,12 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.WatchWriteTimeout == 0 {
+		cfg.WatchWriteTimeout = DefaultWatchWriteTimeout
+	}
+	if cfg.MinRequestTimeout <= 0 {
+		cfg.MinRequestTimeout = DefaultMinRequestTimeout
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger}
 	s.version = versionDocument(cfg.Version)

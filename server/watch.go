@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	listvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/storage"
@@ -28,10 +29,13 @@ type watchStore interface {
 
 var _ watchStore = (*engine.Store)(nil)
 
-// minWatchTimeout is the shortest default watch duration; as in
-// kube-apiserver, a watch without timeoutSeconds lasts between it and
-// twice it, so that clients spread their re-watches.
-const minWatchTimeout = 30 * time.Minute
+// DefaultMinRequestTimeout is kube-apiserver's default
+// --min-request-timeout (1800 s).
+const DefaultMinRequestTimeout = 30 * time.Minute
+
+// DefaultWatchWriteTimeout is how long a watch's write may block on a
+// client that does not read before the stream is cut off.
+const DefaultWatchWriteTimeout = 30 * time.Second
 
 // watches ends every open watch when the server shuts down:
 // http.Server.Shutdown waits for handlers, and a watch never ends by
@@ -69,7 +73,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	q := r.URL.Query()
-	req, timeout, err := watchRequest(t.rv, q)
+	req, timeout, err := watchRequest(t.rv, q, s.cfg.MinRequestTimeout)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -107,11 +111,13 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 	}()
 
 	watch, err := store.Watch(ctx, t.rv, t.namespace, req)
+	// Priority and fairness holds a seat for a watch until it has started.
+	utilflowcontrol.WatchInitialized(r.Context())
 	if err != nil && !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
 		s.writeError(w, r, err)
 		return
 	}
-	sw := startStream(w, rc, enc.protobuf)
+	sw := startStream(w, rc, enc.protobuf, s.cfg.WatchWriteTimeout)
 	if err != nil {
 		// As kube-apiserver: a too old resourceVersion is the one ERROR
 		// event of a successful stream.
@@ -148,7 +154,10 @@ func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Wat
 
 // watchRequest reads and validates the watch parameters, as
 // kube-apiserver's ListOptions validation does.
-func watchRequest(rv *schemas.ResourceVersion, q url.Values) (engine.WatchRequest, time.Duration, error) {
+// A watch without timeoutSeconds (or 0) lasts a random time between
+// minTimeout and twice it; kube-apiserver sets no upper bound on
+// timeoutSeconds, and neither does specd.
+func watchRequest(rv *schemas.ResourceVersion, q url.Values, minTimeout time.Duration) (engine.WatchRequest, time.Duration, error) {
 	opts := internalversion.ListOptions{
 		Watch:                true,
 		ResourceVersion:      q.Get("resourceVersion"),
@@ -159,7 +168,7 @@ func watchRequest(rv *schemas.ResourceVersion, q url.Values) (engine.WatchReques
 		b := boolParam(v)
 		opts.SendInitialEvents = &b
 	}
-	timeout := minWatchTimeout + rand.N(minWatchTimeout)
+	timeout := minTimeout + rand.N(minTimeout)
 	if v := q.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
@@ -202,13 +211,19 @@ type streamWriter struct {
 	rc  *http.ResponseController
 	buf []byte
 	pb  *protobufWatch // nil for JSON
+	// writeTimeout bounds how long a write may block on a client that
+	// does not read: the stream ends then, and the connection closes.
+	writeTimeout time.Duration
+	// deadline is the write deadline last set: it moves on when a
+	// quarter of writeTimeout is left of it, not at every event.
+	deadline time.Time
 }
 
 // startStream sends the headers of a watch response: JSON, or protobuf
 // frames when negotiated, chunked (no Content-Length), as kube-apiserver
 // answers.
-func startStream(w http.ResponseWriter, rc *http.ResponseController, protobuf bool) *streamWriter {
-	sw := &streamWriter{w: w, rc: rc}
+func startStream(w http.ResponseWriter, rc *http.ResponseController, protobuf bool, writeTimeout time.Duration) *streamWriter {
+	sw := &streamWriter{w: w, rc: rc, writeTimeout: writeTimeout}
 	contentType := contentTypeJSON
 	if protobuf {
 		sw.pb, contentType = &protobufWatch{}, contentTypeProtobufWatch
@@ -217,9 +232,27 @@ func startStream(w http.ResponseWriter, rc *http.ResponseController, protobuf bo
 	h["Content-Type"] = []string{contentType}
 	h["Cache-Control"] = []string{"no-cache, private"}
 	h["Transfer-Encoding"] = []string{"chunked"}
+	sw.moveDeadline()
 	w.WriteHeader(http.StatusOK)
 	_ = sw.rc.Flush()
 	return sw
+}
+
+// moveDeadline keeps the write deadline at least three quarters of
+// writeTimeout away: a client that reads, however slowly, is never cut
+// off, and one that stopped reading is, writeTimeout after its last read
+// at most. The watch cache has then already dropped its watch (its buffer
+// filled); this frees the handler and the events it still held.
+func (sw *streamWriter) moveDeadline() {
+	if sw.writeTimeout <= 0 {
+		return
+	}
+	now := time.Now()
+	if sw.deadline.Sub(now) > sw.writeTimeout-sw.writeTimeout/4 {
+		return
+	}
+	sw.deadline = now.Add(sw.writeTimeout)
+	_ = sw.rc.SetWriteDeadline(sw.deadline)
 }
 
 // event writes one event. An object that cannot be encoded ends the
@@ -232,6 +265,7 @@ func (sw *streamWriter) event(typ string, obj []byte, flush bool) error {
 		}
 		return err
 	}
+	sw.moveDeadline()
 	if _, err := sw.w.Write(b); err != nil {
 		return err
 	}

@@ -337,7 +337,7 @@ func benchFanOutFloor(b *testing.B, watchers int, pace time.Duration, start star
 			mu.Unlock()
 		}()
 		rc := http.NewResponseController(w)
-		sw := startStream(w, rc, false)
+		sw := startStream(w, rc, false, 0)
 		for {
 			select {
 			case obj := <-events:

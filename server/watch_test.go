@@ -43,6 +43,14 @@ func startWatchServer(t testing.TB, cfg watchcache.Config) *watchEnv {
 func startWatchServerOn(t testing.TB, cfg watchcache.Config, wrap func(net.Listener) net.Listener,
 	wrapStorage func(storage.Storage) storage.Storage) *watchEnv {
 	t.Helper()
+	return startWatchServerWith(t, cfg, wrap, wrapStorage, nil)
+}
+
+// startWatchServerWith is startWatchServerOn with the server's Config
+// changed by configure, when not nil.
+func startWatchServerWith(t testing.TB, cfg watchcache.Config, wrap func(net.Listener) net.Listener,
+	wrapStorage func(storage.Storage) storage.Storage, configure func(*Config)) *watchEnv {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts etcd")
 	}
@@ -61,11 +69,15 @@ func startWatchServerOn(t testing.TB, cfg watchcache.Config, wrap func(net.Liste
 	caches := watchcache.New(storage, cfg)
 	t.Cleanup(caches.Close)
 	store := engine.NewStore(storage, engine.Options{Logger: quiet, Cache: caches})
-	s := New(Config{
+	scfg := Config{
 		Registry: func() *schemas.Registry { return reg },
 		Store:    store,
 		Logger:   quiet,
-	})
+	}
+	if configure != nil {
+		configure(&scfg)
+	}
+	s := New(scfg)
 	srv := httptest.NewUnstartedServer(s)
 	if wrap != nil {
 		srv.Listener = wrap(srv.Listener)

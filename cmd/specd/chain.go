@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"k8s.io/apiserver/pkg/audit"
@@ -16,6 +18,7 @@ import (
 	"github.com/specd-io/specd/server/authn"
 	"github.com/specd-io/specd/server/certs"
 	"github.com/specd-io/specd/server/filters"
+	"github.com/specd-io/specd/server/filters/fairness"
 )
 
 // chainFlags are the flags of the request chain: who a request is
@@ -26,7 +29,9 @@ type chainFlags struct {
 	Audit               auditlog.Flags
 	MaxRequestsInFlight int
 	MaxMutatingRequests int
+	PriorityAndFairness bool
 	RequestTimeout      time.Duration
+	MinRequestTimeout   time.Duration
 }
 
 func (c *chainFlags) register(fs *flag.FlagSet) {
@@ -34,10 +39,23 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 	c.Audit.Register(fs)
 	fs.IntVar(&c.MaxRequestsInFlight, "max-requests-inflight", 400, "reads served at once, beyond which a request gets 429; 0 for no limit (watches do not count)")
 	fs.IntVar(&c.MaxMutatingRequests, "max-mutating-requests-inflight", 200, "writes served at once, beyond which a request gets 429; 0 for no limit")
+	fs.BoolVar(&c.PriorityAndFairness, "enable-priority-and-fairness", true, "share the sum of the two in-flight limits among users and priority levels, as kube-apiserver's API Priority and Fairness with its built-in configuration, instead of the two limits")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", time.Minute, "longest a request other than a watch may take before it gets 504; 0 for no limit")
+	c.MinRequestTimeout = 30 * time.Minute
+	fs.Func("min-request-timeout", "seconds a watch without timeoutSeconds lasts at least; it ends at a random time between this and twice this (default 1800)", func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("want a positive number of seconds, not %q", v)
+		}
+		c.MinRequestTimeout = time.Duration(n) * time.Second
+		return nil
+	})
 }
 
 func (c chainFlags) check() error {
+	if c.PriorityAndFairness && c.MaxRequestsInFlight+c.MaxMutatingRequests <= 0 {
+		return errors.New("--max-requests-inflight plus --max-mutating-requests-inflight must be positive with --enable-priority-and-fairness")
+	}
 	if err := c.Authn.Check(); err != nil {
 		return err
 	}
@@ -52,6 +70,7 @@ type requestChain struct {
 	authenticator authenticator.Request // nil with --insecure-serving
 	auditPolicy   audit.PolicyRuleEvaluator
 	auditBackend  audit.Backend
+	fairness      *fairness.Controller // nil without priority and fairness
 }
 
 // openChain opens the authenticators and the audit log. serving is nil
@@ -76,6 +95,13 @@ func openChain(ctx context.Context, flags chainFlags, serving *certs.Serving, lo
 		log.Info("audit log", "path", flags.Audit.LogPath, "policy", flags.Audit.PolicyFile)
 	}
 	c.auditPolicy, c.auditBackend = policy, backend
+	if flags.PriorityAndFairness {
+		// kube-apiserver gives priority and fairness both limits' seats.
+		c.fairness = fairness.New(flags.MaxRequestsInFlight + flags.MaxMutatingRequests)
+		if err := c.fairness.Run(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -97,6 +123,7 @@ func (c *requestChain) wrap(h http.Handler, authz authorizer.Authorizer) http.Ha
 		Insecure:                    c.authenticator == nil,
 		MaxRequestsInFlight:         c.flags.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: c.flags.MaxMutatingRequests,
+		Fairness:                    c.fairness,
 		RequestTimeout:              c.flags.RequestTimeout,
 	})
 }

@@ -76,3 +76,27 @@ func TestServingDocFlags(t *testing.T) {
 		}
 	}
 }
+
+// overloadExample is the command of docs/operations.md's Overload section
+// and what specd prints for it.
+var overloadExample = regexp.MustCompile("(?s)## Overload\n.*?```sh\nspecd (.*?)\n```\n\n```text\n(.*?)```")
+
+// TestOperationsDocOverload runs the refused limits of docs/operations.md
+// and compares what specd prints with what the doc shows.
+func TestOperationsDocOverload(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := overloadExample.FindStringSubmatch(string(doc))
+	if m == nil {
+		t.Fatal("docs/operations.md's Overload section has no sh command and text output")
+	}
+	var stdout, stderr strings.Builder
+	if code := run(t.Context(), strings.Fields(m[1]), &stdout, &stderr); code != 2 {
+		t.Errorf("exit code %d, want 2", code)
+	}
+	if got := stderr.String(); got != m[2] {
+		t.Errorf("specd printed:\n%s\ndocs/operations.md shows:\n%s", got, m[2])
+	}
+}

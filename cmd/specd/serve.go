@@ -198,12 +198,13 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Registry: set.Registry,
 		Checks: []server.Check{etcdCheck(out.etcd), {Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready},
 			{Name: "crd-informer-synced", Check: crds.Ready}},
-		MoreChecks: pluginChecks(out.host),
-		Store:      store,
-		Ready:      ready.Load,
-		Logger:     log,
-		Version:    server.KubeVersion(specdVersion),
-		Extra:      reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
+		MoreChecks:        pluginChecks(out.host),
+		Store:             store,
+		Ready:             ready.Load,
+		Logger:            log,
+		Version:           server.KubeVersion(specdVersion),
+		MinRequestTimeout: cfg.Chain.MinRequestTimeout,
+		Extra:             reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
 	})
 	// No request reaches specd's routes unauthenticated or unauthorized.
 	chained := out.chain.wrap(handler, authz.authorizer())

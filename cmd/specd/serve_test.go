@@ -137,24 +137,29 @@ func TestParseSecurityFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Authorization != modeRBAC || cfg.Chain.MaxRequestsInFlight != 400 || cfg.Chain.MaxMutatingRequests != 200 ||
-		cfg.Chain.RequestTimeout != time.Minute || cfg.Chain.Authn.Anonymous {
-		t.Errorf("defaults: %+v %+v, want RBAC, 400, 200, 1m and no anonymous requests", cfg.Authorization, cfg.Chain)
+		cfg.Chain.RequestTimeout != time.Minute || cfg.Chain.Authn.Anonymous || !cfg.Chain.PriorityAndFairness ||
+		cfg.Chain.MinRequestTimeout != 30*time.Minute {
+		t.Errorf("defaults: %+v %+v, want RBAC, 400, 200, 1m, no anonymous requests, priority and fairness, 1800s", cfg.Authorization, cfg.Chain)
 	}
 	cfg, err = parseServeFlags([]string{"--schemas", "s", "--authorization-mode", "AlwaysAllow", "--max-requests-inflight", "10",
-		"--max-mutating-requests-inflight", "5", "--request-timeout", "5s", "--token-auth-file", "t.csv", "--anonymous-auth"}, io.Discard)
+		"--max-mutating-requests-inflight", "5", "--request-timeout", "5s", "--token-auth-file", "t.csv", "--anonymous-auth",
+		"--enable-priority-and-fairness=false", "--min-request-timeout", "60"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Authorization != modeAlwaysAllow || cfg.Chain.MaxRequestsInFlight != 10 || cfg.Chain.MaxMutatingRequests != 5 ||
-		cfg.Chain.RequestTimeout != 5*time.Second || cfg.Chain.Authn.TokenAuthFile != "t.csv" || !cfg.Chain.Authn.Anonymous {
+		cfg.Chain.RequestTimeout != 5*time.Second || cfg.Chain.Authn.TokenAuthFile != "t.csv" || !cfg.Chain.Authn.Anonymous ||
+		cfg.Chain.PriorityAndFairness || cfg.Chain.MinRequestTimeout != time.Minute {
 		t.Errorf("given: %+v %+v", cfg.Authorization, cfg.Chain)
 	}
 	for args, want := range map[string]string{
-		"--authorization-mode=Webhook":          "want RBAC or AlwaysAllow",
-		"--oidc-client-id=specd":                "--oidc-client-id",
-		"--audit-log-path=/tmp/specd-audit.log": "--audit-policy-file",
+		"--authorization-mode=Webhook":                                 "want RBAC or AlwaysAllow",
+		"--oidc-client-id=specd":                                       "--oidc-client-id",
+		"--audit-log-path=/tmp/specd-audit.log":                        "--audit-policy-file",
+		"--min-request-timeout=0":                                      "-min-request-timeout",
+		"--max-requests-inflight=0 --max-mutating-requests-inflight=0": "must be positive with --enable-priority-and-fairness",
 	} {
-		_, err := parseServeFlags([]string{"--schemas", "s", args}, io.Discard)
+		_, err := parseServeFlags(append([]string{"--schemas", "s"}, strings.Fields(args)...), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want it to mention %q", args, err, want)
 		}

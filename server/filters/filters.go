@@ -11,7 +11,10 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	endpointsfilters "k8s.io/apiserver/pkg/endpoints/filters"
 	"k8s.io/apiserver/pkg/endpoints/filters/impersonation"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	serverfilters "k8s.io/apiserver/pkg/server/filters"
+
+	"github.com/specd-io/specd/server/filters/fairness"
 )
 
 // Config is what the chain needs; cmd/specd fills it from its flags.
@@ -35,6 +38,10 @@ type Config struct {
 	// 0 is no bound; kube-apiserver's defaults are 400 and 200.
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
+	// Fairness, when set, is API Priority and Fairness
+	// (--enable-priority-and-fairness): it takes the place of the
+	// in-flight bounds, as in kube-apiserver, and must be running.
+	Fairness *fairness.Controller
 	// RequestTimeout ends a request that is not a watch with a 504 Status
 	// after this long, or sooner as its ?timeout= asks. 0 is no timeout;
 	// kube-apiserver's default is 60s.
@@ -53,7 +60,7 @@ func Wrap(h http.Handler, cfg Config) http.Handler {
 	long := serverfilters.BasicLongRunningRequestCheck(watchVerbs, noSubresources)
 
 	h = endpointsfilters.WithAuthorization(h, publicAuthorizer{authz}, ser)
-	h = serverfilters.WithMaxInFlightLimit(h, cfg.MaxRequestsInFlight, cfg.MaxMutatingRequestsInFlight, long)
+	h = withTooManyRequestsStatus(cfg.limit(long), h, ser)
 	h = impersonation.WithConstrainedImpersonation(h, authz, ser)
 	h = endpointsfilters.WithAudit(h, sink, policy, long)
 	failed := endpointsfilters.WithFailedAuthenticationAudit(endpointsfilters.Unauthorized(ser), sink, policy)
@@ -66,6 +73,17 @@ func Wrap(h http.Handler, cfg Config) http.Handler {
 	h = endpointsfilters.WithRequestInfo(h, resolver)
 	h = serverfilters.WithPanicRecovery(h, resolver)
 	return endpointsfilters.WithAuditInit(h)
+}
+
+// limit is the filter that bounds the requests served at once: priority
+// and fairness when on, else the two in-flight bounds.
+func (cfg Config) limit(long request.LongRunningRequestCheck) func(http.Handler) http.Handler {
+	if cfg.Fairness != nil {
+		return func(h http.Handler) http.Handler { return cfg.Fairness.Wrap(h, long, cfg.RequestTimeout) }
+	}
+	return func(h http.Handler) http.Handler {
+		return serverfilters.WithMaxInFlightLimit(h, cfg.MaxRequestsInFlight, cfg.MaxMutatingRequestsInFlight, long)
+	}
 }
 
 func (cfg Config) authenticator() authenticator.Request {

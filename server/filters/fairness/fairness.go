@@ -1,0 +1,98 @@
+package fairness
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
+	"k8s.io/apiserver/pkg/authentication/user"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	serverfilters "k8s.io/apiserver/pkg/server/filters"
+	"k8s.io/apiserver/pkg/storage"
+	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
+	flowcontrolrequest "k8s.io/apiserver/pkg/util/flowcontrol/request"
+	"k8s.io/client-go/informers"
+)
+
+// defaultWaitLimit is how long a request without a deadline may wait in
+// its queue before it gets 429, as kube-apiserver's filter allows one.
+const defaultWaitLimit = 15 * time.Second
+
+// Controller is API Priority and Fairness with kube's built-in
+// configuration. Run it before serving with its Wrap.
+type Controller struct {
+	fc       utilflowcontrol.Interface
+	informer informers.SharedInformerFactory
+	estimate flowcontrolrequest.WorkEstimatorFunc
+}
+
+// New returns a Controller that shares concurrencyLimit seats among the
+// priority levels; kube-apiserver gives it the sum of
+// --max-requests-inflight and --max-mutating-requests-inflight.
+func New(concurrencyLimit int) *Controller {
+	factory := informers.NewSharedInformerFactory(builtinClient{}, 0)
+	fc := utilflowcontrol.New(factory, builtinFlowcontrol{}, concurrencyLimit)
+	estimate := flowcontrolrequest.NewWorkEstimator(noObjectCounts, fc.GetInterestedWatchCount,
+		flowcontrolrequest.DefaultWorkEstimatorConfig(), fc.GetMaxSeats)
+	return &Controller{fc: fc, informer: factory, estimate: estimate}
+}
+
+// noObjectCounts: specd keeps no per-resource object counts for the work
+// estimator, which then gives a list the minimum of seats, as kube's does
+// for a resource whose count it does not know.
+func noObjectCounts(string) (storage.Stats, error) {
+	return storage.Stats{}, flowcontrolrequest.ObjectCountNotFoundErr
+}
+
+// Run starts the controller, which runs until ctx ends, and waits until it
+// has taken the built-in configuration: before that every request would
+// be classified as catch-all.
+func (c *Controller) Run(ctx context.Context) error {
+	c.informer.Start(ctx.Done())
+	go func() { _ = c.fc.Run(ctx.Done()) }()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !c.configured(ctx) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("priority and fairness: configuration not taken: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
+// probe is a request of an authenticated user, which the built-in
+// configuration puts in the global-default priority level.
+var probe = utilflowcontrol.RequestDigest{
+	RequestInfo: &apirequest.RequestInfo{IsResourceRequest: true, Verb: "get", APIGroup: "specd.io", APIVersion: "v1", Resource: "probes", Name: "p"},
+	User:        &user.DefaultInfo{Name: "specd:fairness-probe", Groups: []string{user.AllAuthenticated}},
+}
+
+// configured reports whether the controller classifies as the built-in
+// configuration does.
+func (c *Controller) configured(ctx context.Context) bool {
+	var level string
+	note := func(_ *flowcontrolv1.FlowSchema, pl *flowcontrolv1.PriorityLevelConfiguration, _ string) {
+		level = pl.Name
+	}
+	one := func() flowcontrolrequest.WorkEstimate { return flowcontrolrequest.WorkEstimate{InitialSeats: 1} }
+	c.fc.Handle(ctx, probe, note, one, nil, func() {})
+	return level == bootstrap.SuggestedPriorityLevelConfigurationGlobalDefault.Name
+}
+
+// Wrap returns h behind kube's priority and fairness filter: long-running
+// requests other than watches pass, a watch holds its seat until its
+// handler says it has started (utilflowcontrol.WatchInitialized), and a
+// request that waits longer than a quarter of its deadline in its queue
+// gets 429 with Retry-After.
+func (c *Controller) Wrap(h http.Handler, long apirequest.LongRunningRequestCheck, requestTimeout time.Duration) http.Handler {
+	wait := defaultWaitLimit
+	if requestTimeout > 0 {
+		wait = requestTimeout / 4
+	}
+	return serverfilters.WithPriorityAndFairness(h, long, c.fc, c.estimate, wait)
+}
