@@ -54,6 +54,10 @@ func TestCRDCorpusAPI(t *testing.T) {
 	t.Parallel()
 	s := startSpecd(t, specdOptions{Schemas: t.TempDir()})
 	k := newKubectl(t, s)
+	// A project's CRDs are created one after another, each judged with
+	// all the others (engine/crd's write check): kyverno's 22 take longer
+	// than one kubectl run is usually given on a loaded machine.
+	k.Timeout = 2 * time.Minute
 	projects := corpusProjects(t)
 	for _, p := range projects {
 		k.OK(t, "apply", "--server-side", "-f", corpusCRDDir(t, k, p))
@@ -64,8 +68,14 @@ func TestCRDCorpusAPI(t *testing.T) {
 		checkServedCRDs(t, dyn, p)
 	}
 	createExampleNamespaces(t, s, projects)
+	created, refused := 0, 0
 	for _, p := range projects {
-		checkCorpusObjects(t, dyn, p)
+		c, r := checkCorpusObjects(t, dyn, p)
+		created, refused = created+c, refused+r
+	}
+	// The counts of INDEX.md: 185 example objects, 2 invalid, 7 rejected.
+	if created != 185 || refused != 9 {
+		t.Errorf("created %d examples and sent %d invalid or rejected ones, the corpus has 185 and 9", created, refused)
 	}
 	t.Run("client-side apply of a large CRD", func(t *testing.T) {
 		big := filepath.Join(crdcorpus.Dir(t), "kyverno", "crds", "kyverno.io_policies.yaml")
@@ -293,8 +303,8 @@ func createExampleNamespaces(t *testing.T, s *specd, projects []corpusProject) {
 
 // checkCorpusObjects creates every example object of p: the published
 // ones must be accepted, the invalid and rejected ones refused with
-// kube's answer.
-func checkCorpusObjects(t *testing.T, dyn dynamic.Interface, p corpusProject) {
+// kube's answer. It returns how many of each it sent.
+func checkCorpusObjects(t *testing.T, dyn dynamic.Interface, p corpusProject) (created, refused int) {
 	t.Helper()
 	ctx := testContext(t, time.Minute)
 	recorded := crdcorpus.RecordedErrors(t, p.dir)
@@ -312,11 +322,13 @@ func checkCorpusObjects(t *testing.T, dyn dynamic.Interface, p corpusProject) {
 				_, err = client.Create(ctx, o.obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			}
 			if sub == "examples" {
+				created++
 				if err != nil {
 					t.Errorf("%s: want accepted, got %v", o.key, err)
 				}
 				continue
 			}
+			refused++
 			want, ok := kubeAnswer(o.key, recorded)
 			if !ok {
 				t.Errorf("%s: the corpus records no answer of kube's", o.key)
@@ -325,6 +337,7 @@ func checkCorpusObjects(t *testing.T, dyn dynamic.Interface, p corpusProject) {
 			checkRefusal(t, o.key, err, want)
 		}
 	}
+	return created, refused
 }
 
 // kubeAnswer is what kube-apiserver answers a refused corpus object: the
