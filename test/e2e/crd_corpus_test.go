@@ -55,8 +55,9 @@ func TestCRDCorpusAPI(t *testing.T) {
 	s := startSpecd(t, specdOptions{Schemas: t.TempDir()})
 	k := newKubectl(t, s)
 	// A project's CRDs are created one after another, each judged with
-	// all the others (engine/crd's write check): kyverno's 22 take longer
-	// than one kubectl run is usually given on a loaded machine.
+	// all the others (engine/crd's write check): kyverno's 22 large ones
+	// can take longer than one kubectl run is usually given on a loaded
+	// machine.
 	k.Timeout = 2 * time.Minute
 	projects := corpusProjects(t)
 	for _, p := range projects {
@@ -67,16 +68,7 @@ func TestCRDCorpusAPI(t *testing.T) {
 	for _, p := range projects {
 		checkServedCRDs(t, dyn, p)
 	}
-	createExampleNamespaces(t, s, projects)
-	created, refused := 0, 0
-	for _, p := range projects {
-		c, r := checkCorpusObjects(t, dyn, p)
-		created, refused = created+c, refused+r
-	}
-	// The counts of INDEX.md: 185 example objects, 2 invalid, 7 rejected.
-	if created != 185 || refused != 9 {
-		t.Errorf("created %d examples and sent %d invalid or rejected ones, the corpus has 185 and 9", created, refused)
-	}
+	checkAllCorpusObjects(t, s, dyn, projects)
 	t.Run("client-side apply of a large CRD", func(t *testing.T) {
 		big := filepath.Join(crdcorpus.Dir(t), "kyverno", "crds", "kyverno.io_policies.yaml")
 		stderr := k.Fail(t, "apply", "-f", big)
@@ -114,15 +106,7 @@ func TestCRDCorpusFiles(t *testing.T) {
 	for _, p := range projects {
 		checkListed(t, dyn, p)
 	}
-	createExampleNamespaces(t, s, projects)
-	created, refused := 0, 0
-	for _, p := range projects {
-		c, r := checkCorpusObjects(t, dyn, p)
-		created, refused = created+c, refused+r
-	}
-	if created != 185 || refused != 9 {
-		t.Errorf("created %d examples and sent %d invalid or rejected ones, the corpus has 185 and 9", created, refused)
-	}
+	checkAllCorpusObjects(t, s, dyn, projects)
 }
 
 // conversionRulesFile is a side file of specd conversion rules for every
@@ -147,6 +131,22 @@ func conversionRulesFile(crds []*crdcorpus.CRD) string {
 		return ""
 	}
 	return "---\n" + strings.Join(docs, "---\n")
+}
+
+// checkAllCorpusObjects creates the namespaces the examples name, then
+// every example, invalid and rejected object of every project.
+func checkAllCorpusObjects(t *testing.T, s *specd, dyn dynamic.Interface, projects []corpusProject) {
+	t.Helper()
+	createExampleNamespaces(t, s, projects)
+	created, refused := 0, 0
+	for _, p := range projects {
+		c, r := checkCorpusObjects(t, dyn, p)
+		created, refused = created+c, refused+r
+	}
+	// The counts of INDEX.md: 185 example objects, 2 invalid, 7 rejected.
+	if created != 185 || refused != 9 {
+		t.Errorf("created %d examples and sent %d invalid or rejected ones, the corpus has 185 and 9", created, refused)
+	}
 }
 
 // corpusCRDDir is the folder to apply for project p: its crds folder as
