@@ -29,11 +29,30 @@ func CompareStored(ctx context.Context, previous, next *schemas.Registry, stored
 			if ng != nil {
 				nres = ng.Resource(ores.Plural)
 			}
+			if sameBytes(ores, nres) {
+				continue
+			}
 			c.compareResource(ores, nres)
 		}
 	}
 	c.sortFindings()
 	return c.Findings
+}
+
+// sameBytes reports whether both registries declare the resource from
+// the same bytes (not built by hand): there is nothing to find, and a
+// reload that adds one CRD beside a hundred should not compare them all
+// again.
+func sameBytes(old, next *schemas.Resource) bool {
+	if !schemas.SameDeclaration(old, next) || old == nil {
+		return false
+	}
+	for _, rv := range old.Versions {
+		if rv.FileDigest == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // comparer is one Compare: the report it fills, and where it reads what

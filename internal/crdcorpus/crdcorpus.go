@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strings"
 	"testing"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -200,6 +201,41 @@ func WriteSpecdFiles(t testing.TB, dir string, crds []*CRD) {
 		}
 	}
 }
+
+// CELRefusals are the errors kube-apiserver's CEL validator gives the
+// corpus objects that only a rule refuses, as "<type> <field>: <detail>";
+// the corpus does not record them (the projects' tests only expect a
+// refusal). Keyed by "<project>/<dir>/<file>#<doc>".
+var CELRefusals = map[string]string{
+	"crossplane/invalid-examples/protection__usage__standalone-namespaced__ref-without-by-cross-namespace-invalid__usage.yaml#0":      `FieldValueInvalid spec: Invalid value: cross-namespace "spec.of" is not allowed without "spec.by" resource.`,
+	"crossplane/invalid-examples/protection__usage__standalone-namespaced__selector-without-by-cross-namespace-invalid__usage.yaml#0": `FieldValueInvalid spec: Invalid value: cross-namespace "spec.of" is not allowed without "spec.by" resource.`,
+}
+
+// RecordedErrors reads the kube-apiserver errors that a project's
+// SOURCE.txt records for its rejected examples, as "<field>: <detail>":
+// "rejected-examples/<file>#<doc>" -> errors.
+func RecordedErrors(t testing.TB, projectDir string) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(projectDir, "SOURCE.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	cur := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "rejected-examples/") {
+			cur = strings.Fields(strings.TrimSpace(line))[0]
+			continue
+		}
+		if m := recordedError.FindStringSubmatch(line); m != nil && cur != "" {
+			key := cur + "#" + m[1]
+			out[key] = append(out[key], m[2])
+		}
+	}
+	return out
+}
+
+var recordedError = regexp.MustCompile(`^\s+error: doc (\d+) \([^)]*\): (.*)$`)
 
 // repoRoot is the root of the specd repository: two folders up from this
 // file.

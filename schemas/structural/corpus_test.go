@@ -3,9 +3,7 @@ package structural
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,14 +21,6 @@ import (
 // Keyed by "<project>/<dir>/<file>#<doc>". CEL rules are evaluated here
 // (package celrules), so no object is excused for one.
 var corpusExceptions = map[string]string{}
-
-// celRefusals are the errors kube-apiserver's CEL validator gives the
-// corpus objects that only a rule refuses; the corpus does not record them
-// (the projects' tests only expect a refusal). Keyed as corpusExceptions.
-var celRefusals = map[string]string{
-	"crossplane/invalid-examples/protection__usage__standalone-namespaced__ref-without-by-cross-namespace-invalid__usage.yaml#0":      `FieldValueInvalid spec: Invalid value: cross-namespace "spec.of" is not allowed without "spec.by" resource.`,
-	"crossplane/invalid-examples/protection__usage__standalone-namespaced__selector-without-by-cross-namespace-invalid__usage.yaml#0": `FieldValueInvalid spec: Invalid value: cross-namespace "spec.of" is not allowed without "spec.by" resource.`,
-}
 
 type crdVersion struct {
 	crd    string
@@ -95,30 +85,6 @@ func loadCorpusCRDs(t *testing.T, corpusDir, project string) (map[string]crdVers
 	return out, n
 }
 
-// recordedErrors reads the kube-apiserver errors recorded in SOURCE.txt for
-// rejected examples: "rejected-examples/<file>" -> doc -> errors.
-func recordedErrors(t *testing.T, corpusDir, project string) map[string][]string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(corpusDir, project, "SOURCE.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]string{}
-	cur := ""
-	re := regexp.MustCompile(`^\s+error: doc (\d+) \([^)]*\): (.*)$`)
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "rejected-examples/") {
-			cur = strings.Fields(strings.TrimSpace(line))[0]
-			continue
-		}
-		if m := re.FindStringSubmatch(line); m != nil && cur != "" {
-			key := cur + "#" + m[1]
-			out[key] = append(out[key], m[2])
-		}
-	}
-	return out
-}
-
 func TestCorpus(t *testing.T) {
 	corpusDir := crdcorpus.Dir(t)
 	projects, _ := filepath.Glob(filepath.Join(corpusDir, "*", "crds"))
@@ -132,7 +98,7 @@ func TestCorpus(t *testing.T) {
 		t.Run(project, func(t *testing.T) {
 			crds, n := loadCorpusCRDs(t, corpusDir, project)
 			versions += n
-			recorded := recordedErrors(t, corpusDir, project)
+			recorded := crdcorpus.RecordedErrors(t, filepath.Join(corpusDir, project))
 			for _, sub := range []string{"examples", "invalid-examples", "rejected-examples"} {
 				files, _ := filepath.Glob(filepath.Join(corpusDir, project, sub, "*.yaml"))
 				for _, f := range files {
@@ -172,7 +138,7 @@ func TestCorpus(t *testing.T) {
 							t.Errorf("%s (%s): want rejected, got no errors", key, cv.crd)
 							continue
 						}
-						if want, ok := celRefusals[key]; ok {
+						if want, ok := crdcorpus.CELRefusals[key]; ok {
 							usedExceptions[key] = true
 							if got := joinLines(errs); got != want {
 								t.Errorf("%s: got\n%s\nwant kube's CEL error\n%s", key, got, want)
@@ -198,7 +164,7 @@ func TestCorpus(t *testing.T) {
 			}
 		})
 	}
-	for key := range celRefusals {
+	for key := range crdcorpus.CELRefusals {
 		if !usedExceptions[key] {
 			t.Errorf("CEL refusal %s matched no corpus object", key)
 		}

@@ -23,6 +23,8 @@ type kubectl struct {
 	Dir        string // a scratch directory for manifests
 	// Env is more environment for every run (KUBECTL_APPLYSET=true).
 	Env []string
+	// Timeout bounds one run; kubectlTimeout when zero.
+	Timeout time.Duration
 }
 
 // kubectlResult is one kubectl run.
@@ -77,7 +79,11 @@ current-context: specd
 // Run runs kubectl with args and returns what it printed and its exit code.
 func (k *kubectl) Run(t testing.TB, args ...string) kubectlResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), kubectlTimeout)
+	timeout := kubectlTimeout
+	if k.Timeout > 0 {
+		timeout = k.Timeout
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
 	defer cancel()
 	full := append([]string{"--kubeconfig", k.kubeconfig, "--cache-dir", filepath.Join(k.home, "cache"), "--request-timeout", "20s"}, args...)
 	cmd := exec.CommandContext(ctx, binaries.kubectl, full...)
@@ -91,7 +97,7 @@ func (k *kubectl) Run(t testing.TB, args ...string) kubectlResult {
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		t.Fatalf("kubectl %s: no answer within %s\n%s", strings.Join(args, " "), kubectlTimeout, r)
+		t.Fatalf("kubectl %s: no answer within %s\n%s", strings.Join(args, " "), timeout, r)
 	case errors.As(err, &exitErr):
 		r.Code = exitErr.ExitCode()
 	case err != nil:
