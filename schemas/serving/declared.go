@@ -18,8 +18,22 @@ func (r *Reloads) SetDeclared(ctx context.Context, declared []*schemas.Declarati
 	s := r.set
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if sameDeclarations(s.declared, declared) {
+		// The feed's first sync with no CRD objects, or a CRD written
+		// again unchanged: a reload would find nothing to do, and would
+		// take the place of a reload a file change or SIGHUP asked for.
+		return nil
+	}
 	s.declared = slices.Clone(declared)
 	return r.reload(ctx, "customresourcedefinitions")
+}
+
+// sameDeclarations tells whether a and b declare the same sources from the
+// same bytes, in the same order.
+func sameDeclarations(a, b []*schemas.Declarations) bool {
+	return slices.EqualFunc(a, b, func(x, y *schemas.Declarations) bool {
+		return x.Source() == y.Source() && x.Digest() == y.Digest()
+	})
 }
 
 // CheckDeclared tells whether serving d in place of the declarations of

@@ -3,6 +3,7 @@ package serving
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -61,5 +62,30 @@ func TestDeclaredThroughTheGate(t *testing.T) {
 	}
 	if errors.Is(s.ReadyCheck(), ErrRefused) {
 		t.Error("the last reload was refused")
+	}
+}
+
+// TestSetDeclaredUnchangedDoesNotReload: the CRD feed's first sync with
+// no CRD objects, or the same CRDs again, reloads nothing, so the next
+// reload a file change asks for is the one that serves it.
+func TestSetDeclaredUnchangedDoesNotReload(t *testing.T) {
+	ctx := context.Background()
+	var logged strings.Builder
+	log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s, err := New(ctx, Config{Dir: t.TempDir(), Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := s.Serve(ctx, nil)
+	defer r.Stop()
+	gadgets := `"size":{"type":"integer"}`
+	for _, declared := range [][]*schemas.Declarations{nil, {gadgetsCRD(gadgets, "")}, {gadgetsCRD(gadgets, "")}} {
+		if err := r.SetDeclared(ctx, declared); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(logged.String(), "trigger=customresourcedefinitions"); n != 1 {
+		t.Errorf("%d reloads for an empty set, one CRD, the same CRD again; want 1:\n%s", n, logged.String())
 	}
 }
