@@ -291,15 +291,19 @@ func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (storag
 	return etcdstorage.New(client), client, closeClient, nil
 }
 
-// openEmbedded starts the embedded etcd and talks to it in-process; its
-// socket serves only tools run beside specd.
+// openEmbedded starts the embedded etcd; specd reads and writes it
+// in-process and watches it through its socket (Embedded.Client).
 func openEmbedded(ctx context.Context, cfg serveConfig, log *slog.Logger) (storage.Storage, *clientv3.Client, func(), error) {
 	embedded, err := etcdstorage.StartEmbedded(ctx, cfg.embeddedEtcd(log))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("embedded etcd: %w", err)
 	}
 	log.Info("embedded etcd started", "data-dir", cfg.DataDir, "endpoints", embedded.Endpoints())
-	client := embedded.Client()
+	client, err := embedded.Client(ctx)
+	if err != nil {
+		_ = embedded.Close()
+		return nil, nil, nil, fmt.Errorf("embedded etcd: %w", err)
+	}
 	etcdcare.TimeRequests(client)
 	closeAll := func() {
 		// The client first: etcd waits for open watches before it stops.

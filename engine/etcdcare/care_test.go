@@ -45,7 +45,10 @@ func startEtcdSocket(t testing.TB, quota int64) (*clientv3.Client, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.Close() })
-	cli := e.Client()
+	cli, err := e.Client(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	TimeRequests(cli)
 	t.Cleanup(func() { _ = cli.Close() })
 	return cli, e.Endpoints()[0]

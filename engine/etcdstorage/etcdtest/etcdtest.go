@@ -1,9 +1,9 @@
 // Package etcdtest starts an embedded etcd for a test (Start) or for all
 // of a package's tests (Main): fast timing, no fsync, a temporary data
-// directory, quiet logs, and an in-process client, the one specd serve
-// uses with its embedded etcd (it has no Endpoints: a test of tools that
-// connect through the socket starts etcdstorage.StartEmbedded itself). Both are closed when the test (or
-// the package's tests) end, the client first so etcd closes at once.
+// directory, quiet logs, and the client specd serve uses with its
+// embedded etcd (Embedded.Client: reads and writes in-process). Both are
+// closed when the test (or the package's tests) end, the client first so
+// etcd closes at once.
 package etcdtest
 
 import (
@@ -47,7 +47,10 @@ func StartServing(tb testing.TB) (*clientv3.Client, []string) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = e.Close() })
-	cli := e.Client()
+	cli, err := e.Client(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(func() { _ = cli.Close() })
 	return cli, e.Endpoints()
 }
@@ -71,7 +74,11 @@ func Main(m *testing.M, use func(*clientv3.Client)) int {
 		return 1
 	}
 	defer e.Close()
-	cli := e.Client()
+	cli, err := e.Client(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "etcdtest:", err)
+		return 1
+	}
 	// Closed before etcd, so that etcd closes at once.
 	defer cli.Close()
 	use(cli)
