@@ -203,7 +203,7 @@ func TestDefragmentsMostlyFreeFile(t *testing.T) {
 
 func status(t testing.TB, cli *clientv3.Client) *clientv3.StatusResponse {
 	t.Helper()
-	st, err := cli.Status(t.Context(), "") // in-process: the one member
+	st, err := cli.Status(t.Context(), cli.Endpoints()[0]) // the one member
 	if err != nil {
 		t.Fatal(err)
 	}

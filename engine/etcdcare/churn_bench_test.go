@@ -114,7 +114,7 @@ func sampleChurn(ctx context.Context, cli *clientv3.Client, writes *atomic.Int64
 		ticker := time.NewTicker(churnSampleEvery)
 		defer ticker.Stop()
 		for {
-			if st, err := cli.Status(context.WithoutCancel(ctx), ""); err == nil {
+			if st, err := cli.Status(context.WithoutCancel(ctx), cli.Endpoints()[0]); err == nil {
 				got = append(got, churnSample{at: time.Since(start), writes: writes.Load(),
 					dbBytes: st.DbSize, inUse: st.DbSizeInUse, rssBytes: rss()})
 			}
