@@ -14,8 +14,6 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/fileutil"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
-	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
-	"go.etcd.io/etcd/server/v3/proxy/grpcproxy/adapter"
 	"go.uber.org/zap"
 )
 
@@ -270,20 +268,12 @@ func privateDir(dir string) (string, error) {
 	return abs, nil
 }
 
-// Client connects to the embedded server through its socket, then
-// serves reads and writes (the KV API) in-process, with no gRPC framing
-// or protobuf copy between specd and etcd: for a single member that
-// specd owns, that transport was a quarter of the CPU of a write
-// (docs/performance.md). Watches, leases and maintenance stay on the
-// socket: etcd's in-process watch adapter left a watch cache restarted
-// under an informer waiting for progress that never came
-// (TestInformerOnColdResource, 2 runs in 15), and its Defragment panics.
-// Close the client before the server.
+// Client connects to the embedded server through its socket. Serving
+// reads and writes in-process (etcd's KV adapter) cost a quarter less CPU
+// a write, but left the watch cache waiting for a revision in
+// TestInformerOnColdResource (docs/performance.md, "The embedded etcd
+// in-process"), so it is not done until that is understood. Close the
+// client before the server.
 func (e *Embedded) Client(ctx context.Context) (*clientv3.Client, error) {
-	cli, err := NewClient(ctx, e.endpoints)
-	if err != nil {
-		return nil, err
-	}
-	cli.KV = clientv3.NewKVFromKVClient(adapter.KvServerToKvClient(v3rpc.NewQuotaKVServer(e.etcd.Server)), cli)
-	return cli, nil
+	return NewClient(ctx, e.endpoints)
 }
