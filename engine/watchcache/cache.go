@@ -42,6 +42,9 @@ type Cache struct {
 	// ready is closed when the first list is loaded.
 	ready     chan struct{}
 	readyOnce sync.Once
+	// stopped is closed when the cache ends. One stopped before its
+	// first list never becomes ready: its waiters must not wait for it.
+	stopped chan struct{}
 
 	mu      sync.RWMutex
 	objects objects
@@ -62,6 +65,7 @@ func newCache(storage storage.Storage, resource string, cfg Config, from int64) 
 		storage: storage, resource: resource, cfg: cfg, from: from,
 		log:      cfg.Logger.With("resource", resource),
 		ready:    make(chan struct{}),
+		stopped:  make(chan struct{}),
 		objects:  newObjects(),
 		window:   newWindow(cfg.Window),
 		watchers: map[*watcher]struct{}{},
@@ -281,16 +285,29 @@ func (c *Cache) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed = true
+	close(c.stopped)
 	for w := range c.watchers {
 		c.drop(w)
 	}
 }
 
-// waitReady waits for the first list.
+// errStopped: the cache was stopped (Stop, Restart, idle) while a
+// request waited for it. The request's next try starts a new cache.
+var errStopped = fmt.Errorf("watch cache stopped: %w", engine.ErrCacheBehind)
+
+// waitReady waits for the first list. A cache stopped first answers
+// errStopped.
 func (c *Cache) waitReady(ctx context.Context) error {
 	select {
 	case <-c.ready:
 		return nil
+	case <-c.stopped:
+		select {
+		case <-c.ready:
+			return nil
+		default:
+			return fmt.Errorf("watch cache %s: not ready: %w", c.resource, errStopped)
+		}
 	case <-ctx.Done():
 		return fmt.Errorf("watch cache %s: not ready: %w: %w", c.resource, engine.ErrCacheBehind, ctx.Err())
 	}
@@ -317,6 +334,8 @@ func (c *Cache) WaitRevision(ctx context.Context, rev int64) error {
 		}
 		select {
 		case <-changed:
+		case <-c.stopped:
+			return fmt.Errorf("watch cache %s at %d, waited for %d: %w", c.resource, cur, rev, errStopped)
 		case <-ctx.Done():
 			return errors.Join(engine.ErrCacheBehind, ctx.Err())
 		}
@@ -422,6 +441,8 @@ func (c *Cache) waitFresh(ctx context.Context, rev int64) error {
 		case <-changed:
 		case <-failed:
 			return fmt.Errorf("watch cache %s: progress requests refused: %w", c.resource, engine.ErrCacheBehind)
+		case <-c.stopped:
+			return fmt.Errorf("watch cache %s at %d, waited for %d: %w", c.resource, cur, rev, errStopped)
 		case <-ctx.Done():
 			return fmt.Errorf("watch cache %s at %d, waited for %d: %w", c.resource, cur, rev, errors.Join(engine.ErrCacheBehind, ctx.Err()))
 		}

@@ -2,6 +2,7 @@ package watchcache
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -123,7 +124,7 @@ func (cs *Caches) get(resource string, from int64) *Cache {
 // List implements engine.Cache. A cache that is not running starts at
 // storage's current revision: a list never needs an older one.
 func (cs *Caches) List(ctx context.Context, resource string, opts engine.CacheListOptions) (storage.ListResult, error) {
-	return cs.get(resource, 0).List(ctx, opts)
+	return retryStopped(cs, func() (storage.ListResult, error) { return cs.get(resource, 0).List(ctx, opts) })
 }
 
 // Watch implements engine.Cache. A cache that is not running starts at
@@ -134,7 +135,23 @@ func (cs *Caches) Watch(ctx context.Context, resource string, opts engine.CacheW
 	if opts.Initial {
 		from = 0
 	}
-	return cs.get(resource, from).Watch(ctx, opts)
+	return retryStopped(cs, func() (engine.CacheWatch, error) { return cs.get(resource, from).Watch(ctx, opts) })
+}
+
+// stoppedTries bounds the tries of a request whose cache keeps being
+// stopped under it; the last errStopped leaves it to storage (it wraps
+// engine.ErrCacheBehind).
+const stoppedTries = 3
+
+// retryStopped runs try again, on the new cache that cs.get then starts,
+// while the cache it found was stopped before it could answer.
+func retryStopped[T any](cs *Caches, try func() (T, error)) (T, error) {
+	for i := 1; ; i++ {
+		res, err := try()
+		if !errors.Is(err, errStopped) || i == stoppedTries || cs.ctx.Err() != nil {
+			return res, err
+		}
+	}
 }
 
 // Close stops every cache and ends every watch on them.

@@ -1,10 +1,13 @@
 package watchcache
 
 import (
+	"context"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/storage"
 )
 
 func TestStopEndsWatchesAndRestartsOnUse(t *testing.T) {
@@ -45,5 +48,52 @@ func TestStopEndsWatchesAndRestartsOnUse(t *testing.T) {
 	write(t, st, "+ns/b")
 	if got := collect(t, ctx, again, 1); len(got) != 1 {
 		t.Fatalf("new watch: %v", got)
+	}
+}
+
+// listGate holds the first list of a cache until the list's context
+// ends, as etcd's does when the cache is stopped meanwhile.
+type listGate struct {
+	*fakeStorage
+	once    sync.Once
+	entered chan struct{}
+}
+
+func (g *listGate) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
+	first := false
+	g.once.Do(func() { first = true })
+	if first {
+		close(g.entered)
+		<-ctx.Done()
+		return storage.ListResult{}, ctx.Err()
+	}
+	return g.fakeStorage.List(ctx, prefix, opts)
+}
+
+// TestStopBeforeFirstList: a cache stopped while its first list runs
+// never becomes ready. The watch waiting for it is served by the next
+// cache instead of waiting until its own context ends.
+func TestStopBeforeFirstList(t *testing.T) {
+	st := &listGate{fakeStorage: newFakeStorage(), entered: make(chan struct{})}
+	cs := newTestCaches(t, st, Config{})
+	ctx := ctxFor(t)
+	type result struct {
+		w   engine.CacheWatch
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		w, err := cs.Watch(ctx, res, engine.CacheWatchOptions{Prefix: res})
+		got <- result{w, err}
+	}()
+	<-st.entered
+	cs.Stop(res)
+	r := <-got
+	if r.err != nil {
+		t.Fatalf("watch of a cache stopped before its first list: %v", r.err)
+	}
+	write(t, st.fakeStorage, "+ns/a")
+	if got := collect(t, ctx, r.w, 1); len(got) != 1 {
+		t.Fatalf("watch: %v", got)
 	}
 }
