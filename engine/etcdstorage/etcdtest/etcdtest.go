@@ -1,7 +1,8 @@
 // Package etcdtest starts an embedded etcd for a test (Start) or for all
 // of a package's tests (Main): fast timing, no fsync, a temporary data
 // directory, quiet logs, and the client specd serve uses with its
-// embedded etcd (Embedded.Client: reads and writes in-process). Both are
+// embedded etcd (Embedded.Client: reads, writes, watches and leases
+// in-process, maintenance on the socket). Both are
 // closed when the test (or the package's tests) end, the client first so
 // etcd closes at once.
 package etcdtest
