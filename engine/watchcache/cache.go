@@ -67,7 +67,7 @@ func newCache(storage storage.Storage, resource string, cfg Config, from int64) 
 		ready:    make(chan struct{}),
 		stopped:  make(chan struct{}),
 		objects:  newObjects(),
-		window:   newWindow(cfg.Window),
+		window:   newWindow(cfg.Window, cfg.WindowBytes),
 		watchers: map[*watcher]struct{}{},
 		changed:  make(chan struct{}),
 	}

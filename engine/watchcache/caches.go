@@ -16,6 +16,9 @@ type Config struct {
 	// Window is how many recent events each resource keeps for watches
 	// from a past revision; DefaultWindow when 0.
 	Window int
+	// WindowBytes bounds the bytes of the values (and previous values) of
+	// the events a resource keeps; DefaultWindowBytes when 0.
+	WindowBytes int
 	// WatcherBuffer is how many events a watcher may fall behind before it
 	// is cut off; DefaultWatcherBuffer when 0.
 	WatcherBuffer int
@@ -32,6 +35,7 @@ type Config struct {
 
 const (
 	DefaultWindow           = 1000
+	DefaultWindowBytes      = 8 << 20
 	DefaultWatcherBuffer    = 1000
 	DefaultBookmarkInterval = time.Minute
 	DefaultIdleTimeout      = 10 * time.Minute
@@ -67,6 +71,9 @@ var _ engine.Cache = (*Caches)(nil)
 func New(storage storage.Storage, cfg Config) *Caches {
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
+	}
+	if cfg.WindowBytes <= 0 {
+		cfg.WindowBytes = DefaultWindowBytes
 	}
 	if cfg.WatcherBuffer <= 0 {
 		cfg.WatcherBuffer = DefaultWatcherBuffer
