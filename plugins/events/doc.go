@@ -1,6 +1,7 @@
 // Package events turns the events a plugin records into core v1 Event
-// objects, with the series semantics of client-go's legacy event recorder
-// (tools/record), which kubectl and every controller's users expect:
+// objects, correlated by client-go's own EventCorrelator (tools/record,
+// the legacy recorder's), so their series are those kubectl and every
+// controller's users expect:
 //
 //   - a repeat of an event (same source, object, type, reason and message)
 //     raises count and lastTimestamp of the Event made before, by a patch,

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/specd-io/specd/plugins/hook"
 )
@@ -18,6 +19,9 @@ import (
 // Resource is where Events are written: the core group's events.
 var Resource = hook.ResourceRef{Group: "", Version: "v1", Resource: "events"}
 
+// mergePatch is how a series is patched. client-go's correlator makes a
+// strategic merge patch of count, lastTimestamp and message; for those
+// scalar fields it is also a merge patch, which every resource accepts.
 const mergePatch = "application/merge-patch+json"
 
 // Recorder writes the Events of one source (a plugin) through Callbacks.
@@ -26,7 +30,10 @@ type Recorder struct {
 	cb        hook.Callbacks
 	component string // source.component and reportingComponent
 	instance  string // reportingInstance
-	corr      *Correlator
+	// corr is client-go's own correlator (tools/record), with its
+	// defaults, so that a plugin's events form series, combine and are
+	// dropped as spam exactly as a controller's do.
+	corr *record.EventCorrelator
 	// Now is the clock; tests set it.
 	Now func() time.Time
 }
@@ -34,8 +41,17 @@ type Recorder struct {
 // NewRecorder records as component (the plugin's name), reporting
 // instance (which process of it: "NAME-HOSTNAME").
 func NewRecorder(cb hook.Callbacks, component, instance string) *Recorder {
-	return &Recorder{cb: cb, component: component, instance: instance, corr: NewCorrelator(), Now: time.Now}
+	r := &Recorder{cb: cb, component: component, instance: instance, Now: time.Now}
+	r.corr = record.NewEventCorrelator(recorderClock{r})
+	return r
 }
+
+// recorderClock lets the correlator read the Recorder's clock, which
+// tests set after NewRecorder.
+type recorderClock struct{ r *Recorder }
+
+func (c recorderClock) Now() time.Time                  { return c.r.Now() }
+func (c recorderClock) Since(t time.Time) time.Duration { return c.r.Now().Sub(t) }
 
 // Record records one event about ref and returns the Event as stored; nil
 // (and no error) when it was dropped as spam. Errors are the Callbacks':
@@ -47,11 +63,11 @@ func (r *Recorder) Record(ctx context.Context, ref corev1.ObjectReference, event
 	ev := newEvent(ref, eventType, reason, message, r.Now())
 	ev.Source = corev1.EventSource{Component: r.component}
 	ev.ReportingController, ev.ReportingInstance = r.component, r.instance
-	c, err := r.corr.Correlate(ev, ev.LastTimestamp.Time)
+	c, err := r.corr.EventCorrelate(ev)
 	if err != nil || c.Skip {
 		return nil, err
 	}
-	stored, err := r.write(ctx, c)
+	stored, err := r.write(ctx, r.complete(c.Event), c.Patch)
 	if err != nil {
 		return nil, err
 	}
@@ -63,12 +79,19 @@ func (r *Recorder) Record(ctx context.Context, ref corev1.ObjectReference, event
 	return stored, nil
 }
 
+// complete fills what the correlator leaves out of a combined Event
+// ("(combined from similar events): ..."), which it makes anew.
+func (r *Recorder) complete(ev *corev1.Event) *corev1.Event {
+	ev.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Event"}
+	ev.ReportingController, ev.ReportingInstance = r.component, r.instance
+	return ev
+}
+
 // write patches the Event of a series, or creates it: first of its
 // series, or its Event is gone (expired, deleted).
-func (r *Recorder) write(ctx context.Context, c Correlated) ([]byte, error) {
-	ev := c.Event
-	if c.Patch != nil {
-		stored, err := r.cb.Patch(ctx, Resource, ev.Namespace, ev.Name, mergePatch, c.Patch, "")
+func (r *Recorder) write(ctx context.Context, ev *corev1.Event, patch []byte) ([]byte, error) {
+	if patch != nil {
+		stored, err := r.cb.Patch(ctx, Resource, ev.Namespace, ev.Name, mergePatch, patch, "")
 		if !apierrors.IsNotFound(err) {
 			return stored, err
 		}
