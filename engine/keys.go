@@ -1,11 +1,13 @@
 package engine
 
-import "github.com/specd-io/specd/schemas"
+import (
+	"github.com/specd-io/specd/engine/storage"
+	"github.com/specd-io/specd/schemas"
+)
 
-// CoreGroupKey is the key segment of the core group (""): core objects
-// are stored at <prefix>core/<plural>/..., as /specd/core/configmaps/ns/a.
-// No other group can take it, since every other group name has a dot.
-const CoreGroupKey = "core"
+// CoreGroupKey is the key segment of the core group (""), defined with
+// the storage interface so that storage layers (encryption) route by it.
+const CoreGroupKey = storage.CoreGroupKey
 
 // GroupKey is the key segment of group: the group's name, or CoreGroupKey.
 func GroupKey(group string) string {

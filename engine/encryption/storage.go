@@ -59,10 +59,6 @@ func (p *progressStorage) RequestProgress(ctx context.Context) error {
 
 // resourceOf is the resource whose object or list key is key, or false
 // when key is not under one resource.
-// coreGroupKey is the key segment of the core group's objects
-// (engine.CoreGroupKey); no other group's name lacks a dot.
-const coreGroupKey = "core"
-
 func (s *Storage) resourceOf(key string) (schema.GroupResource, bool) {
 	rest, ok := strings.CutPrefix(key, s.prefix)
 	if !ok {
@@ -72,7 +68,7 @@ func (s *Storage) resourceOf(key string) (schema.GroupResource, bool) {
 	if !ok || strings.HasPrefix(group, "_") {
 		return schema.GroupResource{}, false
 	}
-	if group == coreGroupKey {
+	if group == storage.CoreGroupKey {
 		group = ""
 	}
 	plural, _, ok := strings.Cut(rest, "/")
@@ -120,7 +116,7 @@ func (s *Storage) decrypt(ctx context.Context, t value.Transformer, gr schema.Gr
 func (s *Storage) objectName(gr schema.GroupResource, key string) string {
 	group := gr.Group
 	if group == "" {
-		group = coreGroupKey
+		group = storage.CoreGroupKey
 	}
 	return strings.TrimPrefix(key, s.prefix+group+"/"+gr.Resource+"/")
 }

@@ -5,6 +5,11 @@ import (
 	"errors"
 )
 
+// CoreGroupKey is the key segment of the core group (""): core objects
+// are stored at <prefix>core/<plural>/..., as /specd/core/configmaps/ns/a.
+// No other group can take it, since every other group name has a dot.
+const CoreGroupKey = "core"
+
 // Storage keeps raw object bytes under keys, with a revision per write.
 // Implementations must be safe for concurrent use.
 type Storage interface {
