@@ -6,8 +6,6 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -28,22 +26,13 @@ func mutateConfigMap(_ string, obj map[string]any) ([]string, error) {
 // change from the stored one on update, as kube's
 // ValidateConfigMap(Update) does.
 func checkConfigMap(_ context.Context, ar hook.AdmissionRequest) error {
-	var cm, old corev1.ConfigMap
-	if err := decode(ar.Object, &cm); err != nil {
-		return err
-	}
-	var errs field.ErrorList
-	if ar.OldObject != nil {
-		if err := decode(ar.OldObject, &old); err != nil {
-			return err
+	return check(ar, "ConfigMap", func(cm, old *corev1.ConfigMap) field.ErrorList {
+		var errs field.ErrorList
+		if old != nil {
+			errs = configMapUpdateErrors(cm, old)
 		}
-		errs = configMapUpdateErrors(&cm, &old)
-	}
-	errs = append(errs, configMapErrors(&cm)...)
-	if len(errs) == 0 {
-		return nil
-	}
-	return apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, ar.Name, errs)
+		return append(errs, configMapErrors(cm)...)
+	})
 }
 
 // configMapUpdateErrors are the rules of an immutable ConfigMap's update.

@@ -82,22 +82,13 @@ func tlsWarnings(obj map[string]any) []string {
 // checkSecret validates a Secret about to be stored, and its change from
 // the stored one on update, as kube's ValidateSecret(Update) does.
 func checkSecret(_ context.Context, ar hook.AdmissionRequest) error {
-	var s, old corev1.Secret
-	if err := decode(ar.Object, &s); err != nil {
-		return err
-	}
-	var errs field.ErrorList
-	if ar.OldObject != nil {
-		if err := decode(ar.OldObject, &old); err != nil {
-			return err
+	return check(ar, "Secret", func(s, old *corev1.Secret) field.ErrorList {
+		var errs field.ErrorList
+		if old != nil {
+			errs = secretUpdateErrors(s, old)
 		}
-		errs = secretUpdateErrors(&s, &old)
-	}
-	errs = append(errs, secretErrors(&s)...)
-	if len(errs) == 0 {
-		return nil
-	}
-	return apierrors.NewInvalid(schema.GroupKind{Kind: "Secret"}, ar.Name, errs)
+		return append(errs, secretErrors(s)...)
+	})
 }
 
 // secretUpdateErrors are the rules of a Secret's update: type never
@@ -180,6 +171,26 @@ func requiredKeys(data map[string][]byte, dataPath *field.Path, keys ...string) 
 		}
 	}
 	return errs
+}
+
+// check decodes the object of ar (and the stored one, on update: old is
+// nil on create) and answers kube's 422 Invalid for what rules finds.
+func check[T any](ar hook.AdmissionRequest, kind string, rules func(obj, old *T) field.ErrorList) error {
+	var obj, stored T
+	if err := decode(ar.Object, &obj); err != nil {
+		return err
+	}
+	var old *T
+	if ar.OldObject != nil {
+		if err := decode(ar.OldObject, &stored); err != nil {
+			return err
+		}
+		old = &stored
+	}
+	if errs := rules(&obj, old); len(errs) > 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: kind}, ar.Name, errs)
+	}
+	return nil
 }
 
 // decode decodes an object the engine is about to store; it passed the
