@@ -8,10 +8,8 @@ import (
 	"github.com/tidwall/gjson"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"sigs.k8s.io/yaml"
 
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/server/auditlog"
 )
 
 // includeObject is the includeObject query parameter of a Table request.
@@ -50,16 +48,10 @@ func (s *Server) writeTable(w http.ResponseWriter, r *http.Request, enc encoding
 		s.writeError(w, r, err)
 		return
 	}
-	auditlog.LogResponseObject(r.Context(), out)
-	if enc.yaml {
-		if out, err = yaml.JSONToYAML(out); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		writeBody(w, http.StatusOK, contentTypeYAML, out)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+	// A Table has no protobuf form here: it is answered in JSON (or
+	// YAML), as before the protobuf answers came.
+	enc.protobuf = false
+	s.writeObject(w, r, http.StatusOK, enc, out)
 }
 
 // table is a meta.k8s.io/v1 Table whose row objects are raw JSON from the
