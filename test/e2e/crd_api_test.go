@@ -64,6 +64,11 @@ func TestCRDAPIKubectl(t *testing.T) {
 	if want := `NamesAccepted=True/NoConflicts;Established=True/InitialNamesAccepted; ["v1"] WidgetList`; got != want {
 		t.Errorf("status: %q, want %q", got, want)
 	}
+	// kubectl's discovery of the resource carries kube's hash of the
+	// storage version (crdapi.example.com/v1/Widget).
+	if got := k.OK(t, "get", "--raw", "/apis/crdapi.example.com/v1"); !strings.Contains(got, `"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wdg"],"storageVersionHash":"slE83WDENDU="}`) {
+		t.Errorf("discovery of crdapi.example.com/v1 has no storageVersionHash:\n%s", got)
+	}
 	if got := k.OK(t, "get", "crds"); !containsField(got, "widgets.crdapi.example.com") {
 		t.Errorf("kubectl get crds:\n%s", got)
 	}
