@@ -57,6 +57,11 @@ func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 	if err := s.mutateBody(rv, req); err != nil {
 		return nil, err
 	}
+	if s.createCheck != nil {
+		if err := s.createCheck(ctx, r, req.meta.Name); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.checkNamespace(ctx, r, namespace, req); err != nil {
 		return nil, err
 	}

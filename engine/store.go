@@ -41,6 +41,8 @@ type Store struct {
 	// strategies are Options.Strategies; nsCheck Options.NamespaceCheck.
 	strategies strategies
 	nsCheck    NamespaceCheck
+	// createCheck is Options.CreateCheck.
+	createCheck CreateCheck
 	// strategicMeta is Options.StrategicPatchMeta (strategicpatch.go).
 	strategicMeta StrategicPatchMeta
 }
@@ -102,6 +104,8 @@ type Options struct {
 	// NamespaceCheck, when set, vets every create of an object of a
 	// namespaced resource, whichever its group: built-in or declared.
 	NamespaceCheck NamespaceCheck
+	// CreateCheck, when set, vets every create, of every resource, first.
+	CreateCheck CreateCheck
 	// StrategicPatchMeta, when set, gives the strategic merge patch
 	// metadata of the kinds that take strategic merge patches
 	// (StrategicMergePatchType): kube-apiserver serves them for its
@@ -135,7 +139,7 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 	storage = expireKeys(storage, opts.Prefix, opts.TTL, opts.Logger)
 	s := &Store{maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
 		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: keyByResource(opts.WriteChecks), log: opts.Logger},
-		strategies: strategies(keyByResource(opts.Strategies)), nsCheck: opts.NamespaceCheck, mutators: keyByResource(opts.Mutators),
+		strategies: strategies(keyByResource(opts.Strategies)), nsCheck: opts.NamespaceCheck, createCheck: opts.CreateCheck, mutators: keyByResource(opts.Mutators),
 		strategicMeta: opts.StrategicPatchMeta}
 	s.storage = finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete, s.holdsOf(s.strategies))
 	return s

@@ -48,6 +48,13 @@ type Strategy struct {
 // admission answers 404 for a namespace that does not exist.
 type NamespaceCheck func(ctx context.Context, r *schemas.Resource, namespace, name string) error
 
+// CreateCheck vets the create of an object of any resource r
+// (Options.CreateCheck); name is the object's name, "" when it is yet to
+// be generated. An error refuses the create and is answered as it is,
+// before the NamespaceCheck, as kube-apiserver's handler for custom
+// resources refuses a create while their CRD is being deleted.
+type CreateCheck func(ctx context.Context, r *schemas.Resource, name string) error
+
 // byResource holds what Options key by plural.group, by group and
 // resource instead: a lookup on every write builds no string.
 type byResource[T any] map[schema.GroupResource]T

@@ -43,6 +43,12 @@ func TestCoreDiscovery(t *testing.T) {
 			t.Errorf("%s: %+v, want short name %q", name, r, short)
 		}
 	}
+	// kube-apiserver's own values (its discovery of /api/v1).
+	for name, hash := range map[string]string{"configmaps": "qFsyl6wFWjQ=", "events": "r2yiGXH7wu8="} {
+		if got := byName[name].StorageVersionHash; got != hash {
+			t.Errorf("%s: storageVersionHash %q, want kube's %q", name, got, hash)
+		}
+	}
 	if list.GroupVersion != "v1" || byName["namespaces"].Namespaced || !byName["configmaps"].Namespaced {
 		t.Errorf("groupVersion %q, namespaces namespaced %v", list.GroupVersion, byName["namespaces"].Namespaced)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/gorilla/mux"
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/endpoints/discovery"
 
 	"github.com/specd-io/specd/schemas"
 )
@@ -142,6 +143,9 @@ func resourceList(gv *schemas.GroupVersion, subs subresourcesOf) *metav1.APIReso
 			Verbs:        verbsOf(res),
 			ShortNames:   res.ShortNames,
 			Categories:   res.Categories,
+			// kube-apiserver's hash of the storage version: clients
+			// such as the storage version migrator see it change.
+			StorageVersionHash: discovery.StorageVersionHash(res.Group, res.StorageVersion, res.Kind),
 		})
 		for _, sub := range subs(res) {
 			l.APIResources = append(l.APIResources, metav1.APIResource{

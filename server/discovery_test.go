@@ -35,9 +35,9 @@ func TestDiscoveryDocuments(t *testing.T) {
 		"/apis/G": {path: "/apis/shop.example.com", contentType: "application/json", want: `{"kind":"APIGroup","apiVersion":"v1","name":"shop.example.com",
 			"versions":[{"groupVersion":"shop.example.com/v1","version":"v1"}],"preferredVersion":{"groupVersion":"shop.example.com/v1","version":"v1"}}`},
 		"/apis/G/V": {path: "/apis/shop.example.com/v1", contentType: "application/json", want: `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"shop.example.com/v1","resources":[
-			{"name":"books","singularName":"book","namespaced":true,"kind":"Book","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
-			{"name":"warehouses","singularName":"warehouse","namespaced":false,"kind":"Warehouse","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
-			{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wd"],"categories":["shop"]},
+			{"name":"books","singularName":"book","namespaced":true,"kind":"Book","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"storageVersionHash":"JBFt6FaaQEw="},
+			{"name":"warehouses","singularName":"warehouse","namespaced":false,"kind":"Warehouse","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"storageVersionHash":"zbSzEaKgnew="},
+			{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wd"],"categories":["shop"],"storageVersionHash":"1eOuwF5L+ZU="},
 			{"name":"widgets/status","singularName":"","namespaced":true,"kind":"Widget","verbs":["get","patch","update"]}]}`},
 		"/apis aggregated": {path: "/apis", accept: kubectlDiscoveryAccept, contentType: contentTypeAggregated, want: `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[
 			{"metadata":{"name":"library.example.com"},"versions":[

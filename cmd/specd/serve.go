@@ -167,7 +167,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	crds := crd.New(crd.Config{Registry: set.Registry, Logger: log})
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: deletes.Raise,
 		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks(), crds), Mutators: configdata.Mutators(),
-		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, Strategies: strategies(namespaces),
+		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, CreateCheck: crds.CreateCheck, Strategies: strategies(namespaces),
 		StrategicPatchMeta: gotypes.PatchMeta})
 	stopNamespaces, err := startNamespaces(ctx, namespaces, store, set.Registry(), log)
 	if err != nil {

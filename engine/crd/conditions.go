@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,6 +41,10 @@ var (
 	deletionProgress = condition(Terminating, true, "InstanceDeletionInProgress", "CustomResource deletion is in progress")
 	deletionDone     = condition(Terminating, false, "InstanceDeletionCompleted", "removed all instances")
 	neverEstablished = condition(Terminating, false, "NeverEstablished", "resource was never established")
+	// deletionUnconfirmed is what kube's finalizer sets when objects remain
+	// after its minute of polling, whose timeout is the error it quotes.
+	deletionUnconfirmed = condition(Terminating, true, "InstanceDeletionCheck",
+		"could not confirm zero CustomResources remaining: "+context.DeadlineExceeded.Error())
 )
 
 // find returns the condition of type t, nil for none.

@@ -52,12 +52,15 @@ type Controller struct {
 	// two CRDs of a group never get the same name.
 	mu      sync.Mutex
 	written map[string]Names
+	// waiting is when the Controller began to wait for the objects of
+	// a CRD being deleted to go, by CRD (deletionCheck).
+	waiting map[string]time.Time
 }
 
 // NewController returns the Controller of a's CRDs.
 func (a *API) NewController(store ControllerStore) *Controller {
 	return &Controller{api: a, store: store, log: a.log.With("controller", "customresourcedefinitions"), now: time.Now,
-		written: map[string]Names{}}
+		written: map[string]Names{}, waiting: map[string]time.Time{}}
 }
 
 var _ background.Job = (*Controller)(nil)
@@ -173,4 +176,5 @@ func (c *Controller) forget(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.written, name)
+	delete(c.waiting, name)
 }

@@ -96,8 +96,12 @@ func (c *Controller) finalize(ctx context.Context, rv *schemas.ResourceVersion, 
 	}
 	done, err := c.deleteObjects(ctx, o)
 	if errors.Is(err, errAgain) {
+		if check := c.deletionCheck(o.Meta.Name); check != nil {
+			_ = c.writeConditions(ctx, rv, o, setCondition(conds, *check, c.now()))
+		}
 		return err
 	}
+	c.doneWaiting(o.Meta.Name)
 	if err != nil {
 		failed := condition(Terminating, true, "InstanceDeletionFailed", fmt.Sprintf("could not issue all deletes: %v", err))
 		_ = c.writeConditions(ctx, rv, o, setCondition(conds, failed, c.now()))

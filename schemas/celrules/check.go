@@ -12,6 +12,8 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/specd-io/specd/schemas/structural"
 )
 
 // supportedReasons are the reasons a rule may give, as in a CRD.
@@ -66,7 +68,7 @@ var newlines = regexp.MustCompile(`[\n\r]+`)
 func (c *checker) checkRuleFields(p *apiextensions.JSONSchemaProps, ptr string) bool {
 	before := len(c.problems)
 	for i, r := range p.XValidations {
-		at := func(name string) string { return join(ptr, extValidations, fmt.Sprint(i), name) }
+		at := func(name string) string { return join(ptr, structural.ExtValidations, fmt.Sprint(i), name) }
 		msg := strings.TrimSpace(r.Message)
 		switch {
 		case strings.TrimSpace(r.Rule) == "":
@@ -117,16 +119,16 @@ func (c *checker) checkFieldPath(p *apiextensions.JSONSchemaProps, path, ptr str
 func (c *checker) compile(p *apiextensions.JSONSchemaProps, ptr, uncorrelatable string, ctx *crdvalidation.CELSchemaContext) {
 	info, err := ctx.TypeInfo()
 	if err != nil || info == nil {
-		c.add(join(ptr, extValidations), field.InternalError(nil, fmt.Errorf("failed to construct type information for x-kubernetes-validations rules: %v", err)))
+		c.add(join(ptr, structural.ExtValidations), field.InternalError(nil, fmt.Errorf("failed to construct type information for x-kubernetes-validations rules: %v", err)))
 		return
 	}
 	results, err := cel.Compile(info.Schema, info.DeclType, celconfig.PerCallLimit, c.envSet, cel.NewExpressionsEnvLoader())
 	if err != nil {
-		c.add(join(ptr, extValidations), field.InternalError(nil, err))
+		c.add(join(ptr, structural.ExtValidations), field.InternalError(nil, err))
 		return
 	}
 	for i, res := range results {
-		c.compiled(p.XValidations[i], res, join(ptr, extValidations, fmt.Sprint(i)), uncorrelatable, ctx)
+		c.compiled(p.XValidations[i], res, join(ptr, structural.ExtValidations, fmt.Sprint(i)), uncorrelatable, ctx)
 	}
 }
 

@@ -20,6 +20,11 @@
 //     (oldSelf, optionalOldSelf) and ratcheting: an unchanged value is not
 //     judged again, as kube-apiserver does since 1.33.
 //
+// A schema whose compiled Rules are still held somewhere (a served
+// registry, a parsed CRD) is not compiled again: Compile looks them up by
+// a hash of the schema as the CEL stack reads it (ruleCache, weak entries
+// dropped once the Rules are freed).
+//
 // Rules are compiled where a schema is loaded (package schemas) and reached
 // through structural.Schema.ValidateRules, so the engine needs nothing but
 // the compiled schema.

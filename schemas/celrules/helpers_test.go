@@ -14,11 +14,17 @@ import (
 // compileJSON compiles the rules of a JSON schema.
 func compileJSON(t testing.TB, schemaJSON string) (*Rules, []Problem) {
 	t.Helper()
+	return Compile(parseSchema(t, schemaJSON))
+}
+
+// parseSchema decodes a JSON schema.
+func parseSchema(t testing.TB, schemaJSON string) *openapi3.Schema {
+	t.Helper()
 	var s openapi3.Schema
 	if err := json.Unmarshal([]byte(schemaJSON), &s); err != nil {
 		t.Fatalf("schema: %v", err)
 	}
-	return Compile(&s)
+	return &s
 }
 
 // mustCompile compiles a JSON schema that must have rules and no problem.

@@ -1,24 +1,13 @@
 package celrules
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-)
 
-// The Kubernetes vendor extensions the CEL layer reads.
-const (
-	extPreserveUnknownFields = "x-kubernetes-preserve-unknown-fields"
-	extIntOrString           = "x-kubernetes-int-or-string"
-	extEmbeddedResource      = "x-kubernetes-embedded-resource"
-	extListType              = "x-kubernetes-list-type"
-	extListMapKeys           = "x-kubernetes-list-map-keys"
-	extMapType               = "x-kubernetes-map-type"
-	extValidations           = "x-kubernetes-validations"
+	"github.com/specd-io/specd/schemas/structural"
 )
 
 // rule is one x-kubernetes-validations entry as written.
@@ -89,8 +78,8 @@ func (c *converter) nestedRules(ref *openapi3.SchemaRef, ptr string) {
 		return
 	}
 	s := ref.Value
-	if _, ok := s.Extensions[extValidations]; ok {
-		c.errorf(join(ptr, extValidations), "Forbidden: must be empty to be structural")
+	if _, ok := s.Extensions[structural.ExtValidations]; ok {
+		c.errorf(join(ptr, structural.ExtValidations), "Forbidden: must be empty to be structural")
 	}
 	for _, name := range sortedNames(s.Properties) {
 		c.nestedRules(s.Properties[name], join(ptr, "properties", name))
@@ -144,22 +133,22 @@ func (c *converter) extensions(p *apiextensions.JSONSchemaProps, s *openapi3.Sch
 		return
 	}
 	var preserve bool
-	c.extension(s, ptr, extPreserveUnknownFields, &preserve)
+	c.extension(s, ptr, structural.ExtPreserveUnknownFields, &preserve)
 	if preserve {
 		p.XPreserveUnknownFields = &preserve
 	}
-	c.extension(s, ptr, extIntOrString, &p.XIntOrString)
-	c.extension(s, ptr, extEmbeddedResource, &p.XEmbeddedResource)
-	c.extension(s, ptr, extListMapKeys, &p.XListMapKeys)
+	c.extension(s, ptr, structural.ExtIntOrString, &p.XIntOrString)
+	c.extension(s, ptr, structural.ExtEmbeddedResource, &p.XEmbeddedResource)
+	c.extension(s, ptr, structural.ExtListMapKeys, &p.XListMapKeys)
 	var listType, mapType string
-	if c.extension(s, ptr, extListType, &listType) {
+	if c.extension(s, ptr, structural.ExtListType, &listType) {
 		p.XListType = &listType
 	}
-	if c.extension(s, ptr, extMapType, &mapType) {
+	if c.extension(s, ptr, structural.ExtMapType, &mapType) {
 		p.XMapType = &mapType
 	}
 	var rules []rule
-	c.extension(s, ptr, extValidations, &rules)
+	c.extension(s, ptr, structural.ExtValidations, &rules)
 	for _, r := range rules {
 		c.rules++
 		p.XValidations = append(p.XValidations, apiextensions.ValidationRule{
@@ -181,16 +170,7 @@ func (c *converter) extension(s *openapi3.Schema, ptr, name string, out any) boo
 	if assigned(v, out) {
 		return true
 	}
-	raw, isRaw := v.(json.RawMessage)
-	if !isRaw {
-		b, err := json.Marshal(v)
-		if err != nil {
-			c.errorf(join(ptr, name), "%v", err)
-			return false
-		}
-		raw = b
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if _, err := structural.Extension(s, name, out); err != nil {
 		c.errorf(join(ptr, name), "invalid %s: %v", name, err)
 		return false
 	}
@@ -220,7 +200,7 @@ func hasRules(s *openapi3.Schema, seen map[*openapi3.Schema]bool) bool {
 		return false
 	}
 	seen[s] = true
-	if _, ok := s.Extensions[extValidations]; ok {
+	if _, ok := s.Extensions[structural.ExtValidations]; ok {
 		return true
 	}
 	for _, ref := range s.Properties {
@@ -250,18 +230,8 @@ func limit(v *uint64) *int64 {
 	return &n
 }
 
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
 // join appends reference tokens to a JSON pointer, escaping them.
-func join(ptr string, tokens ...string) string {
-	var b strings.Builder
-	b.WriteString(ptr)
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(pointerEscaper.Replace(t))
-	}
-	return b.String()
-}
+var join = structural.PointerJoin
 
 func sortedNames[V any](m map[string]V) []string {
 	names := make([]string, 0, len(m))

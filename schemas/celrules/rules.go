@@ -45,6 +45,8 @@ type Rules struct {
 // Compile checks and compiles every rule of s, a whole object's schema
 // with $refs resolved, as a CRD create would. It returns nil Rules when s
 // has no rule, and every problem found; the Rules are nil when there is any.
+// A schema whose Rules are still in use elsewhere gets them again
+// (ruleCache), without compiling.
 func Compile(s *openapi3.Schema) (*Rules, []Problem) {
 	if !hasRules(s, map[*openapi3.Schema]bool{}) {
 		return nil, nil
@@ -54,13 +56,29 @@ func Compile(s *openapi3.Schema) (*Rules, []Problem) {
 	if len(conv.errs) > 0 || conv.rules == 0 {
 		return nil, conv.errs
 	}
-	structural, err := apischema.NewStructural(&props)
+	key, cacheable := keyOf(&props)
+	if cacheable {
+		if r := compiled.get(key); r != nil {
+			return r, nil
+		}
+	}
+	r, probs := compileProps(&props, conv.rules)
+	if r != nil && cacheable {
+		compiled.put(key, r)
+	}
+	return r, probs
+}
+
+// compileProps checks and compiles the rules of props, a whole object's
+// schema with count rules.
+func compileProps(props *apiextensions.JSONSchemaProps, count int) (*Rules, []Problem) {
+	structural, err := apischema.NewStructural(props)
 	if err != nil {
 		return nil, []Problem{{Message: fmt.Sprintf("not a structural schema for CEL rules: %v", err)}}
 	}
 	chk := checker{envSet: environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())}
-	root := crdvalidation.RootCELContext(&props)
-	chk.walk(&props, "", "", root)
+	root := crdvalidation.RootCELContext(props)
+	chk.walk(props, "", "", root)
 	chk.checkTotal(root.TotalCost)
 	if len(chk.problems) > 0 {
 		return nil, chk.problems
@@ -69,7 +87,7 @@ func Compile(s *openapi3.Schema) (*Rules, []Problem) {
 		schema:    structural,
 		model:     &model.Structural{Structural: structural},
 		validator: cel.NewValidator(structural, true, celconfig.PerCallLimit),
-		count:     conv.rules,
+		count:     count,
 		budget:    celconfig.RuntimeCELCostBudget,
 	}, nil
 }

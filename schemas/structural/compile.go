@@ -29,8 +29,9 @@ func (c *compiler) errorf(ptr, format string, args ...any) {
 
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
-// pointerJoin appends reference tokens to a JSON pointer, escaping them.
-func pointerJoin(ptr string, tokens ...string) string {
+// PointerJoin appends reference tokens to a JSON pointer, escaping them
+// ("~" and "/", RFC 6901).
+func PointerJoin(ptr string, tokens ...string) string {
 	var b strings.Builder
 	b.WriteString(ptr)
 	for _, t := range tokens {
@@ -102,7 +103,7 @@ func (c *compiler) compileType(n *node, s *openapi3.Schema, ptr string) {
 			n.nullable = true
 			continue
 		default:
-			c.errorf(pointerJoin(ptr, "type"), "unknown type %q", t)
+			c.errorf(PointerJoin(ptr, "type"), "unknown type %q", t)
 			continue
 		}
 		names = append(names, t)
@@ -122,7 +123,7 @@ func (c *compiler) compileStructure(n *node, s *openapi3.Schema, ptr string) {
 		}
 		sort.Strings(names) // errors come in a stable order
 		for _, name := range names {
-			pptr := pointerJoin(ptr, "properties", name)
+			pptr := PointerJoin(ptr, "properties", name)
 			if p := c.compileRef(s.Properties[name], pptr); p != nil {
 				c.requireType(p, s.Properties[name].Value, pptr, "object fields")
 				n.props[name] = p
@@ -132,7 +133,7 @@ func (c *compiler) compileStructure(n *node, s *openapi3.Schema, ptr string) {
 	}
 	ap := s.AdditionalProperties
 	if ap.Schema != nil {
-		aptr := pointerJoin(ptr, "additionalProperties")
+		aptr := PointerJoin(ptr, "additionalProperties")
 		if n.additional = c.compileRef(ap.Schema, aptr); n.additional != nil {
 			c.requireType(n.additional, ap.Schema.Value, aptr, "object fields")
 		}
@@ -140,18 +141,18 @@ func (c *compiler) compileStructure(n *node, s *openapi3.Schema, ptr string) {
 		n.noAdditional, n.anyAdditional = !*ap.Has, *ap.Has
 	}
 	if s.Items != nil {
-		iptr := pointerJoin(ptr, "items")
+		iptr := PointerJoin(ptr, "items")
 		if n.items = c.compileRef(s.Items, iptr); n.items != nil {
 			c.requireType(n.items, s.Items.Value, iptr, "array items")
 		}
 	} else if n.types&tArray != 0 && c.nested == 0 {
-		c.errorf(pointerJoin(ptr, "items"), "must be specified for type array")
+		c.errorf(PointerJoin(ptr, "items"), "must be specified for type array")
 	}
 	n.required = s.Required
 	if s.Default != nil {
 		v, err := normalizeJSON(s.Default)
 		if err != nil {
-			c.errorf(pointerJoin(ptr, "default"), "invalid default: %v", err)
+			c.errorf(PointerJoin(ptr, "default"), "invalid default: %v", err)
 		} else {
 			n.hasDefault, n.def = true, v
 		}
@@ -167,7 +168,7 @@ func (c *compiler) requireType(child *node, s *openapi3.Schema, ptr, what string
 		return // a value validation says nothing of the type
 	}
 	if len(s.Type.Slice()) == 0 && child.types == 0 && !child.preserveUnknown {
-		c.errorf(pointerJoin(ptr, "type"), "must not be empty for specified %s", what)
+		c.errorf(PointerJoin(ptr, "type"), "must not be empty for specified %s", what)
 	}
 }
 
@@ -190,7 +191,7 @@ func (c *compiler) compileValidations(n *node, s *openapi3.Schema, ptr string) {
 	if s.Pattern != "" {
 		p, err := compilePattern(s.Pattern)
 		if err != nil {
-			c.errorf(pointerJoin(ptr, "pattern"), "invalid regular expression: %v", err)
+			c.errorf(PointerJoin(ptr, "pattern"), "invalid regular expression: %v", err)
 		} else {
 			n.pattern = p
 		}
@@ -214,7 +215,7 @@ func (c *compiler) compileValidations(n *node, s *openapi3.Schema, ptr string) {
 	for i, v := range s.Enum {
 		nv, err := normalizeJSON(v)
 		if err != nil {
-			c.errorf(pointerJoin(ptr, "enum", fmt.Sprint(i)), "invalid enum value: %v", err)
+			c.errorf(PointerJoin(ptr, "enum", fmt.Sprint(i)), "invalid enum value: %v", err)
 			continue
 		}
 		n.enum = append(n.enum, nv)

@@ -1,11 +1,10 @@
-package structural
+package structural_test
 
 import (
 	"context"
 	"encoding/json"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/specd-io/specd/internal/crdcorpus"
 	"github.com/specd-io/specd/schemas/celrules"
+	"github.com/specd-io/specd/schemas/structural"
 )
 
 // corpusExceptions are corpus objects kube-apiserver rejects for a reason
@@ -24,25 +24,7 @@ var corpusExceptions = map[string]string{}
 
 type crdVersion struct {
 	crd    string
-	schema *Schema
-}
-
-type crdDoc struct {
-	Spec struct {
-		Group string `json:"group"`
-		Names struct {
-			Kind string `json:"kind"`
-		} `json:"names"`
-		Versions []struct {
-			Name   string `json:"name"`
-			Schema struct {
-				OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
-			} `json:"schema"`
-		} `json:"versions"`
-	} `json:"spec"`
-	Metadata struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
+	schema *structural.Schema
 }
 
 // loadCorpusCRDs compiles every CRD version of a project, keyed by
@@ -54,7 +36,7 @@ func loadCorpusCRDs(t *testing.T, corpusDir, project string) (map[string]crdVers
 	n := 0
 	for _, f := range files {
 		for _, doc := range crdcorpus.YAMLDocs(t, f) {
-			var crd crdDoc
+			var crd structural.CRDDoc
 			if err := json.Unmarshal(doc, &crd); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
@@ -65,7 +47,7 @@ func loadCorpusCRDs(t *testing.T, corpusDir, project string) (map[string]crdVers
 					t.Errorf("%s %s: unmarshal schema: %v", crd.Metadata.Name, v.Name, err)
 					continue
 				}
-				s, errs := Compile(&sch)
+				s, errs := structural.Compile(&sch)
 				if len(errs) > 0 {
 					t.Errorf("%s %s: %d compile errors, first: %v", crd.Metadata.Name, v.Name, len(errs), errs[0])
 					continue
@@ -103,7 +85,7 @@ func TestCorpus(t *testing.T) {
 				files, _ := filepath.Glob(filepath.Join(corpusDir, project, sub, "*.yaml"))
 				for _, f := range files {
 					for i, doc := range crdcorpus.YAMLDocs(t, f) {
-						key := project + "/" + sub + "/" + filepath.Base(f) + "#" + itoa(i)
+						key := project + "/" + sub + "/" + filepath.Base(f) + "#" + structural.Itoa(i)
 						var obj map[string]any
 						if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, &obj); err != nil {
 							t.Fatalf("%s: %v", key, err)
@@ -118,11 +100,11 @@ func TestCorpus(t *testing.T) {
 						cv.schema.Prune(obj)
 						cv.schema.Default(obj)
 						all, _ := cv.schema.ValidateRules(context.Background(), obj, nil, cv.schema.Validate(obj))
-						errs := errorStrings(all)
+						errs := structural.ErrorStrings(all)
 						if sub == "examples" {
 							accepted++
 							if len(errs) > 0 {
-								t.Errorf("%s (%s): want accepted, got:\n%s", key, cv.crd, joinLines(errs))
+								t.Errorf("%s (%s): want accepted, got:\n%s", key, cv.crd, structural.JoinLines(errs))
 							}
 							continue
 						}
@@ -140,12 +122,12 @@ func TestCorpus(t *testing.T) {
 						}
 						if want, ok := crdcorpus.CELRefusals[key]; ok {
 							usedExceptions[key] = true
-							if got := joinLines(errs); got != want {
+							if got := structural.JoinLines(errs); got != want {
 								t.Errorf("%s: got\n%s\nwant kube's CEL error\n%s", key, got, want)
 							}
 							continue
 						}
-						want := recorded[sub+"/"+filepath.Base(f)+"#"+itoa(i)]
+						want := recorded[sub+"/"+filepath.Base(f)+"#"+structural.Itoa(i)]
 						if len(want) == 0 {
 							continue
 						}
@@ -156,8 +138,8 @@ func TestCorpus(t *testing.T) {
 						sort.Strings(got)
 						sort.Strings(want)
 						exact++
-						if joinLines(got) != joinLines(want) {
-							t.Errorf("%s: errors differ from kube-apiserver's\ngot:\n%s\nwant:\n%s", key, joinLines(got), joinLines(want))
+						if structural.JoinLines(got) != structural.JoinLines(want) {
+							t.Errorf("%s: errors differ from kube-apiserver's\ngot:\n%s\nwant:\n%s", key, structural.JoinLines(got), structural.JoinLines(want))
 						}
 					}
 				}
@@ -184,8 +166,6 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
-
 // The prometheus-operator alertmanagerconfigs CRD has an unquoted "=" in an
 // enum; Kubernetes (and sigs.k8s.io/yaml) read it as the string "=".
 func TestCorpusEqualsSignEnum(t *testing.T) {
@@ -195,13 +175,13 @@ func TestCorpusEqualsSignEnum(t *testing.T) {
 		t.Fatal("AlertmanagerConfig v1alpha1 not in the corpus")
 	}
 	obj := func(op string) map[string]any {
-		return object(t, `{"apiVersion":"monitoring.coreos.com/v1alpha1","kind":"AlertmanagerConfig","metadata":{"name":"a"},
+		return structural.Object(t, `{"apiVersion":"monitoring.coreos.com/v1alpha1","kind":"AlertmanagerConfig","metadata":{"name":"a"},
 			"spec":{"inhibitRules":[{"sourceMatch":[{"name":"severity","value":"critical","matchType":"`+op+`"}]}]}}`)
 	}
 	if errs := cv.schema.Validate(obj("=")); len(errs) > 0 {
 		t.Errorf(`matchType "=": %v`, errs)
 	}
-	got := joinLines(errorStrings(cv.schema.Validate(obj("=="))))
+	got := structural.JoinLines(structural.ErrorStrings(cv.schema.Validate(obj("=="))))
 	want := `FieldValueNotSupported spec.inhibitRules[0].sourceMatch[0].matchType: Unsupported value: "==": supported values: "!=", "=", "=~", "!~"`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

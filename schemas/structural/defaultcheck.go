@@ -15,16 +15,16 @@ func (c *compiler) checkDefaults(n *node, ptr string, insideMeta, root bool) {
 		c.checkDefault(n, ptr)
 	}
 	if n.items != nil {
-		c.checkDefaults(n.items, pointerJoin(ptr, "items"), insideMeta, false)
+		c.checkDefaults(n.items, PointerJoin(ptr, "items"), insideMeta, false)
 	}
 	for _, k := range n.propNames {
 		meta := (n.embedded || root) && isMetaField(k)
-		c.checkDefaults(n.props[k], pointerJoin(ptr, "properties", k), insideMeta || meta, false)
+		c.checkDefaults(n.props[k], PointerJoin(ptr, "properties", k), insideMeta || meta, false)
 	}
 }
 
 func (c *compiler) checkDefault(n *node, ptr string) {
-	ptr = pointerJoin(ptr, "default")
+	ptr = PointerJoin(ptr, "default")
 	pruned := deepCopy(n.def)
 	pr := pruner{p: walkPath{segs: make([]seg, 0, 16)}}
 	pr.prune(pruned, n, n.embedded, false)

@@ -27,13 +27,13 @@ func (c *compiler) compileJunctors(n *node, s *openapi3.Schema, ptr string) {
 	if c.nested == 0 && len(s.AllOf) > 0 && s.AllOf[0].Value != nil && isIntOrStringAnyOf(s.AllOf[0].Value.AnyOf) {
 		c.exempt = s.AllOf[0].Value
 	}
-	n.allOf = c.compileBranches(s.AllOf, pointerJoin(ptr, "allOf"), true)
+	n.allOf = c.compileBranches(s.AllOf, PointerJoin(ptr, "allOf"), true)
 	c.exempt = nil
-	n.anyOf = c.compileBranches(s.AnyOf, pointerJoin(ptr, "anyOf"), !anyOfExempt)
-	n.oneOf = c.compileBranches(s.OneOf, pointerJoin(ptr, "oneOf"), true)
+	n.anyOf = c.compileBranches(s.AnyOf, PointerJoin(ptr, "anyOf"), !anyOfExempt)
+	n.oneOf = c.compileBranches(s.OneOf, PointerJoin(ptr, "oneOf"), true)
 	if s.Not != nil {
 		c.nested++
-		n.not = c.compileRef(s.Not, pointerJoin(ptr, "not"))
+		n.not = c.compileRef(s.Not, PointerJoin(ptr, "not"))
 		c.nested--
 	}
 	if c.nested == 0 {
@@ -53,7 +53,7 @@ func (c *compiler) compileBranches(refs openapi3.SchemaRefs, ptr string, nested 
 	defer func() { c.nested = saved }()
 	var out []*node
 	for i, ref := range refs {
-		if n := c.compileRef(ref, pointerJoin(ptr, fmt.Sprint(i))); n != nil {
+		if n := c.compileRef(ref, PointerJoin(ptr, fmt.Sprint(i))); n != nil {
 			out = append(out, n)
 		}
 	}
@@ -82,7 +82,7 @@ func onlyType(ref *openapi3.SchemaRef, typ string) bool {
 func (c *compiler) checkNested(s *openapi3.Schema, ptr string) {
 	forbid := func(cond bool, key, msg string) {
 		if cond {
-			c.errorf(pointerJoin(ptr, key), "%s", msg)
+			c.errorf(PointerJoin(ptr, key), "%s", msg)
 		}
 	}
 	const empty, undefined, isFalse = "must be empty to be structural", "must be undefined to be structural", "must be false to be structural"
@@ -92,23 +92,23 @@ func (c *compiler) checkNested(s *openapi3.Schema, ptr string) {
 	forbid(s.Title != "", "title", empty)
 	forbid(s.Description != "", "description", empty)
 	forbid(s.Nullable, "nullable", isFalse)
-	for _, ext := range []string{extPreserveUnknownFields, extEmbeddedResource, extIntOrString} {
+	for _, ext := range []string{ExtPreserveUnknownFields, ExtEmbeddedResource, ExtIntOrString} {
 		var b bool
 		_, _ = Extension(s, ext, &b)
 		forbid(b, ext, isFalse)
 	}
 	var keys []string
-	_, _ = Extension(s, extListMapKeys, &keys)
-	forbid(len(keys) > 0, extListMapKeys, empty)
-	_, listType := s.Extensions[extListType]
-	forbid(listType, extListType, undefined)
-	_, mapType := s.Extensions[extMapType]
-	forbid(mapType, extMapType, undefined)
+	_, _ = Extension(s, ExtListMapKeys, &keys)
+	forbid(len(keys) > 0, ExtListMapKeys, empty)
+	_, listType := s.Extensions[ExtListType]
+	forbid(listType, ExtListType, undefined)
+	_, mapType := s.Extensions[ExtMapType]
+	forbid(mapType, ExtMapType, undefined)
 	var rules []any
-	_, _ = Extension(s, extValidations, &rules)
-	forbid(len(rules) > 0, extValidations, empty)
+	_, _ = Extension(s, ExtValidations, &rules)
+	forbid(len(rules) > 0, ExtValidations, empty)
 	if _, ok := s.Properties["metadata"]; ok {
-		c.errorf(pointerJoin(ptr, "properties", "metadata"), "must not be specified in a nested context")
+		c.errorf(PointerJoin(ptr, "properties", "metadata"), "must not be specified in a nested context")
 	}
 }
 
@@ -123,9 +123,9 @@ func (c *compiler) completeJunctors(v, s *openapi3.Schema, sPtr, vPtr string) {
 			if ref == nil || ref.Value == nil {
 				continue
 			}
-			at := pointerJoin(vPtr, j.key, fmt.Sprint(i))
+			at := PointerJoin(vPtr, j.key, fmt.Sprint(i))
 			if j.key == "not" {
-				at = pointerJoin(vPtr, "not")
+				at = PointerJoin(vPtr, "not")
 			}
 			c.complete(ref.Value, s, sPtr, at)
 		}
@@ -142,14 +142,14 @@ func (c *compiler) complete(v, s *openapi3.Schema, sPtr, vPtr string) {
 	}
 	c.completeJunctors(v, s, sPtr, vPtr)
 	if v.Items != nil && v.Items.Value != nil {
-		c.complete(v.Items.Value, schemaOf(s.Items), pointerJoin(sPtr, "items"), pointerJoin(vPtr, "items"))
+		c.complete(v.Items.Value, schemaOf(s.Items), PointerJoin(sPtr, "items"), PointerJoin(vPtr, "items"))
 	}
 	for _, name := range sortedNames(v.Properties) {
 		vp := v.Properties[name]
 		if vp == nil || vp.Value == nil {
 			continue
 		}
-		c.complete(vp.Value, schemaOf(s.Properties[name]), pointerJoin(sPtr, "properties", name), pointerJoin(vPtr, "properties", name))
+		c.complete(vp.Value, schemaOf(s.Properties[name]), PointerJoin(sPtr, "properties", name), PointerJoin(vPtr, "properties", name))
 	}
 }
 

@@ -64,6 +64,11 @@ func TestCRDAPIKubectl(t *testing.T) {
 	if want := `NamesAccepted=True/NoConflicts;Established=True/InitialNamesAccepted; ["v1"] WidgetList`; got != want {
 		t.Errorf("status: %q, want %q", got, want)
 	}
+	// kubectl's discovery of the resource carries kube's hash of the
+	// storage version (crdapi.example.com/v1/Widget).
+	if got := k.OK(t, "get", "--raw", "/apis/crdapi.example.com/v1"); !strings.Contains(got, `"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wdg"],"storageVersionHash":"slE83WDENDU="}`) {
+		t.Errorf("discovery of crdapi.example.com/v1 has no storageVersionHash:\n%s", got)
+	}
 	if got := k.OK(t, "get", "crds"); !containsField(got, "widgets.crdapi.example.com") {
 		t.Errorf("kubectl get crds:\n%s", got)
 	}
@@ -133,6 +138,14 @@ func TestCRDAPIDeletionWaitsForObjects(t *testing.T) {
 	if got := k.OK(t, "get", "widget", "held", "-o", "jsonpath={.metadata.deletionTimestamp}"); got == "" {
 		t.Error("the held widget is not being deleted")
 	}
+	// As kube-apiserver: no new object while the CRD terminates; the
+	// objects left may still be updated.
+	late := k.Manifest(t, "late.yaml", "apiVersion: crdapi.example.com/v1\nkind: Widget\nmetadata:\n  name: late\n")
+	stderr := k.Fail(t, "create", "-f", late)
+	if want := `Error from server (Forbidden): error when creating "` + late + `": widgets.crdapi.example.com "late" is forbidden: create not allowed while custom resource definition is terminating`; strings.TrimSpace(stderr) != want {
+		t.Errorf("create while terminating:\n%s\nwant\n%s", stderr, want)
+	}
+	k.OK(t, "label", "widget", "held", "updated=yes")
 	k.OK(t, "patch", "widget", "held", "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
 	eventually(t, "the CRD gone", func() bool { return k.Run(t, "get", "crd", "widgets.crdapi.example.com").Code != 0 })
 }
