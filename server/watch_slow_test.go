@@ -299,22 +299,33 @@ func rss() uint64 {
 	return 0
 }
 
+// check fails tb unless every reading watcher got every widget in order
+// and every stalled client was cut off short of the last widget, its
+// connection closed.
+func (res *slowResult) check(tb testing.TB, run slowRun) {
+	tb.Helper()
+	for _, err := range res.errs {
+		tb.Error(err)
+	}
+	if res.stalledMost >= run.writes {
+		tb.Errorf("a stalled client got %d events, want it cut off before all %d", res.stalledMost, run.writes)
+	}
+	if res.stalledClosed != run.stalled {
+		tb.Errorf("%d of %d stalled clients saw their connection closed, want all", res.stalledClosed, run.stalled)
+	}
+}
+
 // TestSlowWatchersAreCut: 200 watchers of one resource and 10 clients
 // that never read their streams, under 300 creates. Every reading watcher
 // gets every widget once and in order (watching again from its last
 // resourceVersion if it is cut off, as client-go does); every stalled
-// client is cut off short of the last widget.
+// client is cut off short of the last widget, and its connection closed.
 func TestSlowWatchersAreCut(t *testing.T) {
 	// Widgets of about 2 KB fill a stalled client's socket buffers after a
 	// few dozen events.
 	run := slowRun{watchers: 200, stalled: 10, writes: 300, rate: 200, buffer: 100, writeTimeout: time.Second, notes: 2000}
 	res := runSlowWatchers(t, run)
-	for _, err := range res.errs {
-		t.Error(err)
-	}
-	if res.stalledMost >= run.writes {
-		t.Errorf("a stalled client got %d events, want it cut off before all %d", res.stalledMost, run.writes)
-	}
+	res.check(t, run)
 	t.Logf("%d watchers got all %d widgets in %v (%d watched again); %d stalled cut off, at most %d events each, %d of their connections closed; peak RSS %d MiB, heap %d MiB",
 		run.watchers, run.writes, res.elapsed.Round(time.Millisecond), res.rewatches.Load(), run.stalled, res.stalledMost,
 		res.stalledClosed, res.peakRSS>>20, res.peakHeap>>20)
@@ -333,12 +344,7 @@ func BenchmarkSlowWatchers(b *testing.B) {
 	run := slowRun{watchers: 2000, stalled: 50, writes: 5000, rate: 1000, writeTimeout: DefaultWatchWriteTimeout, notes: 100, readersApart: true}
 	for b.Loop() {
 		res := runSlowWatchers(b, run)
-		for _, err := range res.errs {
-			b.Error(err)
-		}
-		if res.stalledMost >= run.writes {
-			b.Errorf("a stalled client got %d events, want it cut off before all %d", res.stalledMost, run.writes)
-		}
+		res.check(b, run)
 		b.ReportMetric(float64(res.peakRSS)/(1<<20), "peak-RSS-MiB")
 		b.ReportMetric(float64(res.peakHeap)/(1<<20), "peak-heap-MiB")
 		b.ReportMetric(float64(run.writes)/res.elapsed.Seconds(), "writes/s")
