@@ -4,9 +4,13 @@
 // A server closes a connection gracefully: its FIN goes out after the
 // bytes still queued in the kernel's send buffer. When the peer stopped
 // reading (a watch client that hangs, say) those bytes never leave, so the
-// peer never learns the connection ended and the orphaned socket keeps its
-// buffer until the kernel gives up probing a zero window, minutes later.
+// peer never learns the connection ended, and the orphaned socket keeps
+// its buffer while the kernel probes a window that stays shut.
 // Once a write has timed out, the peer is not reading what it was sent;
 // Listener makes the close that follows abortive (SO_LINGER 0): a RST, the
-// queued bytes dropped, the peer's next read fails at once.
+// queued bytes dropped; the peer reads what had reached it, then the
+// reset.
+//
+// This also holds for the watches that Server.CloseWatches ends at
+// shutdown by moving their write deadline to now.
 package resetconn
