@@ -52,8 +52,8 @@ func (s *Store) Watch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 	if err != nil {
 		return nil, err
 	}
-	w := &Watch{store: s, rv: rv, sel: req.Selector, bookmarks: req.AllowBookmarks}
-	opts := CacheWatchOptions{Prefix: s.listPrefix(rv.Resource, namespace), Bookmarks: req.AllowBookmarks, Version: rv.APIVersion()}
+	w := &Watch{store: s, rv: rv, apiVersion: rv.APIVersion(), sel: req.Selector, bookmarks: req.AllowBookmarks}
+	opts := CacheWatchOptions{Prefix: s.listPrefix(rv.Resource, namespace), Bookmarks: req.AllowBookmarks, Version: w.apiVersion}
 	// One name in one namespace (or of a cluster-scoped resource) is one
 	// key; across namespaces the selector alone picks the objects.
 	if req.Selector.Fields != nil && (namespace != "" || !rv.Resource.Namespaced()) {
@@ -130,11 +130,14 @@ func watchError(err error) error {
 
 // Watch is one watch from a Store. It is not safe for concurrent use.
 type Watch struct {
-	store     *Store
-	rv        *schemas.ResourceVersion
-	sel       Selector
-	bookmarks bool
-	cw        CacheWatch
+	store *Store
+	rv    *schemas.ResourceVersion
+	// apiVersion is rv's, made once: each event looks its encoding up
+	// by it.
+	apiVersion string
+	sel        Selector
+	bookmarks  bool
+	cw         CacheWatch
 
 	initial     []storage.KeyValue
 	initialRev  int64
@@ -233,7 +236,7 @@ func (w *Watch) event(t storage.EventType, value, prev []byte, rev int64, enc *s
 	var obj []byte
 	var err error
 	if enc != nil {
-		obj, err = enc.Get(w.rv.APIVersion(), build)
+		obj, err = enc.Get(w.apiVersion, build)
 	} else {
 		obj, err = build()
 	}
@@ -256,7 +259,7 @@ func served(obj []byte, rev int64) ([]byte, error) {
 func (w *Watch) bookmark(rev int64, end bool) []byte {
 	b := make([]byte, 0, 160)
 	b = append(b, `{"apiVersion":`...)
-	b = appendString(b, w.rv.APIVersion())
+	b = appendString(b, w.apiVersion)
 	b = append(b, `,"kind":`...)
 	b = appendString(b, w.rv.Resource.Kind)
 	b = append(b, `,"metadata":{`...)

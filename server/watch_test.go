@@ -22,6 +22,7 @@ import (
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/server/resetconn"
 )
 
 // watchEnv is a real server on an embedded etcd with a watch cache.
@@ -82,6 +83,8 @@ func startWatchServerWith(t testing.TB, cfg watchcache.Config, wrap func(net.Lis
 	if wrap != nil {
 		srv.Listener = wrap(srv.Listener)
 	}
+	// As cmd/specd serves: a stalled client's connection is reset.
+	srv.Listener = resetconn.Listener(srv.Listener)
 	srv.Config.RegisterOnShutdown(s.CloseWatches)
 	srv.Start()
 	t.Cleanup(srv.Close)

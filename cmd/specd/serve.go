@@ -40,6 +40,7 @@ import (
 	"github.com/specd-io/specd/schemas/serving"
 	"github.com/specd-io/specd/server"
 	"github.com/specd-io/specd/server/certs"
+	"github.com/specd-io/specd/server/resetconn"
 	"github.com/specd-io/specd/server/reviews"
 )
 
@@ -228,8 +229,11 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 
 // startHTTP serves handler on listener, over TLS unless serving is nil;
 // done receives why it stopped. closeWatches ends the open watches,
-// which never end by themselves, on Shutdown.
+// which never end by themselves, on Shutdown. A connection whose write
+// timed out (a watch client that stopped reading) is reset when closed,
+// so that the client sees its end (resetconn).
 func startHTTP(listener net.Listener, handler http.Handler, closeWatches func(), serving *certs.Serving, log *slog.Logger) (*http.Server, <-chan error) {
+	listener = resetconn.Listener(listener)
 	httpServer := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
