@@ -148,38 +148,55 @@ type Watch struct {
 // means the watch ended: the client starts a new one from the last
 // resourceVersion it saw.
 func (w *Watch) Next(ctx context.Context) (WatchEvent, error) {
+	ev, _, err := w.next(ctx, true)
+	return ev, err
+}
+
+// Ready returns the next event if it can be had without waiting for a
+// change; ok is false when Next would wait. A stream writes the events
+// that are ready and flushes before it waits: an event written while
+// another was pending is not held back when that one turns out to be
+// filtered out (a selector, an unwanted bookmark).
+func (w *Watch) Ready(ctx context.Context) (ev WatchEvent, ok bool, err error) {
+	return w.next(ctx, false)
+}
+
+func (w *Watch) next(ctx context.Context, wait bool) (WatchEvent, bool, error) {
 	for {
 		if len(w.initial) > 0 {
 			kv := w.initial[0]
 			w.initial = w.initial[1:]
 			ev, ok, err := w.event(storage.EventAdded, kv.Value, nil, kv.ModRevision, nil)
 			if err != nil || ok {
-				return ev, err
+				return ev, true, err
 			}
 			continue
 		}
 		if w.endBookmark {
 			w.endBookmark = false
-			return WatchEvent{Type: storage.EventBookmark, Object: w.bookmark(w.initialRev, true)}, nil
+			return WatchEvent{Type: storage.EventBookmark, Object: w.bookmark(w.initialRev, true)}, true, nil
+		}
+		if !wait && !w.cw.Pending() {
+			return WatchEvent{}, false, nil
 		}
 		e, err := w.cw.Next(ctx)
 		if err != nil {
-			return WatchEvent{}, err
+			return WatchEvent{}, true, err
 		}
 		if e.Type == storage.EventBookmark {
 			if w.bookmarks {
-				return WatchEvent{Type: storage.EventBookmark, Object: w.bookmark(e.Revision, false)}, nil
+				return WatchEvent{Type: storage.EventBookmark, Object: w.bookmark(e.Revision, false)}, true, nil
 			}
 			continue
 		}
 		ev, ok, err := w.event(e.Type, e.Value, e.PrevValue, e.Revision, e.Encoded)
 		if err != nil || ok {
-			return ev, err
+			return ev, true, err
 		}
 	}
 }
 
-// Pending reports whether Next would answer at once.
+// Pending reports whether an event may be ready without waiting.
 func (w *Watch) Pending() bool {
 	return len(w.initial) > 0 || w.endBookmark || w.cw.Pending()
 }

@@ -192,3 +192,50 @@ func TestStoreWatchExpired(t *testing.T) {
 		t.Fatalf("watch from %s: %v, want 410 Expired too old resource version", first, err)
 	}
 }
+
+// TestWatchReadyNeverWaits: Ready hands over a change that is there and
+// never waits for one, also when the changes that are there are all
+// filtered out (what a stream needs to flush before it waits).
+func TestWatchReadyNeverWaits(t *testing.T) {
+	ctx := context.Background()
+	s, v1, _ := watchStore(t)
+	created := mustCreate(t, s, v1, "default", widgetWith("a", "blue", `"tier":"gold"`))
+	req := engine.WatchRequest{ResourceVersion: gjson.GetBytes(created, "metadata.resourceVersion").Str}
+	var err error
+	if req.Selector, err = engine.ParseSelector(v1, "tier=gold", ""); err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Watch(ctx, v1, "default", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	mustCreate(t, s, v1, "default", widgetWith("b", "red", `"tier":"silver"`))
+	mustCreate(t, s, v1, "default", widgetWith("c", "red", `"tier":"gold"`))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ev, ok, err := w.Ready(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			if name := gjson.GetBytes(ev.Object, "metadata.name").Str; name != "c" {
+				t.Fatalf("ready: %s %s, want ADDED c", ev.Type, name)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("c was not ready within 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// b (filtered out) and c are consumed, d is filtered out: nothing
+	// is ready, and Ready says so instead of waiting for a change that
+	// never comes (waiting would end with the context's error).
+	mustCreate(t, s, v1, "default", widgetWith("d", "red", `"tier":"silver"`))
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if ev, ok, err := w.Ready(wctx); ok || err != nil {
+		t.Fatalf("with only a filtered change: %s %s ready, err %v; want not ready", ev.Type, ev.Object, err)
+	}
+}

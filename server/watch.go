@@ -131,7 +131,15 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 // stream copies events to the client until the watch or ctx ends.
 func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Watch, table *tableBuilder) {
 	for {
-		ev, err := watch.Next(ctx)
+		ev, ready, err := watch.Ready(ctx)
+		if err == nil && !ready {
+			// Nothing more to write without waiting: what was written
+			// goes out now.
+			if sw.flush() != nil {
+				return
+			}
+			ev, err = watch.Next(ctx)
+		}
 		if err != nil {
 			if !errors.Is(err, engine.ErrWatchClosed) && ctx.Err() == nil {
 				sw.status(err)
@@ -146,7 +154,7 @@ func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Wat
 				return
 			}
 		}
-		if err := sw.event(ev.Type.String(), obj, !watch.Pending()); err != nil {
+		if err := sw.event(ev.Type.String(), obj, false); err != nil {
 			return // the client went away
 		}
 	}
@@ -270,9 +278,15 @@ func (sw *streamWriter) event(typ string, obj []byte, flush bool) error {
 		return err
 	}
 	if flush {
-		return sw.rc.Flush()
+		return sw.flush()
 	}
 	return nil
+}
+
+// flush sends what the stream has written, within the write deadline.
+func (sw *streamWriter) flush() error {
+	sw.moveDeadline()
+	return sw.rc.Flush()
 }
 
 // encode returns an event as the stream carries it: a protobuf frame, or
