@@ -27,6 +27,13 @@ import (
 // the request was sent) and the retry's condition then fails, the first
 // try may be what broke it: the caller resolves that (resolveCreate), or
 // answers that the outcome is unknown.
+//
+// Each try has its own deadline (tryTimeout): a try sent to a member that
+// died, or to a follower whose leader died, would otherwise wait for
+// etcd's request timeout (7 s with etcd's defaults) before failing. A
+// write whose try ran out of time may still be applied, so its outcome is
+// unknown, like any other. A try that ran out of time gets twice as long
+// next time, so that a large list that is slow, not stuck, still ends.
 const (
 	// retryWindow bounds the retries of one request after its first
 	// failure: an election on a LAN takes one to two seconds, but a retry
@@ -35,6 +42,9 @@ const (
 	retryWindow = 10 * time.Second
 	retryFirst  = 50 * time.Millisecond
 	retryMax    = 500 * time.Millisecond
+	// tryTimeout is the first deadline of one try; an answer of a live
+	// etcd member takes milliseconds, an election one to two seconds.
+	tryTimeout = 3 * time.Second
 )
 
 // attempt is what a request's tries end in.
@@ -75,26 +85,27 @@ func notConnected(err error) bool {
 // retry calls try until it succeeds, fails for good, ctx ends or
 // window (retryWindow) has passed since its first failure, and returns its last
 // error; uncertain tells whether a failed try may have applied a write.
+// Each try runs under its own deadline, timeout at first, doubled after
+// each try that ran out of it.
 // The window starts at the first failure, not at the first try: a try
-// that met a dead leader fails only when etcd's own request timeout
+// that met a dead leader may fail only when etcd's own request timeout
 // (5 s and two election timeouts) ends, well after a new leader serves.
-func retry(ctx context.Context, window time.Duration, try func(ctx context.Context) error) (uncertain bool, err error) {
+func retry(ctx context.Context, window, timeout time.Duration, try func(ctx context.Context) error) (uncertain bool, err error) {
 	var deadline time.Time
 	delay := retryFirst
 	for {
-		// A request that has ended sends nothing: the in-process client
-		// of the embedded etcd would still propose it, where gRPC refuses
-		// a call whose context is done before it is sent.
+		// A request that has ended sends nothing: gRPC refuses a call
+		// whose context is done before it is sent, but say so here.
 		if err = ctx.Err(); err != nil {
 			return uncertain, err
 		}
-		err = try(ctx)
-		if err == nil || ctx.Err() != nil {
+		var kind attempt
+		kind, err = tryOnce(ctx, timeout, try)
+		if err == nil || ctx.Err() != nil || kind == failed {
 			return uncertain, err
 		}
-		kind := classify(err)
-		if kind == failed {
-			return uncertain, err
+		if errors.Is(err, errTryTimeout) {
+			timeout *= 2
 		}
 		if deadline.IsZero() {
 			deadline = time.Now().Add(window)
@@ -105,6 +116,27 @@ func retry(ctx context.Context, window time.Duration, try func(ctx context.Conte
 		}
 		delay = min(2*delay, retryMax)
 	}
+}
+
+// errTryTimeout is the error of a try that ran out of its own deadline
+// while the request's context was live: etcd may have applied it.
+var errTryTimeout = errors.New("etcdstorage: an etcd request took longer than its try's deadline")
+
+// tryOnce runs try under a deadline of timeout and classifies its error.
+func tryOnce(ctx context.Context, timeout time.Duration, try func(ctx context.Context) error) (attempt, error) {
+	tctx, cancel := context.WithTimeoutCause(ctx, timeout, errTryTimeout)
+	defer cancel()
+	err := try(tctx)
+	switch {
+	case err == nil:
+		return failed, nil
+	case ctx.Err() != nil:
+		return failed, err
+	case tctx.Err() != nil:
+		// Not the context's error: the request's own deadline did not end.
+		return unknown, fmt.Errorf("%w (%s): %v", errTryTimeout, timeout, err)
+	}
+	return classify(err), err
 }
 
 // sleep waits d; false if ctx ended first.
@@ -122,18 +154,19 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // get is a read of etcd, retried (retry).
 func (s *Storage) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	var resp *clientv3.GetResponse
-	_, err := retry(ctx, s.retryWindow, func(ctx context.Context) (err error) {
+	_, err := retry(ctx, s.retryWindow, s.tryTimeout, func(ctx context.Context) (err error) {
 		resp, err = s.kv.Get(ctx, key, opts...)
 		return err
 	})
 	return resp, err
 }
 
-// commit runs a conditional transaction, retried (retry); uncertain says
-// whether a failed try may have been applied.
-func (s *Storage) commit(ctx context.Context, txn clientv3.Txn) (resp *clientv3.TxnResponse, uncertain bool, err error) {
-	uncertain, err = retry(ctx, s.retryWindow, func(context.Context) (err error) {
-		resp, err = txn.Commit()
+// commit runs the conditional transaction that build makes of an empty
+// one, retried (retry); uncertain says whether a failed try may have been
+// applied. Each try builds its own, bound to the try's deadline.
+func (s *Storage) commit(ctx context.Context, build func(clientv3.Txn) clientv3.Txn) (resp *clientv3.TxnResponse, uncertain bool, err error) {
+	uncertain, err = retry(ctx, s.retryWindow, s.tryTimeout, func(ctx context.Context) (err error) {
+		resp, err = build(s.kv.Txn(ctx)).Commit()
 		return err
 	})
 	return resp, uncertain, err

@@ -24,15 +24,19 @@ type flakyKV struct {
 	err     error
 	applied bool
 	slow    time.Duration // how long a failing try takes
+	// hang makes a failing try wait for the end of its context instead,
+	// as one sent to an etcd member that died does.
+	hang bool
 }
 
 func (f *flakyKV) Txn(ctx context.Context) clientv3.Txn {
-	return &flakyTxn{Txn: f.KV.Txn(ctx), kv: f}
+	return &flakyTxn{Txn: f.KV.Txn(ctx), kv: f, ctx: ctx}
 }
 
 type flakyTxn struct {
 	clientv3.Txn
-	kv *flakyKV
+	kv  *flakyKV
+	ctx context.Context // the try's, which a hanging try waits out
 }
 
 func (t *flakyTxn) If(cs ...clientv3.Cmp) clientv3.Txn   { t.Txn = t.Txn.If(cs...); return t }
@@ -47,6 +51,10 @@ func (t *flakyTxn) Commit() (*clientv3.TxnResponse, error) {
 		if _, err := t.Txn.Commit(); err != nil {
 			return nil, err
 		}
+	}
+	if t.kv.hang {
+		<-t.ctx.Done()
+		return nil, t.ctx.Err()
 	}
 	time.Sleep(t.kv.slow)
 	return nil, t.kv.err
@@ -106,5 +114,57 @@ func TestWriteRetriedAfterSlowFailure(t *testing.T) {
 	flaky.fails.Store(1)
 	if _, err := st.Create(context.Background(), "/k/slow", []byte("1")); err != nil {
 		t.Fatalf("create whose first try failed after 1 s, with a window of 0.5 s: %v", err)
+	}
+}
+
+// TestStuckTryRetried: a try that etcd never answers (sent to a member
+// that died) is abandoned at its own deadline and retried, well within the
+// request's; a write it may have applied is read back, not applied twice
+// nor answered as a conflict.
+func TestStuckTryRetried(t *testing.T) {
+	cli := etcdtest.Start(t)
+	flaky := &flakyKV{hang: true}
+	st := etcdstorage.NewWithKV(cli, func(kv clientv3.KV) clientv3.KV { flaky.KV = kv; return flaky })
+	st.SetTryTimeout(100 * time.Millisecond)
+	// The request's own deadline is far longer than a try's; without
+	// the try's deadline, the hanging try would use all of it.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	hang := func(applied bool) { flaky.fails.Store(1); flaky.applied = applied }
+
+	hang(true)
+	rev, err := st.Create(ctx, "/k/a", []byte("1"))
+	if err != nil {
+		t.Fatalf("create applied by a try that hung: %v", err)
+	}
+	hang(false)
+	if rev, err = st.Update(ctx, "/k/a", []byte("2"), rev); err != nil {
+		t.Fatalf("update whose first try hung unapplied: %v", err)
+	}
+	hang(true)
+	if rev, err = st.Update(ctx, "/k/a", []byte("3"), rev); err != nil {
+		t.Fatalf("update applied by a try that hung: %v", err)
+	}
+	if kv, err := st.Get(ctx, "/k/a"); err != nil || string(kv.Value) != "3" || kv.ModRevision != rev {
+		t.Fatalf("after the updates: %+v, %v; want 3 at %d", kv, err, rev)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the request's deadline ended: the tries waited it out")
+	}
+}
+
+// TestStuckTryUnknown: a write whose tries all hang, past the retry
+// window, answers that its outcome is unknown, not the request's timeout.
+func TestStuckTryUnknown(t *testing.T) {
+	cli := etcdtest.Start(t)
+	flaky := &flakyKV{hang: true}
+	st := etcdstorage.NewWithKV(cli, func(kv clientv3.KV) clientv3.KV { flaky.KV = kv; return flaky })
+	st.SetTryTimeout(50 * time.Millisecond)
+	st.SetRetryWindow(300 * time.Millisecond)
+	flaky.fails.Store(1000)
+	_, err := st.Create(context.Background(), "/k/stuck", []byte("1"))
+	var unknown *storage.UnknownOutcomeError
+	if !errors.As(err, &unknown) || !errors.Is(err, storage.ErrTimeout) {
+		t.Fatalf("create whose tries all hung: %v, want an unknown outcome", err)
 	}
 }
