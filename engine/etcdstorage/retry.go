@@ -25,8 +25,8 @@ import (
 // breaks the other's condition. When a try failed with an error that
 // leaves its outcome unknown (etcd timed out, the connection broke after
 // the request was sent) and the retry's condition then fails, the first
-// try may be what broke it: the caller resolves that (resolveCreate), or
-// answers that the outcome is unknown.
+// try may be what broke it: the caller resolves that (resolve,
+// resolveDelete), or answers that the outcome is unknown.
 //
 // Each try has its own deadline (tryTimeout): a try sent to a member that
 // died, or to a follower whose leader died, would otherwise wait for
@@ -190,6 +190,32 @@ func (s *Storage) resolve(ctx context.Context, op, key string, value []byte) (in
 		return resp.Kvs[0].ModRevision, nil
 	}
 	return 0, unknownOutcome(op, key, errRetryCondition)
+}
+
+// resolveDelete settles a delete of key at expectedRevision whose first
+// try's outcome was unknown and whose retry's condition failed; failed is
+// the retry's answer, with the key as it is now. The revision deleted
+// identifies one life of the key: if that life has ended (the key is gone,
+// or was created again after expectedRevision), the object the client
+// meant to delete is gone and the delete succeeded, as kube would answer
+// it, with the value at that revision. If the key still lives the life it
+// had at expectedRevision, nothing deleted it: another write changed it
+// and the delete is a conflict. A delete of any revision (0) cannot tell
+// and stays unknown.
+func (s *Storage) resolveDelete(ctx context.Context, key string, expectedRevision int64, failed *clientv3.TxnResponse) (storage.KeyValue, error) {
+	if expectedRevision <= 0 || len(failed.Responses) == 0 {
+		return storage.KeyValue{}, unknownOutcome("delete", key, errRetryCondition)
+	}
+	if cur := failed.Responses[0].GetResponseRange().GetKvs(); len(cur) == 1 && cur[0].CreateRevision <= expectedRevision {
+		return storage.KeyValue{}, fmt.Errorf("etcdstorage: delete %q at revision %d: %w", key, expectedRevision, storage.ErrConflict)
+	}
+	resp, err := s.get(ctx, key, clientv3.WithRev(expectedRevision))
+	if err != nil || len(resp.Kvs) != 1 || resp.Kvs[0].ModRevision != expectedRevision {
+		// Compacted, most likely: gone, but what it held is not known.
+		return storage.KeyValue{}, unknownOutcome("delete", key, errRetryCondition)
+	}
+	prev := resp.Kvs[0]
+	return storage.KeyValue{Key: string(prev.Key), Value: prev.Value, ModRevision: prev.ModRevision}, nil
 }
 
 // writeError is the error of a write that failed after retries: an

@@ -27,6 +27,8 @@ type flakyKV struct {
 	// hang makes a failing try wait for the end of its context instead,
 	// as one sent to an etcd member that died does.
 	hang bool
+	// during, if set, runs in each failing try: another writer's turn.
+	during func()
 }
 
 func (f *flakyKV) Txn(ctx context.Context) clientv3.Txn {
@@ -51,6 +53,9 @@ func (t *flakyTxn) Commit() (*clientv3.TxnResponse, error) {
 		if _, err := t.Txn.Commit(); err != nil {
 			return nil, err
 		}
+	}
+	if t.kv.during != nil {
+		t.kv.during()
 	}
 	if t.kv.hang {
 		<-t.ctx.Done()
@@ -91,7 +96,7 @@ func TestWriteRetries(t *testing.T) {
 	_, err = st.Delete(ctx, "/k/b", 0)
 	var unknown *storage.UnknownOutcomeError
 	if !errors.As(err, &unknown) || !errors.Is(err, storage.ErrTimeout) {
-		t.Fatalf("delete applied by a try that timed out: %v, want an unknown outcome", err)
+		t.Fatalf("delete of any revision applied by a try that timed out: %v, want an unknown outcome", err)
 	}
 	if _, err := st.Create(ctx, "/k/a", []byte("3")); !errors.Is(err, storage.ErrKeyExists) {
 		t.Fatalf("create of a taken key: %v, want ErrKeyExists", err)
@@ -166,5 +171,59 @@ func TestStuckTryUnknown(t *testing.T) {
 	var unknown *storage.UnknownOutcomeError
 	if !errors.As(err, &unknown) || !errors.Is(err, storage.ErrTimeout) {
 		t.Fatalf("create whose tries all hung: %v, want an unknown outcome", err)
+	}
+}
+
+// TestDeleteReadBack: a delete of a revision whose first try timed out
+// and whose retry's condition failed is settled by what the key holds:
+// the life of the key it meant to end is over (applied by the first try,
+// or the key was deleted and created again) and it succeeds with the
+// deleted value; the key still lives that life, changed by another
+// writer, and it is a conflict the engine retries.
+func TestDeleteReadBack(t *testing.T) {
+	cli := etcdtest.Start(t)
+	flaky := &flakyKV{err: rpctypes.ErrTimeoutDueToLeaderFail}
+	st := etcdstorage.NewWithKV(cli, func(kv clientv3.KV) clientv3.KV { flaky.KV = kv; return flaky })
+	ctx := context.Background()
+	put := func(key, value string) {
+		t.Helper()
+		if _, err := cli.Put(ctx, key, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := map[string]struct {
+		applied bool
+		during  func(key string)
+		want    error // nil: deleted, with the value at the revision
+	}{
+		"applied by the first try": {applied: true},
+		"updated by another writer": {during: func(key string) { put(key, "other") }, want: storage.ErrConflict},
+		"deleted and created again": {during: func(key string) {
+			if _, err := cli.Delete(ctx, key); err != nil {
+				t.Fatal(err)
+			}
+			put(key, "new life")
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			key := "/k/del/" + name
+			rev, err := st.Create(ctx, key, []byte("v"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			flaky.applied, flaky.during = tc.applied, nil
+			if tc.during != nil {
+				flaky.during = func() { tc.during(key) }
+			}
+			flaky.fails.Store(1)
+			kv, err := st.Delete(ctx, key, rev)
+			switch {
+			case tc.want != nil && !errors.Is(err, tc.want):
+				t.Fatalf("delete: %v, want %v", err, tc.want)
+			case tc.want == nil && (err != nil || string(kv.Value) != "v" || kv.ModRevision != rev):
+				t.Fatalf("delete: %+v, %v; want v at %d", kv, err, rev)
+			}
+		})
 	}
 }

@@ -112,8 +112,7 @@ func (s *Storage) Delete(ctx context.Context, key string, expectedRevision int64
 		return storage.KeyValue{}, writeError(err, uncertain, "delete", key, nil)
 	}
 	if !resp.Succeeded && uncertain {
-		// The first try may have deleted it: what it deleted is gone.
-		return storage.KeyValue{}, unknownOutcome("delete", key, errRetryCondition)
+		return s.resolveDelete(ctx, key, expectedRevision, resp)
 	}
 	if !resp.Succeeded {
 		if len(resp.Responses) == 0 || len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
