@@ -196,7 +196,7 @@ func TestDeleteReadBack(t *testing.T) {
 		during  func(key string)
 		want    error // nil: deleted, with the value at the revision
 	}{
-		"applied by the first try": {applied: true},
+		"applied by the first try":  {applied: true},
 		"updated by another writer": {during: func(key string) { put(key, "other") }, want: storage.ErrConflict},
 		"deleted and created again": {during: func(key string) {
 			if _, err := cli.Delete(ctx, key); err != nil {
