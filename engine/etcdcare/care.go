@@ -14,15 +14,10 @@ import (
 type Config struct {
 	Client *clientv3.Client
 	// Embedded is set when Client talks to specd's own embedded etcd
-	// (in-process, or through its socket): only then does Care defragment it and disarm its NOSPACE
-	// alarm. An external cluster is its operators' to defragment.
+	// (through its socket): only then does Care defragment it and disarm
+	// its NOSPACE alarm. An external cluster is its operators' to
+	// defragment.
 	Embedded bool
-	// DefragEndpoint is the embedded etcd's socket endpoint (unix://…):
-	// defragmentations go through it, since the in-process client of the
-	// embedded etcd cannot defragment (etcd's v3client gives its
-	// maintenance server no health notifier, and it panics). Client's
-	// own endpoint when empty.
-	DefragEndpoint string
 	// CompactionInterval is --etcd-compaction-interval; 0: specd does not
 	// compact.
 	CompactionInterval time.Duration
@@ -134,7 +129,7 @@ func (c *Care) largestMember(ctx context.Context) (*clientv3.StatusResponse, err
 	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
 	defer cancel()
 	var largest *clientv3.StatusResponse
-	for _, ep := range c.endpoints() {
+	for _, ep := range c.cfg.Client.Endpoints() {
 		st, err := c.cfg.Client.Status(ctx, ep)
 		if err != nil {
 			return nil, fmt.Errorf("status of etcd %s: %w", ep, err)
@@ -145,16 +140,6 @@ func (c *Care) largestMember(ctx context.Context) (*clientv3.StatusResponse, err
 	}
 	recordSizes(largest)
 	return largest, nil
-}
-
-// endpoints are the members to read the status of. The in-process client
-// of the embedded etcd has no endpoint: its one member answers whatever
-// endpoint a call names.
-func (c *Care) endpoints() []string {
-	if eps := c.cfg.Client.Endpoints(); len(eps) > 0 {
-		return eps
-	}
-	return []string{""}
 }
 
 func recordSizes(st *clientv3.StatusResponse) {

@@ -22,16 +22,10 @@ import (
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// startEtcd starts an embedded etcd for one test and returns an
-// in-process client of it, timed by specd's request metrics, as specd
-// serve does.
+// startEtcd starts an embedded etcd for one test and returns a client of
+// it through its socket, timed by specd's request metrics, as specd serve
+// does.
 func startEtcd(t testing.TB, quota int64) *clientv3.Client {
-	cli, _ := startEtcdSocket(t, quota)
-	return cli
-}
-
-// startEtcdSocket is startEtcd, and also returns the socket endpoint.
-func startEtcdSocket(t testing.TB, quota int64) (*clientv3.Client, string) {
 	t.Helper()
 	// Not t.TempDir(): the socket path must stay under 108 bytes.
 	dir, err := os.MkdirTemp("", "etcdcare-")
@@ -51,7 +45,7 @@ func startEtcdSocket(t testing.TB, quota int64) (*clientv3.Client, string) {
 	}
 	TimeRequests(cli)
 	t.Cleanup(func() { _ = cli.Close() })
-	return cli, e.Endpoints()[0]
+	return cli
 }
 
 func put(t testing.TB, cli *clientv3.Client, key string, size int) int64 {
@@ -158,7 +152,7 @@ func TestWatchCacheSurvivesCompaction(t *testing.T) {
 // compacts: the file is then mostly free pages, and a check defragments
 // it, counts it and shrinks it.
 func TestDefragmentsMostlyFreeFile(t *testing.T) {
-	cli, socket := startEtcdSocket(t, 0)
+	cli := startEtcd(t, 0)
 	for i := range 40 {
 		put(t, cli, fmt.Sprintf("/big/%d", i), 100<<10)
 	}
@@ -177,7 +171,7 @@ func TestDefragmentsMostlyFreeFile(t *testing.T) {
 		put(t, cli, "/small", 1)
 		before = status(t, cli)
 	}
-	care := New(Config{Client: cli, Embedded: true, DefragEndpoint: socket, Logger: quiet, Defrag: DefragPolicy{MinBytes: 1 << 20, MaxInUse: 0.5}})
+	care := New(Config{Client: cli, Embedded: true, Logger: quiet, Defrag: DefragPolicy{MinBytes: 1 << 20, MaxInUse: 0.5}})
 	done := testutil.ToFloat64(defrags.WithLabelValues(resultDone))
 	if err := care.Check(t.Context()); err != nil {
 		t.Fatal(err)
@@ -215,7 +209,7 @@ func status(t testing.TB, cli *clientv3.Client) *clientv3.StatusResponse {
 // work, and a check frees the history, disarms the alarm, and writes
 // work again.
 func TestNoSpaceRecovery(t *testing.T) {
-	cli, socket := startEtcdSocket(t, 8<<20)
+	cli := startEtcd(t, 8<<20)
 	st := etcdstorage.New(cli)
 	ctx := t.Context()
 	value := []byte(`{"data":"` + strings.Repeat("x", 256<<10) + `"}`)
@@ -242,7 +236,7 @@ func TestNoSpaceRecovery(t *testing.T) {
 		t.Fatalf("delete while full: %v", err)
 	}
 	disarms := testutil.ToFloat64(alarmDisarms)
-	care := New(Config{Client: cli, Embedded: true, DefragEndpoint: socket, Logger: quiet})
+	care := New(Config{Client: cli, Embedded: true, Logger: quiet})
 	if err := care.Check(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,6 @@ import (
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/specd-io/specd/engine/etcdstorage"
 )
 
 // DefragPolicy says when a database is worth defragmenting: a
@@ -61,19 +59,14 @@ func (c *Care) defragment(ctx context.Context, before *clientv3.StatusResponse) 
 	return nil
 }
 
-// defragmentMember defragments the embedded etcd, through its socket
-// when Config.DefragEndpoint names it.
+// defragmentMember defragments the embedded etcd's one member, at the
+// endpoint of Config.Client.
 func (c *Care) defragmentMember(ctx context.Context) error {
-	if c.cfg.DefragEndpoint == "" {
-		_, err := c.cfg.Client.Defragment(ctx, c.endpoints()[0])
-		return err
+	eps := c.cfg.Client.Endpoints()
+	if len(eps) != 1 {
+		return fmt.Errorf("the embedded etcd's client has %d endpoints, want its one member's", len(eps))
 	}
-	cli, err := etcdstorage.Connect(ctx, etcdstorage.ClientConfig{Endpoints: []string{c.cfg.DefragEndpoint}, Logger: c.log})
-	if err != nil {
-		return err
-	}
-	defer cli.Close()
-	_, err = cli.Defragment(ctx, c.cfg.DefragEndpoint)
+	_, err := c.cfg.Client.Defragment(ctx, eps[0])
 	return err
 }
 
