@@ -200,7 +200,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Ready:             ready.Load,
 		Logger:            log,
 		Version:           server.KubeVersion(specdVersion),
-		MinRequestTimeout: cfg.Chain.MinRequestTimeout,
+		MinRequestTimeout: cfg.Chain.minRequestTimeout(),
 		Extra:             reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
 	})
 	// No request reaches specd's routes unauthenticated or unauthorized.
