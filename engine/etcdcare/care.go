@@ -49,6 +49,13 @@ type Care struct {
 	// under a NOSPACE alarm: another one at the same revision would free
 	// nothing more.
 	fullDefragged int64
+	// lastRevision and lastCheck are etcd's revision at the last check
+	// and when it was: the write rate a defragmentation waits on.
+	lastRevision int64
+	lastCheck    time.Time
+	// dueSince is when the pending defragmentation became due; zero
+	// when none is.
+	dueSince time.Time
 }
 
 // New returns the Care of cfg.Client's etcd.
@@ -102,12 +109,13 @@ func (c *Care) logFailure(ctx context.Context, msg string, err error) {
 // Check reads the database's size and alarms into the metrics and, on
 // the embedded etcd, frees space: a NOSPACE alarm is answered by
 // compacting all history, defragmenting and disarming; a database mostly
-// free is defragmented.
+// free is defragmented when etcd takes few writes (DefragPolicy).
 func (c *Care) Check(ctx context.Context) error {
 	st, err := c.largestMember(ctx)
 	if err != nil {
 		return err
 	}
+	rate, known := c.writeRate(st, time.Now())
 	alarms, err := c.noSpace(ctx)
 	if err != nil {
 		return err
@@ -116,10 +124,11 @@ func (c *Care) Check(ctx context.Context) error {
 	case !c.cfg.Embedded:
 		return nil
 	case len(alarms) > 0:
-		return c.recover(ctx, st, alarms)
+		return c.recover(ctx, st, alarms) // now, whatever the write rate
 	case c.cfg.Defrag.due(st):
-		return c.defragment(ctx, st)
+		return c.defragmentWhenQuiet(ctx, st, rate, known, c.lastCheck)
 	}
+	c.dueSince = time.Time{}
 	return nil
 }
 
