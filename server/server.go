@@ -49,7 +49,8 @@ type Config struct {
 	// MinRequestTimeout is kube-apiserver's --min-request-timeout: a
 	// watch without timeoutSeconds ends at a random time between it and
 	// twice it, so that clients spread their re-watches.
-	// DefaultMinRequestTimeout when 0.
+	// DefaultMinRequestTimeout when 0; NoMinRequestTimeout is kube's
+	// --min-request-timeout 0.
 	MinRequestTimeout time.Duration
 	// WatchWriteTimeout is how long writing to a watch may block before
 	// the stream is cut off and its connection closed: a client that
@@ -89,7 +90,7 @@ func New(cfg Config) *Server {
 	if cfg.WatchWriteTimeout == 0 {
 		cfg.WatchWriteTimeout = DefaultWatchWriteTimeout
 	}
-	if cfg.MinRequestTimeout <= 0 {
+	if cfg.MinRequestTimeout == 0 {
 		cfg.MinRequestTimeout = DefaultMinRequestTimeout
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger}

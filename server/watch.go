@@ -33,6 +33,13 @@ var _ watchStore = (*engine.Store)(nil)
 // --min-request-timeout (1800 s).
 const DefaultMinRequestTimeout = 30 * time.Minute
 
+// NoMinRequestTimeout is Config.MinRequestTimeout for kube-apiserver's
+// --min-request-timeout 0: a watch without a timeoutSeconds (or with 0)
+// is given a timeout of 0, so it ends at once with an empty stream, as
+// kube-apiserver's does (k8s.io/apiserver request.GetTimeoutForWatch
+// says so; its handler bounds the watch's context by that 0).
+const NoMinRequestTimeout time.Duration = -1
+
 // DefaultWatchWriteTimeout is how long a watch's write may block on a
 // client that does not read before the stream is cut off.
 const DefaultWatchWriteTimeout = 30 * time.Second
@@ -95,6 +102,10 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 			return
 		}
 		table = newTableBuilder(t.rv, include, s.cfg.Now())
+	}
+	if timeout <= 0 {
+		s.endedWatch(w, r, enc.protobuf)
+		return
 	}
 	ctx, cancelClose := context.WithCancel(ctx)
 	defer cancelClose()
@@ -160,6 +171,14 @@ func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Wat
 	}
 }
 
+// endedWatch answers a watch whose timeout is 0 (NoMinRequestTimeout):
+// kube-apiserver starts it under a context already ended, and its stream
+// ends before any event, so this one is an empty stream.
+func (s *Server) endedWatch(w http.ResponseWriter, r *http.Request, protobuf bool) {
+	utilflowcontrol.WatchInitialized(r.Context())
+	startStream(w, http.NewResponseController(w), protobuf, s.cfg.WatchWriteTimeout)
+}
+
 // watchRequest reads and validates the watch parameters, as
 // kube-apiserver's ListOptions validation does.
 // A watch without timeoutSeconds (or 0) lasts a random time between
@@ -176,7 +195,10 @@ func watchRequest(rv *schemas.ResourceVersion, q url.Values, minTimeout time.Dur
 		b := boolParam(v)
 		opts.SendInitialEvents = &b
 	}
-	timeout := minTimeout + rand.N(minTimeout)
+	var timeout time.Duration // NoMinRequestTimeout: ends at once
+	if minTimeout > 0 {
+		timeout = minTimeout + rand.N(minTimeout)
+	}
 	if v := q.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {

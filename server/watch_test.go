@@ -395,3 +395,20 @@ func TestListFromCache(t *testing.T) {
 		}
 	})
 }
+
+// TestWatchNoMinRequestTimeout: with kube-apiserver's
+// --min-request-timeout 0, a watch without timeoutSeconds (or with 0)
+// ends at once with an empty 200 stream, as kube-apiserver's does; one
+// with a timeoutSeconds is served.
+func TestWatchNoMinRequestTimeout(t *testing.T) {
+	e := startWatchServerWith(t, watchcache.Config{}, nil, nil, func(c *Config) { c.MinRequestTimeout = NoMinRequestTimeout })
+	e.create(t, "w", "red")
+	for _, query := range []string{"", "timeoutSeconds=0"} {
+		s := e.watch(t, testCtx(t), query)
+		if got, line := s.next(t); got != "" {
+			t.Errorf("watch ?%s: event %s, want the stream to end at once", query, line)
+		}
+	}
+	s := e.watch(t, testCtx(t), "timeoutSeconds=60")
+	s.expect(t, "ADDED w")
+}

@@ -106,6 +106,19 @@ func (a *authorization) start(ctx context.Context, store *engine.Store, registry
 // policyWriter writes the RBAC policy that follows from the schemas: the
 // default roles once, and, at start and after each reload, the roles that
 // give view/edit/admin the schemas' resources and each plugin its own.
+//
+// Every replica writes it, not only the elected one, as every
+// kube-apiserver runs its rbac/bootstrap-roles hook. Two replicas with
+// different schema files (a rollout) do not fight: each writes only when
+// it starts or reloads, never in a loop, each object with a conditional
+// update (rbac.Reconcile), so the roles are those of the last replica to
+// start or reload, and a rollout ends on the new files. Meanwhile a
+// replica on the old files that restarts after a new one takes the new
+// resources out of view/edit until the next new replica starts: access
+// is denied for a while, never granted beyond what a replica's own files
+// grant. Leader-only would be worse: a new replica would report ready
+// with its new resources in no role until the election moved to a replica
+// on the new files.
 type policyWriter struct {
 	objects rbac.Objects
 	log     *slog.Logger

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
+	"github.com/specd-io/specd/server"
 	"github.com/specd-io/specd/server/auditlog"
 	"github.com/specd-io/specd/server/authn"
 	"github.com/specd-io/specd/server/certs"
@@ -42,14 +43,23 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.PriorityAndFairness, "enable-priority-and-fairness", true, "share the sum of the two in-flight limits among users and priority levels, as kube-apiserver's API Priority and Fairness with its built-in configuration, instead of the two limits")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", time.Minute, "longest a request other than a watch may take before it gets 504; 0 for no limit")
 	c.MinRequestTimeout = 30 * time.Minute
-	fs.Func("min-request-timeout", "seconds a watch without timeoutSeconds lasts at least; it ends at a random time between this and twice this (default 1800)", func(v string) error {
+	fs.Func("min-request-timeout", "seconds a watch without timeoutSeconds lasts at least; it ends at a random time between this and twice this (default 1800); with 0, as in kube-apiserver, such a watch ends at once", func(v string) error {
 		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return fmt.Errorf("want a positive number of seconds, not %q", v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("want a number of seconds, 0 or more, not %q", v)
 		}
 		c.MinRequestTimeout = time.Duration(n) * time.Second
 		return nil
 	})
+}
+
+// minRequestTimeout is server.Config's MinRequestTimeout, where 0 is the
+// default and kube's 0 is server.NoMinRequestTimeout.
+func (c chainFlags) minRequestTimeout() time.Duration {
+	if c.MinRequestTimeout == 0 {
+		return server.NoMinRequestTimeout
+	}
+	return c.MinRequestTimeout
 }
 
 func (c chainFlags) check() error {

@@ -64,16 +64,8 @@ func (c serveConfig) embeddedEtcd(log *slog.Logger) etcdstorage.EmbeddedConfig {
 }
 
 // etcdCare is the configuration of the upkeep of the etcd client talks
-// to. The embedded etcd is defragmented through its socket.
-func (c serveConfig) etcdCare(client *clientv3.Client, log *slog.Logger) (etcdcare.Config, error) {
-	cfg := etcdcare.Config{Client: client, Embedded: len(c.EtcdServers) == 0,
+// to.
+func (c serveConfig) etcdCare(client *clientv3.Client, log *slog.Logger) etcdcare.Config {
+	return etcdcare.Config{Client: client, Embedded: len(c.EtcdServers) == 0,
 		CompactionInterval: c.EtcdCare.CompactionInterval, CheckInterval: c.EtcdCare.CheckInterval, Logger: log}
-	if cfg.Embedded {
-		socket, err := etcdstorage.SocketEndpoint(c.DataDir)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.DefragEndpoint = socket
-	}
-	return cfg, nil
 }

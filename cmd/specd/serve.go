@@ -190,10 +190,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	out.callbacks.Bind(controller.NewClient(store, set.Registry).WithAuthorizer(authz.authorizer()))
 	collector := gc.New(store, set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger})
 	migration := migrate.NewRunner(ctx, store, set.Registry(), log)
-	careConfig, err := cfg.etcdCare(out.etcd, log)
-	if err != nil {
-		return err
-	}
+	careConfig := cfg.etcdCare(out.etcd, log)
 	var ready atomic.Bool
 	handler := server.New(server.Config{
 		Registry: set.Registry,
@@ -204,7 +201,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Ready:             ready.Load,
 		Logger:            log,
 		Version:           server.KubeVersion(specdVersion),
-		MinRequestTimeout: cfg.Chain.MinRequestTimeout,
+		MinRequestTimeout: cfg.Chain.minRequestTimeout(),
 		Extra:             reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
 	})
 	// No request reaches specd's routes unauthenticated or unauthorized.

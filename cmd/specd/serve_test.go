@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/specd-io/specd/server"
 )
 
 func TestParseServeFlags(t *testing.T) {
@@ -152,11 +154,16 @@ func TestParseSecurityFlags(t *testing.T) {
 		cfg.Chain.PriorityAndFairness || cfg.Chain.MinRequestTimeout != time.Minute {
 		t.Errorf("given: %+v %+v", cfg.Authorization, cfg.Chain)
 	}
+	// 0 is kube-apiserver's: a watch without timeoutSeconds ends at once.
+	cfg, err = parseServeFlags([]string{"--schemas", "s", "--min-request-timeout", "0"}, io.Discard)
+	if err != nil || cfg.Chain.minRequestTimeout() != server.NoMinRequestTimeout {
+		t.Errorf("--min-request-timeout 0: %v, %v; want server.NoMinRequestTimeout", err, cfg.Chain.minRequestTimeout())
+	}
 	for args, want := range map[string]string{
 		"--authorization-mode=Webhook":                                 "want RBAC or AlwaysAllow",
 		"--oidc-client-id=specd":                                       "--oidc-client-id",
 		"--audit-log-path=/tmp/specd-audit.log":                        "--audit-policy-file",
-		"--min-request-timeout=0":                                      "-min-request-timeout",
+		"--min-request-timeout=-1":                                     "-min-request-timeout",
 		"--max-requests-inflight=0 --max-mutating-requests-inflight=0": "must be positive with --enable-priority-and-fairness",
 	} {
 		_, err := parseServeFlags(append([]string{"--schemas", "s"}, strings.Fields(args)...), io.Discard)

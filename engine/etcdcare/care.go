@@ -14,15 +14,10 @@ import (
 type Config struct {
 	Client *clientv3.Client
 	// Embedded is set when Client talks to specd's own embedded etcd
-	// (in-process, or through its socket): only then does Care defragment it and disarm its NOSPACE
-	// alarm. An external cluster is its operators' to defragment.
+	// (through its socket): only then does Care defragment it and disarm
+	// its NOSPACE alarm. An external cluster is its operators' to
+	// defragment.
 	Embedded bool
-	// DefragEndpoint is the embedded etcd's socket endpoint (unix://…):
-	// defragmentations go through it, since the in-process client of the
-	// embedded etcd cannot defragment (etcd's v3client gives its
-	// maintenance server no health notifier, and it panics). Client's
-	// own endpoint when empty.
-	DefragEndpoint string
 	// CompactionInterval is --etcd-compaction-interval; 0: specd does not
 	// compact.
 	CompactionInterval time.Duration
@@ -54,6 +49,13 @@ type Care struct {
 	// under a NOSPACE alarm: another one at the same revision would free
 	// nothing more.
 	fullDefragged int64
+	// lastRevision and lastCheck are etcd's revision at the last check
+	// and when it was: the write rate a defragmentation waits on.
+	lastRevision int64
+	lastCheck    time.Time
+	// dueSince is when the pending defragmentation became due; zero
+	// when none is.
+	dueSince time.Time
 }
 
 // New returns the Care of cfg.Client's etcd.
@@ -107,12 +109,13 @@ func (c *Care) logFailure(ctx context.Context, msg string, err error) {
 // Check reads the database's size and alarms into the metrics and, on
 // the embedded etcd, frees space: a NOSPACE alarm is answered by
 // compacting all history, defragmenting and disarming; a database mostly
-// free is defragmented.
+// free is defragmented when etcd takes few writes (DefragPolicy).
 func (c *Care) Check(ctx context.Context) error {
 	st, err := c.largestMember(ctx)
 	if err != nil {
 		return err
 	}
+	rate, known := c.writeRate(st, time.Now())
 	alarms, err := c.noSpace(ctx)
 	if err != nil {
 		return err
@@ -121,10 +124,11 @@ func (c *Care) Check(ctx context.Context) error {
 	case !c.cfg.Embedded:
 		return nil
 	case len(alarms) > 0:
-		return c.recover(ctx, st, alarms)
+		return c.recover(ctx, st, alarms) // now, whatever the write rate
 	case c.cfg.Defrag.due(st):
-		return c.defragment(ctx, st)
+		return c.defragmentWhenQuiet(ctx, st, rate, known, c.lastCheck)
 	}
+	c.dueSince = time.Time{}
 	return nil
 }
 
@@ -134,7 +138,7 @@ func (c *Care) largestMember(ctx context.Context) (*clientv3.StatusResponse, err
 	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
 	defer cancel()
 	var largest *clientv3.StatusResponse
-	for _, ep := range c.endpoints() {
+	for _, ep := range c.cfg.Client.Endpoints() {
 		st, err := c.cfg.Client.Status(ctx, ep)
 		if err != nil {
 			return nil, fmt.Errorf("status of etcd %s: %w", ep, err)
@@ -145,16 +149,6 @@ func (c *Care) largestMember(ctx context.Context) (*clientv3.StatusResponse, err
 	}
 	recordSizes(largest)
 	return largest, nil
-}
-
-// endpoints are the members to read the status of. The in-process client
-// of the embedded etcd has no endpoint: its one member answers whatever
-// endpoint a call names.
-func (c *Care) endpoints() []string {
-	if eps := c.cfg.Client.Endpoints(); len(eps) > 0 {
-		return eps
-	}
-	return []string{""}
 }
 
 func recordSizes(st *clientv3.StatusResponse) {

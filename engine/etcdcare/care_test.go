@@ -22,16 +22,10 @@ import (
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// startEtcd starts an embedded etcd for one test and returns an
-// in-process client of it, timed by specd's request metrics, as specd
-// serve does.
+// startEtcd starts an embedded etcd for one test and returns a client of
+// it through its socket, timed by specd's request metrics, as specd serve
+// does.
 func startEtcd(t testing.TB, quota int64) *clientv3.Client {
-	cli, _ := startEtcdSocket(t, quota)
-	return cli
-}
-
-// startEtcdSocket is startEtcd, and also returns the socket endpoint.
-func startEtcdSocket(t testing.TB, quota int64) (*clientv3.Client, string) {
 	t.Helper()
 	// Not t.TempDir(): the socket path must stay under 108 bytes.
 	dir, err := os.MkdirTemp("", "etcdcare-")
@@ -51,7 +45,7 @@ func startEtcdSocket(t testing.TB, quota int64) (*clientv3.Client, string) {
 	}
 	TimeRequests(cli)
 	t.Cleanup(func() { _ = cli.Close() })
-	return cli, e.Endpoints()[0]
+	return cli
 }
 
 func put(t testing.TB, cli *clientv3.Client, key string, size int) int64 {
@@ -158,26 +152,8 @@ func TestWatchCacheSurvivesCompaction(t *testing.T) {
 // compacts: the file is then mostly free pages, and a check defragments
 // it, counts it and shrinks it.
 func TestDefragmentsMostlyFreeFile(t *testing.T) {
-	cli, socket := startEtcdSocket(t, 0)
-	for i := range 40 {
-		put(t, cli, fmt.Sprintf("/big/%d", i), 100<<10)
-	}
-	resp, err := cli.Delete(t.Context(), "/big/", clientv3.WithPrefix())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Compact(t.Context(), cli, resp.Header.Revision); err != nil {
-		t.Fatal(err)
-	}
-	// etcd counts the pages a compaction freed once a later write
-	// commits.
-	before := status(t, cli)
-	for i := 0; i < 50 && before.DbSizeInUse > before.DbSize/2; i++ {
-		time.Sleep(100 * time.Millisecond)
-		put(t, cli, "/small", 1)
-		before = status(t, cli)
-	}
-	care := New(Config{Client: cli, Embedded: true, DefragEndpoint: socket, Logger: quiet, Defrag: DefragPolicy{MinBytes: 1 << 20, MaxInUse: 0.5}})
+	cli, before := mostlyFreeFile(t)
+	care := New(Config{Client: cli, Embedded: true, Logger: quiet, Defrag: DefragPolicy{MinBytes: 1 << 20, MaxInUse: 0.5}})
 	done := testutil.ToFloat64(defrags.WithLabelValues(resultDone))
 	if err := care.Check(t.Context()); err != nil {
 		t.Fatal(err)
@@ -201,6 +177,79 @@ func TestDefragmentsMostlyFreeFile(t *testing.T) {
 	}
 }
 
+// TestDefragmentWaitsForQuiet: a defragmentation that is due waits for a
+// check interval with few writes: none at the first check, which knows
+// no rate yet, none after writes, one after a quiet interval.
+func TestDefragmentWaitsForQuiet(t *testing.T) {
+	cli, _ := mostlyFreeFile(t)
+	// Fewer than 1e-9 writes a second: only an interval without writes.
+	care := New(Config{Client: cli, Embedded: true, Logger: quiet,
+		Defrag: DefragPolicy{MinBytes: 1 << 20, MaxInUse: 0.5, QuietWrites: 1e-9, MaxWait: time.Hour}})
+	done := testutil.ToFloat64(defrags.WithLabelValues(resultDone))
+	check := func(what string, want float64) {
+		t.Helper()
+		if err := care.Check(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if got := testutil.ToFloat64(defrags.WithLabelValues(resultDone)) - done; got != want {
+			t.Fatalf("%s: %v defragmentations, want %v", what, got, want)
+		}
+	}
+	check("first check", 0)
+	put(t, cli, "/busy", 1)
+	check("after a write", 0)
+	check("after an interval without writes", 1)
+}
+
+func TestDefragPolicyNow(t *testing.T) {
+	p := DefragPolicy{QuietWrites: 20, MaxWait: time.Hour}
+	tests := map[string]struct {
+		rate   float64
+		known  bool
+		waited time.Duration
+		want   bool
+	}{
+		"quiet":                    {rate: 5, known: true, want: true},
+		"busy":                     {rate: 500, known: true, waited: time.Minute},
+		"rate not known yet":       {rate: 0, known: false},
+		"busy, waited long enough": {rate: 500, known: true, waited: time.Hour, want: true},
+	}
+	for name, tc := range tests {
+		if got := p.now(tc.rate, tc.known, tc.waited); got != tc.want {
+			t.Errorf("%s: now = %v, want %v", name, got, tc.want)
+		}
+	}
+	if !(DefragPolicy{}).now(500, false, 0) {
+		t.Error("a policy without QuietWrites waits")
+	}
+}
+
+// mostlyFreeFile starts an etcd whose database is more than half free
+// pages, and returns its status.
+func mostlyFreeFile(t *testing.T) (*clientv3.Client, *clientv3.StatusResponse) {
+	t.Helper()
+	cli := startEtcd(t, 0)
+	for i := range 40 {
+		put(t, cli, fmt.Sprintf("/big/%d", i), 100<<10)
+	}
+	resp, err := cli.Delete(t.Context(), "/big/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Compact(t.Context(), cli, resp.Header.Revision); err != nil {
+		t.Fatal(err)
+	}
+	// etcd counts the pages a compaction freed once a later write
+	// commits.
+	before := status(t, cli)
+	for i := 0; i < 50 && before.DbSizeInUse > before.DbSize/2; i++ {
+		time.Sleep(100 * time.Millisecond)
+		put(t, cli, "/small", 1)
+		before = status(t, cli)
+	}
+	return cli, before
+}
+
 func status(t testing.TB, cli *clientv3.Client) *clientv3.StatusResponse {
 	t.Helper()
 	st, err := cli.Status(t.Context(), cli.Endpoints()[0]) // the one member
@@ -215,7 +264,7 @@ func status(t testing.TB, cli *clientv3.Client) *clientv3.StatusResponse {
 // work, and a check frees the history, disarms the alarm, and writes
 // work again.
 func TestNoSpaceRecovery(t *testing.T) {
-	cli, socket := startEtcdSocket(t, 8<<20)
+	cli := startEtcd(t, 8<<20)
 	st := etcdstorage.New(cli)
 	ctx := t.Context()
 	value := []byte(`{"data":"` + strings.Repeat("x", 256<<10) + `"}`)
@@ -242,7 +291,7 @@ func TestNoSpaceRecovery(t *testing.T) {
 		t.Fatalf("delete while full: %v", err)
 	}
 	disarms := testutil.ToFloat64(alarmDisarms)
-	care := New(Config{Client: cli, Embedded: true, DefragEndpoint: socket, Logger: quiet})
+	care := New(Config{Client: cli, Embedded: true, Logger: quiet})
 	if err := care.Check(ctx); err != nil {
 		t.Fatal(err)
 	}

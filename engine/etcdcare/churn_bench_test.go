@@ -43,7 +43,7 @@ type churnSample struct {
 //
 //	go test ./engine/etcdcare -run '^$' -bench Churn -benchtime 1000000x -v
 func BenchmarkChurn(b *testing.B) {
-	cli, socket := startEtcdSocket(b, 0)
+	cli := startEtcd(b, 0)
 	st := etcdstorage.New(cli)
 	ctx := b.Context()
 	value := []byte(`{"data":"` + strings.Repeat("x", 1000) + `"}`)
@@ -57,7 +57,7 @@ func BenchmarkChurn(b *testing.B) {
 	}
 	careCtx, stopCare := context.WithCancel(ctx)
 	defer stopCare()
-	go New(Config{Client: cli, Embedded: true, DefragEndpoint: socket, CompactionInterval: churnCompaction, CheckInterval: time.Second, Logger: quiet}).Run(careCtx)
+	go New(Config{Client: cli, Embedded: true, CompactionInterval: churnCompaction, CheckInterval: time.Second, Logger: quiet}).Run(careCtx)
 	var writes, timeouts atomic.Int64
 	samples := sampleChurn(careCtx, cli, &writes)
 	b.ResetTimer()

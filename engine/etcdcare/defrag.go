@@ -7,8 +7,6 @@ import (
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/specd-io/specd/engine/etcdstorage"
 )
 
 // DefragPolicy says when a database is worth defragmenting: a
@@ -20,14 +18,55 @@ type DefragPolicy struct {
 	// MaxInUse: the file is defragmented when its live data is less than
 	// this fraction of it.
 	MaxInUse float64
+	// QuietWrites: a defragmentation that is due waits for a check
+	// interval in which etcd took fewer writes per second than this, since
+	// the writes that come during one wait for it all (etcd cannot
+	// defragment a bit at a time). 0: it does not wait.
+	QuietWrites float64
+	// MaxWait bounds that wait: a defragmentation due for this long runs
+	// whatever the write rate (at once when 0).
+	MaxWait time.Duration
 }
 
 // DefaultDefragPolicy defragments a file of 64 MiB or more that is less
-// than half live data.
-var DefaultDefragPolicy = DefragPolicy{MinBytes: 64 << 20, MaxInUse: 0.5}
+// than half live data, when etcd takes fewer than 20 writes a second, or
+// after an hour of waiting for that.
+var DefaultDefragPolicy = DefragPolicy{MinBytes: 64 << 20, MaxInUse: 0.5, QuietWrites: 20, MaxWait: time.Hour}
 
 func (p DefragPolicy) due(st *clientv3.StatusResponse) bool {
 	return st.DbSize >= p.MinBytes && float64(st.DbSizeInUse) < p.MaxInUse*float64(st.DbSize)
+}
+
+// now says whether a due defragmentation runs now: the write rate since
+// the last check (known false at the first check) is quiet enough, or it
+// has waited long enough.
+func (p DefragPolicy) now(rate float64, known bool, waited time.Duration) bool {
+	return p.QuietWrites <= 0 || known && rate < p.QuietWrites || waited >= p.MaxWait
+}
+
+// writeRate records st's revision and returns the writes per second etcd
+// took since the previous check; known is false at the first one.
+func (c *Care) writeRate(st *clientv3.StatusResponse, at time.Time) (rate float64, known bool) {
+	prevRev, prevAt := c.lastRevision, c.lastCheck
+	c.lastRevision, c.lastCheck = st.Header.Revision, at
+	if prevAt.IsZero() || !at.After(prevAt) {
+		return 0, false
+	}
+	return float64(st.Header.Revision-prevRev) / at.Sub(prevAt).Seconds(), true
+}
+
+// defragmentWhenQuiet defragments st's database if the policy says now,
+// and remembers since when it has been waiting otherwise.
+func (c *Care) defragmentWhenQuiet(ctx context.Context, st *clientv3.StatusResponse, rate float64, known bool, at time.Time) error {
+	if c.dueSince.IsZero() {
+		c.dueSince = at
+	}
+	if !c.cfg.Defrag.now(rate, known, at.Sub(c.dueSince)) {
+		c.log.Debug("etcd defragmentation due, waiting for fewer writes", "writes-per-second", rate, "waited", at.Sub(c.dueSince))
+		return nil
+	}
+	c.dueSince = time.Time{}
+	return c.defragment(ctx, st)
 }
 
 // defragTimeout bounds one defragmentation.
@@ -61,19 +100,14 @@ func (c *Care) defragment(ctx context.Context, before *clientv3.StatusResponse) 
 	return nil
 }
 
-// defragmentMember defragments the embedded etcd, through its socket
-// when Config.DefragEndpoint names it.
+// defragmentMember defragments the embedded etcd's one member, at the
+// endpoint of Config.Client.
 func (c *Care) defragmentMember(ctx context.Context) error {
-	if c.cfg.DefragEndpoint == "" {
-		_, err := c.cfg.Client.Defragment(ctx, c.endpoints()[0])
-		return err
+	eps := c.cfg.Client.Endpoints()
+	if len(eps) != 1 {
+		return fmt.Errorf("the embedded etcd's client has %d endpoints, want its one member's", len(eps))
 	}
-	cli, err := etcdstorage.Connect(ctx, etcdstorage.ClientConfig{Endpoints: []string{c.cfg.DefragEndpoint}, Logger: c.log})
-	if err != nil {
-		return err
-	}
-	defer cli.Close()
-	_, err = cli.Defragment(ctx, c.cfg.DefragEndpoint)
+	_, err := c.cfg.Client.Defragment(ctx, eps[0])
 	return err
 }
 

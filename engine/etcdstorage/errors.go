@@ -67,7 +67,7 @@ func timedOut(err error) bool {
 		return true
 	}
 	for _, t := range []error{rpctypes.ErrTimeout, rpctypes.ErrTimeoutDueToLeaderFail,
-		rpctypes.ErrTimeoutDueToConnectionLost, rpctypes.ErrTimeoutWaitAppliedIndex} {
+		rpctypes.ErrTimeoutDueToConnectionLost, rpctypes.ErrTimeoutWaitAppliedIndex, errTryTimeout} {
 		if errors.Is(err, t) {
 			return true
 		}

@@ -16,3 +16,6 @@ func NewWithKV(cli *clientv3.Client, wrap func(clientv3.KV) clientv3.KV) *Storag
 
 // SetRetryWindow shortens how long s retries after a failure.
 func (s *Storage) SetRetryWindow(d time.Duration) { s.retryWindow = d }
+
+// SetTryTimeout shortens the deadline of one try of a request to etcd.
+func (s *Storage) SetTryTimeout(d time.Duration) { s.tryTimeout = d }

@@ -25,8 +25,15 @@ import (
 // breaks the other's condition. When a try failed with an error that
 // leaves its outcome unknown (etcd timed out, the connection broke after
 // the request was sent) and the retry's condition then fails, the first
-// try may be what broke it: the caller resolves that (resolveCreate), or
-// answers that the outcome is unknown.
+// try may be what broke it: the caller resolves that (resolve,
+// resolveDelete), or answers that the outcome is unknown.
+//
+// Each try has its own deadline (tryTimeout): a try sent to a member that
+// died, or to a follower whose leader died, would otherwise wait for
+// etcd's request timeout (7 s with etcd's defaults) before failing. A
+// write whose try ran out of time may still be applied, so its outcome is
+// unknown, like any other. A try that ran out of time gets twice as long
+// next time, so that a large list that is slow, not stuck, still ends.
 const (
 	// retryWindow bounds the retries of one request after its first
 	// failure: an election on a LAN takes one to two seconds, but a retry
@@ -35,6 +42,9 @@ const (
 	retryWindow = 10 * time.Second
 	retryFirst  = 50 * time.Millisecond
 	retryMax    = 500 * time.Millisecond
+	// tryTimeout is the first deadline of one try; an answer of a live
+	// etcd member takes milliseconds, an election one to two seconds.
+	tryTimeout = 3 * time.Second
 )
 
 // attempt is what a request's tries end in.
@@ -75,26 +85,27 @@ func notConnected(err error) bool {
 // retry calls try until it succeeds, fails for good, ctx ends or
 // window (retryWindow) has passed since its first failure, and returns its last
 // error; uncertain tells whether a failed try may have applied a write.
+// Each try runs under its own deadline, timeout at first, doubled after
+// each try that ran out of it.
 // The window starts at the first failure, not at the first try: a try
-// that met a dead leader fails only when etcd's own request timeout
+// that met a dead leader may fail only when etcd's own request timeout
 // (5 s and two election timeouts) ends, well after a new leader serves.
-func retry(ctx context.Context, window time.Duration, try func(ctx context.Context) error) (uncertain bool, err error) {
+func retry(ctx context.Context, window, timeout time.Duration, try func(ctx context.Context) error) (uncertain bool, err error) {
 	var deadline time.Time
 	delay := retryFirst
 	for {
-		// A request that has ended sends nothing: the in-process client
-		// of the embedded etcd would still propose it, where gRPC refuses
-		// a call whose context is done before it is sent.
+		// A request that has ended sends nothing: gRPC refuses a call
+		// whose context is done before it is sent, but say so here.
 		if err = ctx.Err(); err != nil {
 			return uncertain, err
 		}
-		err = try(ctx)
-		if err == nil || ctx.Err() != nil {
+		var kind attempt
+		kind, err = tryOnce(ctx, timeout, try)
+		if err == nil || ctx.Err() != nil || kind == failed {
 			return uncertain, err
 		}
-		kind := classify(err)
-		if kind == failed {
-			return uncertain, err
+		if errors.Is(err, errTryTimeout) {
+			timeout *= 2
 		}
 		if deadline.IsZero() {
 			deadline = time.Now().Add(window)
@@ -105,6 +116,27 @@ func retry(ctx context.Context, window time.Duration, try func(ctx context.Conte
 		}
 		delay = min(2*delay, retryMax)
 	}
+}
+
+// errTryTimeout is the error of a try that ran out of its own deadline
+// while the request's context was live: etcd may have applied it.
+var errTryTimeout = errors.New("etcdstorage: an etcd request took longer than its try's deadline")
+
+// tryOnce runs try under a deadline of timeout and classifies its error.
+func tryOnce(ctx context.Context, timeout time.Duration, try func(ctx context.Context) error) (attempt, error) {
+	tctx, cancel := context.WithTimeoutCause(ctx, timeout, errTryTimeout)
+	defer cancel()
+	err := try(tctx)
+	switch {
+	case err == nil:
+		return failed, nil
+	case ctx.Err() != nil:
+		return failed, err
+	case tctx.Err() != nil:
+		// Not the context's error: the request's own deadline did not end.
+		return unknown, fmt.Errorf("%w (%s): %v", errTryTimeout, timeout, err)
+	}
+	return classify(err), err
 }
 
 // sleep waits d; false if ctx ended first.
@@ -122,18 +154,19 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // get is a read of etcd, retried (retry).
 func (s *Storage) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	var resp *clientv3.GetResponse
-	_, err := retry(ctx, s.retryWindow, func(ctx context.Context) (err error) {
+	_, err := retry(ctx, s.retryWindow, s.tryTimeout, func(ctx context.Context) (err error) {
 		resp, err = s.kv.Get(ctx, key, opts...)
 		return err
 	})
 	return resp, err
 }
 
-// commit runs a conditional transaction, retried (retry); uncertain says
-// whether a failed try may have been applied.
-func (s *Storage) commit(ctx context.Context, txn clientv3.Txn) (resp *clientv3.TxnResponse, uncertain bool, err error) {
-	uncertain, err = retry(ctx, s.retryWindow, func(context.Context) (err error) {
-		resp, err = txn.Commit()
+// commit runs the conditional transaction that build makes of an empty
+// one, retried (retry); uncertain says whether a failed try may have been
+// applied. Each try builds its own, bound to the try's deadline.
+func (s *Storage) commit(ctx context.Context, build func(clientv3.Txn) clientv3.Txn) (resp *clientv3.TxnResponse, uncertain bool, err error) {
+	uncertain, err = retry(ctx, s.retryWindow, s.tryTimeout, func(ctx context.Context) (err error) {
+		resp, err = build(s.kv.Txn(ctx)).Commit()
 		return err
 	})
 	return resp, uncertain, err
@@ -157,6 +190,32 @@ func (s *Storage) resolve(ctx context.Context, op, key string, value []byte) (in
 		return resp.Kvs[0].ModRevision, nil
 	}
 	return 0, unknownOutcome(op, key, errRetryCondition)
+}
+
+// resolveDelete settles a delete of key at expectedRevision whose first
+// try's outcome was unknown and whose retry's condition failed; failed is
+// the retry's answer, with the key as it is now. The revision deleted
+// identifies one life of the key: if that life has ended (the key is gone,
+// or was created again after expectedRevision), the object the client
+// meant to delete is gone and the delete succeeded, as kube would answer
+// it, with the value at that revision. If the key still lives the life it
+// had at expectedRevision, nothing deleted it: another write changed it
+// and the delete is a conflict. A delete of any revision (0) cannot tell
+// and stays unknown.
+func (s *Storage) resolveDelete(ctx context.Context, key string, expectedRevision int64, failed *clientv3.TxnResponse) (storage.KeyValue, error) {
+	if expectedRevision <= 0 || len(failed.Responses) == 0 {
+		return storage.KeyValue{}, unknownOutcome("delete", key, errRetryCondition)
+	}
+	if cur := failed.Responses[0].GetResponseRange().GetKvs(); len(cur) == 1 && cur[0].CreateRevision <= expectedRevision {
+		return storage.KeyValue{}, fmt.Errorf("etcdstorage: delete %q at revision %d: %w", key, expectedRevision, storage.ErrConflict)
+	}
+	resp, err := s.get(ctx, key, clientv3.WithRev(expectedRevision))
+	if err != nil || len(resp.Kvs) != 1 || resp.Kvs[0].ModRevision != expectedRevision {
+		// Compacted, most likely: gone, but what it held is not known.
+		return storage.KeyValue{}, unknownOutcome("delete", key, errRetryCondition)
+	}
+	prev := resp.Kvs[0]
+	return storage.KeyValue{Key: string(prev.Key), Value: prev.Value, ModRevision: prev.ModRevision}, nil
 }
 
 // writeError is the error of a write that failed after retries: an

@@ -18,8 +18,9 @@ type Storage struct {
 	watcher  clientv3.Watcher
 	lease    clientv3.Lease
 	progress *progressCheck // watch.go
-	// retryWindow is retry.go's retryWindow; tests shorten it.
+	// retryWindow and tryTimeout are retry.go's; tests shorten them.
 	retryWindow time.Duration
+	tryTimeout  time.Duration
 }
 
 var _ storage.Storage = (*Storage)(nil)
@@ -27,7 +28,7 @@ var _ storage.Storage = (*Storage)(nil)
 // New returns a Storage that reads and writes through cli. The caller owns
 // cli and closes it after the Storage is no longer used.
 func New(cli *clientv3.Client) *Storage {
-	return &Storage{kv: cli.KV, watcher: cli.Watcher, lease: cli.Lease, progress: &progressCheck{cli: cli}, retryWindow: retryWindow}
+	return &Storage{kv: cli.KV, watcher: cli.Watcher, lease: cli.Lease, progress: &progressCheck{cli: cli}, retryWindow: retryWindow, tryTimeout: tryTimeout}
 }
 
 // Create stores value under key if key is absent.
@@ -37,9 +38,10 @@ func (s *Storage) Create(ctx context.Context, key string, value []byte) (int64, 
 
 // create is Create with options for the put (a lease).
 func (s *Storage) create(ctx context.Context, key string, value []byte, put ...clientv3.OpOption) (int64, error) {
-	resp, uncertain, err := s.commit(ctx, s.kv.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(value), put...)))
+	resp, uncertain, err := s.commit(ctx, func(txn clientv3.Txn) clientv3.Txn {
+		return txn.If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, string(value), put...))
+	})
 	if err != nil {
 		return 0, writeError(err, uncertain, "create", key, value)
 	}
@@ -72,10 +74,11 @@ func (s *Storage) Update(ctx context.Context, key string, value []byte, expected
 
 // update is Update with options for the put (a lease).
 func (s *Storage) update(ctx context.Context, key string, value []byte, expectedRevision int64, put ...clientv3.OpOption) (int64, error) {
-	resp, uncertain, err := s.commit(ctx, s.kv.Txn(ctx).
-		If(clientv3.Compare(clientv3.ModRevision(key), "=", expectedRevision)).
-		Then(clientv3.OpPut(key, string(value), put...)).
-		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())))
+	resp, uncertain, err := s.commit(ctx, func(txn clientv3.Txn) clientv3.Txn {
+		return txn.If(clientv3.Compare(clientv3.ModRevision(key), "=", expectedRevision)).
+			Then(clientv3.OpPut(key, string(value), put...)).
+			Else(clientv3.OpGet(key, clientv3.WithKeysOnly()))
+	})
 	if err != nil {
 		return 0, writeError(err, uncertain, "update", key, value)
 	}
@@ -100,16 +103,16 @@ func (s *Storage) Delete(ctx context.Context, key string, expectedRevision int64
 	} else {
 		cmp = clientv3.Compare(clientv3.CreateRevision(key), ">", 0)
 	}
-	resp, uncertain, err := s.commit(ctx, s.kv.Txn(ctx).
-		If(cmp).
-		Then(clientv3.OpDelete(key, clientv3.WithPrevKV())).
-		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())))
+	resp, uncertain, err := s.commit(ctx, func(txn clientv3.Txn) clientv3.Txn {
+		return txn.If(cmp).
+			Then(clientv3.OpDelete(key, clientv3.WithPrevKV())).
+			Else(clientv3.OpGet(key, clientv3.WithKeysOnly()))
+	})
 	if err != nil {
 		return storage.KeyValue{}, writeError(err, uncertain, "delete", key, nil)
 	}
 	if !resp.Succeeded && uncertain {
-		// The first try may have deleted it: what it deleted is gone.
-		return storage.KeyValue{}, unknownOutcome("delete", key, errRetryCondition)
+		return s.resolveDelete(ctx, key, expectedRevision, resp)
 	}
 	if !resp.Succeeded {
 		if len(resp.Responses) == 0 || len(resp.Responses[0].GetResponseRange().Kvs) == 0 {

@@ -25,13 +25,29 @@ var _ Creator = (*engine.Store)(nil)
 // Namespace resource.
 var ErrNotServed = errors.New("namespace: the registry serves no namespaces resource")
 
+// EnsureSystem creates the System namespaces where they do not exist
+// yet, and returns those it created. Every replica may run it at once:
+// the System namespaces that can be deleted (kube-node-lease) are
+// recreated by kube-apiserver's replicas too.
+func EnsureSystem(ctx context.Context, store Creator, reg *schemas.Registry, log *slog.Logger) ([]string, error) {
+	rv := Resource(reg)
+	if rv == nil {
+		return nil, ErrNotServed
+	}
+	return ensureAll(ctx, store, rv, slices.Clone(System), log)
+}
+
 // Bootstrap creates the System namespaces and a Namespace for every
 // namespace that holds objects of reg's namespaced resources, where they
 // do not exist yet, so that a data dir written before specd served
 // namespaces keeps every object reachable. It reads one object per
-// resource and namespace (engine.Store.HeldNamespaces), and is safe to run
-// at every start, by every replica at once. It returns the namespaces it
-// created.
+// resource and namespace (engine.Store.HeldNamespaces). It returns the
+// namespaces it created.
+//
+// It must not run while the namespace controller removes a namespace:
+// one whose objects it saw and whose Namespace was removed before its
+// create would come back, empty. specd runs it in the elected replica,
+// before that replica's namespace controller.
 func Bootstrap(ctx context.Context, store Creator, reg *schemas.Registry, log *slog.Logger) ([]string, error) {
 	rv := Resource(reg)
 	if rv == nil {
@@ -48,6 +64,12 @@ func Bootstrap(ctx context.Context, store Creator, reg *schemas.Registry, log *s
 		}
 		names = append(names, held...)
 	}
+	return ensureAll(ctx, store, rv, names, log)
+}
+
+// ensureAll creates the namespaces names that do not exist yet, and
+// returns those it created.
+func ensureAll(ctx context.Context, store Creator, rv *schemas.ResourceVersion, names []string, log *slog.Logger) ([]string, error) {
 	slices.Sort(names)
 	var created []string
 	for _, name := range slices.Compact(names) {

@@ -75,3 +75,25 @@ func TestBootstrapWithoutNamespaces(t *testing.T) {
 		t.Fatalf("bootstrap without namespaces: %v", err)
 	}
 }
+
+// TestEnsureSystemOnly: EnsureSystem, which every replica runs, creates
+// the System namespaces and not those that hold objects: adopting those
+// is Bootstrap's, in the elected replica only.
+func TestEnsureSystemOnly(t *testing.T) {
+	e := newEnv(t)
+	before := engine.NewStore(e.storage, engine.Options{Prefix: e.prefix, Logger: quiet()}) // no namespace check
+	ctx := context.Background()
+	if _, err := before.Create(ctx, e.rv("tools.example.com", "hammers"), "team-a", []byte(hammer("h")), engine.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	created, err := namespace.EnsureSystem(ctx, e.store, e.reg, quiet())
+	if want := []string{"default", "kube-node-lease", "kube-public", "kube-system"}; err != nil || !slices.Equal(created, want) {
+		t.Fatalf("created %q, %v; want %q", created, err, want)
+	}
+	if _, err := e.get("", "", "namespaces", "team-a"); err == nil {
+		t.Fatal("EnsureSystem created team-a, which only holds objects")
+	}
+	if created, err := namespace.Bootstrap(ctx, e.store, e.reg, quiet()); err != nil || !slices.Equal(created, []string{"team-a"}) {
+		t.Fatalf("bootstrap after EnsureSystem created %q, %v; want team-a", created, err)
+	}
+}
