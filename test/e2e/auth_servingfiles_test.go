@@ -71,7 +71,7 @@ func startWithServingFiles(t *testing.T, args []string) *specd {
 		t.Fatal(err)
 	}
 	opts := specdOptions{Schemas: schemas, DataDir: t.TempDir(), Secure: true, Args: args}
-	s := &specd{DataDir: opts.DataDir, Schemas: schemas, opts: opts, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	s := &specd{DataDir: opts.DataDir, Schemas: schemas, opts: opts}
 	s.start(t)
 	deadline := time.Now().Add(readyTimeout)
 	for s.Addr == "" {
@@ -81,7 +81,7 @@ func startWithServingFiles(t *testing.T, args []string) *specd {
 		}
 		select {
 		case <-s.exited:
-			t.Fatalf("specd exited before it served: %v", s.err)
+			t.Fatalf("specd exited before it served: %v", s.exitErr())
 		default:
 		}
 		if time.Now().After(deadline) {

@@ -87,8 +87,8 @@ func TestClientGoLeaderElection(t *testing.T) {
 	if h := leaseHolder(t, kube, "elect-e2e"); h != leader.name {
 		t.Fatalf("Lease holder %q, want the leader %s", h, leader.name)
 	}
-	if !leader.Stop(t) || leader.err != nil {
-		t.Fatalf("the leader did not exit cleanly after SIGTERM: %v", leader.err)
+	if !leader.Stop(t) || leader.Err() != nil {
+		t.Fatalf("the leader did not exit cleanly after SIGTERM: %v", leader.Err())
 	}
 	if !leader.Logged(regexp.MustCompile(`msg="stopped leading"`)) {
 		t.Errorf("the leader did not log that it stopped leading")
@@ -123,7 +123,7 @@ func waitLeader(t *testing.T, p *clientProc) {
 	t.Helper()
 	waitFor(t, leaderTimeout, p.name+" leading", func() bool {
 		if p.Exited() {
-			t.Fatalf("%s exited before it led: %v\n%s", p.name, p.err, p.out.String())
+			t.Fatalf("%s exited before it led: %v\n%s", p.name, p.Err(), p.out.String())
 		}
 		return p.Logged(becameLeader)
 	})
@@ -136,7 +136,7 @@ func waitOneLeader(t *testing.T, a, b *clientProc) (leader, other *clientProc) {
 	waitFor(t, leaderTimeout, "a leader", func() bool {
 		for _, p := range []*clientProc{a, b} {
 			if p.Exited() {
-				t.Fatalf("%s exited: %v\n%s", p.name, p.err, p.out.String())
+				t.Fatalf("%s exited: %v\n%s", p.name, p.Err(), p.out.String())
 			}
 		}
 		return a.Logged(becameLeader) || b.Logged(becameLeader)

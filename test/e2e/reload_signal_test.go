@@ -46,7 +46,7 @@ func TestReloadRequestedWhileStarting(t *testing.T) {
 			}
 			select {
 			case <-s.exited:
-				t.Fatalf("specd ended while starting: %v", s.err)
+				t.Fatalf("specd ended while starting: %v", s.exitErr())
 			case <-time.After(500 * time.Millisecond):
 			}
 			if strings.Contains(s.stderr.String(), `msg=serving`) {
@@ -88,7 +88,7 @@ func waitForLog(t *testing.T, s *specd, want string) {
 	for !strings.Contains(s.stderr.String(), want) {
 		select {
 		case <-s.exited:
-			t.Fatalf("specd exited before logging %s: %v\n%s", want, s.err, s.stderr.String())
+			t.Fatalf("specd exited before logging %s: %v\n%s", want, s.exitErr(), s.stderr.String())
 		default:
 		}
 		if time.Now().After(deadline) {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/internal/testproc"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -66,10 +66,10 @@ type specd struct {
 	rest   *rest.Config
 
 	opts   specdOptions
+	proc   *testproc.Proc
 	cmd    *exec.Cmd
 	stderr *syncBuffer
-	exited chan struct{} // closed when the process is gone
-	err    error         // cmd.Wait's answer, valid once exited is closed
+	exited <-chan struct{} // closed when the process is gone
 
 	stopOnce sync.Once
 }
@@ -94,8 +94,6 @@ func startSpecd(t testing.TB, opts specdOptions) *specd {
 		DataDir: opts.DataDir,
 		Schemas: opts.Schemas,
 		opts:    opts,
-		stderr:  &syncBuffer{},
-		exited:  make(chan struct{}),
 	}
 	s.start(t)
 	if opts.NoWait {
@@ -125,17 +123,11 @@ func (s *specd) start(t testing.TB) {
 		args = append(args, "--plugins", binaries.plugins)
 	}
 	args = append(args, opts.Args...)
-	s.cmd = exec.Command(binaries.specd, args...)
-	s.cmd.Stdout = s.stderr
-	s.cmd.Stderr = s.stderr
-	dieWithTest(s.cmd)
-	if err := s.cmd.Start(); err != nil {
+	proc, err := testproc.Start(exec.Command(binaries.specd, args...))
+	if err != nil {
 		t.Fatalf("start specd: %v", err)
 	}
-	go func() {
-		s.err = s.cmd.Wait()
-		close(s.exited)
-	}()
+	s.proc, s.cmd, s.stderr, s.exited = proc, proc.Cmd, proc.Out(), proc.Done()
 	t.Cleanup(func() {
 		s.Stop(t)
 		if t.Failed() {
@@ -156,7 +148,7 @@ func (s *specd) waitAddress(deadline time.Time) error {
 		}
 		select {
 		case <-s.exited:
-			return fmt.Errorf("specd exited before it served: %v", s.err)
+			return fmt.Errorf("specd exited before it served: %v", s.exitErr())
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -205,7 +197,7 @@ func (s *specd) waitReady(timeout time.Duration) error {
 	for time.Now().Before(deadline) {
 		select {
 		case <-s.exited:
-			return fmt.Errorf("specd exited before it was ready: %v", s.err)
+			return fmt.Errorf("specd exited before it was ready: %v", s.exitErr())
 		default:
 		}
 		resp, err := client.Get(s.URL + "/readyz")
@@ -233,34 +225,25 @@ func (s *specd) StopWith(t testing.TB, sig syscall.Signal) {
 	s.stopOnce.Do(func() {
 		select {
 		case <-s.exited:
-			t.Errorf("specd %s had already exited: %v", s.Addr, s.err)
+			t.Errorf("specd %s had already exited: %v", s.Addr, s.exitErr())
 			return
 		default:
 		}
 		start := time.Now()
-		if err := s.cmd.Process.Signal(sig); err != nil {
-			t.Errorf("signal specd: %v", err)
-		}
-		select {
-		case <-s.exited:
-			if s.err != nil {
-				t.Errorf("specd exited uncleanly after %v: %v", sig, s.err)
-			}
-			t.Logf("specd %s stopped by %v in %s", s.Addr, sig, time.Since(start).Round(time.Millisecond))
-		case <-time.After(stopTimeout):
-			_ = s.cmd.Process.Kill()
-			<-s.exited
+		if !s.proc.Stop(sig, stopTimeout) {
 			t.Errorf("specd did not exit within %s of %v; killed", stopTimeout, sig)
+			return
 		}
+		if err := s.exitErr(); err != nil {
+			t.Errorf("specd exited uncleanly after %v: %v", sig, err)
+		}
+		t.Logf("specd %s stopped by %v in %s", s.Addr, sig, time.Since(start).Round(time.Millisecond))
 	})
 }
 
 // Kill ends specd with SIGKILL, as a crash would.
 func (s *specd) Kill() {
-	s.stopOnce.Do(func() {
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	})
+	s.stopOnce.Do(s.proc.Kill)
 }
 
 // Options are the options to start another specd on the same data and
@@ -269,22 +252,10 @@ func (s *specd) Options() specdOptions { return s.opts }
 
 // syncBuffer is a bytes.Buffer safe for the process's writes and the test's
 // reads at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+type syncBuffer = testproc.Buffer
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// exitErr is how specd ended; valid once exited is closed.
+func (s *specd) exitErr() error { return s.proc.Err() }
 
 // writeFile writes content to name under dir and returns the path.
 func writeFile(t testing.TB, dir, name, content string) string {

@@ -60,13 +60,10 @@ type builtinFlowSchemas struct {
 }
 
 func (builtinFlowSchemas) List(context.Context, metav1.ListOptions) (*flowcontrolv1.FlowSchemaList, error) {
-	list := &flowcontrolv1.FlowSchemaList{ListMeta: metav1.ListMeta{ResourceVersion: builtinVersion}}
-	for _, fs := range append(bootstrap.MandatoryFlowSchemas, bootstrap.SuggestedFlowSchemas...) {
-		fs = fs.DeepCopy()
-		fs.ResourceVersion, fs.UID = builtinVersion, builtinUID("flowschemas", fs.Name)
-		list.Items = append(list.Items, *fs)
-	}
-	return list, nil
+	return &flowcontrolv1.FlowSchemaList{
+		ListMeta: metav1.ListMeta{ResourceVersion: builtinVersion},
+		Items:    builtinItems("flowschemas", bootstrap.MandatoryFlowSchemas, bootstrap.SuggestedFlowSchemas),
+	}, nil
 }
 
 func (builtinFlowSchemas) Watch(ctx context.Context, _ metav1.ListOptions) (watch.Interface, error) {
@@ -82,17 +79,39 @@ type builtinPriorityLevels struct {
 }
 
 func (builtinPriorityLevels) List(context.Context, metav1.ListOptions) (*flowcontrolv1.PriorityLevelConfigurationList, error) {
-	list := &flowcontrolv1.PriorityLevelConfigurationList{ListMeta: metav1.ListMeta{ResourceVersion: builtinVersion}}
-	for _, pl := range append(bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations...) {
-		pl = pl.DeepCopy()
-		pl.ResourceVersion, pl.UID = builtinVersion, builtinUID("prioritylevelconfigurations", pl.Name)
-		list.Items = append(list.Items, *pl)
-	}
-	return list, nil
+	return &flowcontrolv1.PriorityLevelConfigurationList{
+		ListMeta: metav1.ListMeta{ResourceVersion: builtinVersion},
+		Items: builtinItems("prioritylevelconfigurations",
+			bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations),
+	}, nil
 }
 
 func (builtinPriorityLevels) Watch(ctx context.Context, _ metav1.ListOptions) (watch.Interface, error) {
 	return quietWatch(ctx), nil
+}
+
+// builtinObject is a pointer to one of kube's built-in flowcontrol objects.
+type builtinObject[T any] interface {
+	*T
+	metav1.Object
+	DeepCopy() *T
+}
+
+// builtinItems copies kube's built-in objects of a resource, mandatory
+// then suggested, with the resourceVersion and uid that every specd gives
+// them: the bootstrap package's objects are shared, so they are copied
+// before they are stamped.
+func builtinItems[T any, P builtinObject[T]](resource string, sets ...[]P) []T {
+	var items []T
+	for _, set := range sets {
+		for _, o := range set {
+			c := P(o.DeepCopy())
+			c.SetResourceVersion(builtinVersion)
+			c.SetUID(builtinUID(resource, c.GetName()))
+			items = append(items, *c)
+		}
+	}
+	return items
 }
 
 // quietWatch is a watch with no events, open until ctx ends or it is
