@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"time"
 )
 
 // revisionShift maps the resourceVersions a page's examples show onto the
@@ -47,9 +48,28 @@ func (s revisionShift) token(t string) string {
 
 var tokenRevision = regexp.MustCompile(`"rv":([0-9]+)`)
 
-// startRevision reads the store's revision before a page's first step:
-// the page's "1".
+// startRevision reads the store's revision before a page's first step
+// (the page's "1"), once the writes specd makes just after it is ready
+// have settled: the elected replica's first jobs (the leader key, the
+// namespaces it adopts) may land after /readyz answers.
 func startRevision(ctx context.Context, client *http.Client, base string) (revisionShift, error) {
+	last, err := storeRevision(ctx, client, base)
+	for i := 0; err == nil && i < 40; i++ {
+		time.Sleep(250 * time.Millisecond)
+		var rv int64
+		if rv, err = storeRevision(ctx, client, base); err == nil && rv == last {
+			return revisionShift(rv - 1), nil
+		}
+		last = rv
+	}
+	if err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("the store's revision still moves after 10 s (at %d)", last)
+}
+
+// storeRevision is the store's current revision, as a list answers it.
+func storeRevision(ctx context.Context, client *http.Client, base string) (int64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/apis/rbac.authorization.k8s.io/v1/clusterroles?limit=1", nil)
 	if err != nil {
 		return 0, err
@@ -69,7 +89,7 @@ func startRevision(ctx context.Context, client *http.Client, base string) (revis
 	if err != nil {
 		return 0, fmt.Errorf("the store's revision: %w", err)
 	}
-	return revisionShift(rv - 1), nil
+	return rv, nil
 }
 
 // example is ex with every resourceVersion it sends or expects shifted.
