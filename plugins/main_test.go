@@ -1,17 +1,16 @@
 package plugins
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/internal/testproc"
 	"github.com/specd-io/specd/plugins/hook"
 )
 
@@ -57,22 +56,7 @@ func pluginDir(t testing.TB, plugins map[string]string) string {
 }
 
 // logBuffer collects a Host's log as JSON lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type logBuffer struct{ testproc.Buffer }
 
 // lines are the logged records that contain every one of subs.
 func (b *logBuffer) lines(subs ...string) []string {
