@@ -98,3 +98,22 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Errorf("POST /metrics: %d, want 405", w.Code)
 	}
 }
+
+func TestProfiling(t *testing.T) {
+	reg := testRegistry()
+	on := New(Config{Registry: func() *schemas.Registry { return reg }, Store: newFakeStore(), Profiling: true})
+	w := serve(t, on, request{path: "/debug/pprof/heap"})
+	if body := w.Body.Bytes(); w.Code != 200 || len(body) < 2 || body[0] != 0x1f || body[1] != 0x8b {
+		t.Errorf("/debug/pprof/heap: %d %.100q, want a gzipped profile", w.Code, w.Body)
+	}
+	if w := serve(t, on, request{path: "/debug/pprof/"}); w.Code != 200 || !strings.Contains(w.Body.String(), "goroutine") {
+		t.Errorf("/debug/pprof/: %d %.200q", w.Code, w.Body)
+	}
+	if w := serve(t, on, request{method: "POST", path: "/debug/pprof/heap"}); w.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST /debug/pprof/heap: %d, want 405", w.Code)
+	}
+	off := New(Config{Registry: func() *schemas.Registry { return reg }, Store: newFakeStore()})
+	if w := serve(t, off, request{path: "/debug/pprof/heap"}); w.Code != http.StatusNotFound {
+		t.Errorf("/debug/pprof/heap without Profiling: %d, want 404", w.Code)
+	}
+}

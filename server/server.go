@@ -46,6 +46,9 @@ type Config struct {
 	// MoreChecks, when set, adds lines made at each request, for what
 	// comes and goes while serving (the plugins of a rescanned directory).
 	MoreChecks func() []Check
+	// Profiling serves the Go runtime's profiles under /debug/pprof/
+	// (profiling.go), as kube-apiserver's --profiling.
+	Profiling bool
 	// MinRequestTimeout is kube-apiserver's --min-request-timeout: a
 	// watch without timeoutSeconds ends at a random time between it and
 	// twice it, so that clients spread their re-watches.
@@ -129,6 +132,9 @@ func (s *Server) routes() *mux.Router {
 	r.HandleFunc("/openapi/v3/api/{version}", getOnly(s.serveOpenAPIGroupVersion))
 	r.HandleFunc("/openapi/v3/apis/{group}/{version}", getOnly(s.serveOpenAPIGroupVersion))
 
+	if s.cfg.Profiling {
+		routeProfiling(r)
+	}
 	s.routeExtras(r)
 	// Every resource path, split by serveResource: one pattern keeps
 	// routing cheap on the hot path.

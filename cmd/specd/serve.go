@@ -202,6 +202,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Logger:            log,
 		Version:           server.KubeVersion(specdVersion),
 		MinRequestTimeout: cfg.Chain.minRequestTimeout(),
+		Profiling:         cfg.Profiling,
 		Extra:             reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
 	})
 	// No request reaches specd's routes unauthenticated or unauthorized.

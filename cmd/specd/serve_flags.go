@@ -48,6 +48,8 @@ type serveConfig struct {
 	EventTTL time.Duration
 	// Authorization is --authorization-mode: RBAC or AlwaysAllow.
 	Authorization authorizationMode
+	// Profiling (--profiling) serves Go's profiles at /debug/pprof/.
+	Profiling bool
 	// Chain are the flags of authentication, audit and request limits.
 	Chain chainFlags
 	// Encryption is --encryption-provider-config.
@@ -108,6 +110,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	cfg.EtcdCare.register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&cfg.Profiling, "profiling", true, "serve Go's profiles at /debug/pprof/ to users authorized for that path (system:masters, or nonResourceURLs in a ClusterRole)")
 	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G), group version (G/V) or resource (G/V/R) not to serve, the core group named api (api/v1/events); repeatable or comma-separated")
 	watch := fs.Bool("watch", true, "reload the schemas when files under --schemas change (SIGHUP always reloads)")
 	fs.BoolVar(&cfg.AllowBreaking, "allow-breaking", false, "let schema reloads break clients or stored objects of beta and stable versions")
