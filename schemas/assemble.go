@@ -133,6 +133,7 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		ListKind:       ref.listKindOrDefault(),
 		CRD:            ref.crdName(),
 		AllowBreaking:  ref.allowBreaking,
+		Terminating:    ref.terminating,
 		Plural:         ref.plural,
 		Singular:       ref.singular,
 		ShortNames:     ref.shortNames,

@@ -9,6 +9,8 @@ type Declarations struct {
 	digest   string
 	files    []*fileDecl
 	problems []Problem
+	// terminating: MarkTerminating was called.
+	terminating bool
 }
 
 // Source is the name the declarations were parsed under.
@@ -16,6 +18,31 @@ func (d *Declarations) Source() string { return d.source }
 
 // Digest is the SHA-256 (hex) of the parsed bytes.
 func (d *Declarations) Digest() string { return d.digest }
+
+// MarkTerminating marks every resource d declares as declared by a CRD
+// object being deleted (Resource.Terminating). The digest stays: the
+// resource is the same declaration (SameDeclaration), so its watches and
+// caches go on while its objects are deleted.
+func (d *Declarations) MarkTerminating() {
+	d.terminating = true
+	for _, fd := range d.files {
+		for _, r := range fd.resources {
+			r.terminating = true
+		}
+	}
+}
+
+// Terminating reports whether MarkTerminating was called.
+func (d *Declarations) Terminating() bool { return d.terminating }
+
+// ServedDigest is Digest, told apart once MarkTerminating is called: a
+// reload compares these, since discovery changes then.
+func (d *Declarations) ServedDigest() string {
+	if d.terminating {
+		return d.digest + "/terminating"
+	}
+	return d.digest
+}
 
 // Problems are what is wrong in the source on its own; LoadWith also
 // checks it against everything else it loads.
@@ -29,7 +56,7 @@ func (d *Declarations) Err() error {
 
 // add adds d to a load, which refuses it for a built-in or reserved group.
 func (ld *loading) add(d *Declarations, b builtinSet) {
-	ld.digests[d.source] = d.digest
+	ld.digests[d.source] = d.ServedDigest()
 	ld.probs.list = append(ld.probs.list, d.problems...)
 	for _, fd := range cloneAll(d.files) {
 		if !b.refuses(fd, ld.probs) {

@@ -87,6 +87,10 @@ type Resource struct {
 	// reload may apply a change to this resource that breaks its clients
 	// or stored objects (GroupVersion.AllowBreaking for specd files).
 	AllowBreaking bool
+	// Terminating is set for a CRD object being deleted (it has a
+	// deletionTimestamp): discovery then leaves out the verbs that make
+	// or change objects, as kube-apiserver's does.
+	Terminating bool
 	// Verbs are the verbs of the main endpoint, sorted (x-specd-resource
 	// verbs); nil serves every verb (AllVerbs). Use ServedVerbs or Serves.
 	Verbs []string

@@ -36,6 +36,7 @@ type resourceDecl struct {
 	conversion             bool    // a conversion block is given
 	unconditionalUpdate    bool
 	allowBreaking          bool // a CRD's specd.io/allow-breaking
+	terminating            bool // a CRD being deleted
 	rv                     *ResourceVersion
 	// listKind is the CRD's names.listKind; "" is kind + "List".
 	listKind string

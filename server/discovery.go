@@ -140,7 +140,7 @@ func resourceList(gv *schemas.GroupVersion, subs subresourcesOf) *metav1.APIReso
 			SingularName: res.Singular,
 			Namespaced:   res.Namespaced(),
 			Kind:         res.Kind,
-			Verbs:        verbsOf(res),
+			Verbs:        discoveryVerbs(res),
 			ShortNames:   res.ShortNames,
 			Categories:   res.Categories,
 			// kube-apiserver's hash of the storage version: clients
@@ -195,7 +195,7 @@ func aggregatedVersion(gv *schemas.GroupVersion, subs subresourcesOf) apidiscove
 			ResponseKind:     kind,
 			Scope:            apidiscoveryv2.ScopeCluster,
 			SingularResource: res.Singular,
-			Verbs:            verbsOf(res),
+			Verbs:            discoveryVerbs(res),
 			ShortNames:       res.ShortNames,
 			Categories:       res.Categories,
 		}

@@ -118,6 +118,10 @@ func (a *API) servedDecls(o *object) *schemas.Declarations {
 		a.log.Warn("CustomResourceDefinition cannot be served", "name", o.Meta.Name, "err", err)
 		return nil
 	}
+	// Served until its objects are gone; discovery shows it terminates.
+	if o.terminating() {
+		d.MarkTerminating()
+	}
 	return d
 }
 

@@ -97,7 +97,7 @@ func digestOf(d *schemas.Declarations) string {
 	if d == nil {
 		return ""
 	}
-	return d.Digest()
+	return d.ServedDigest()
 }
 
 // maxExclusions bounds how often one apply leaves out the CRDs a reload

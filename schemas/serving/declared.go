@@ -32,7 +32,7 @@ func (r *Reloads) SetDeclared(ctx context.Context, declared []*schemas.Declarati
 // same bytes, in the same order.
 func sameDeclarations(a, b []*schemas.Declarations) bool {
 	return slices.EqualFunc(a, b, func(x, y *schemas.Declarations) bool {
-		return x.Source() == y.Source() && x.Digest() == y.Digest()
+		return x.Source() == y.Source() && x.ServedDigest() == y.ServedDigest()
 	})
 }
 

@@ -145,6 +145,11 @@ func TestCRDAPIDeletionWaitsForObjects(t *testing.T) {
 	if want := `Error from server (Forbidden): error when creating "` + late + `": widgets.crdapi.example.com "late" is forbidden: create not allowed while custom resource definition is terminating`; strings.TrimSpace(stderr) != want {
 		t.Errorf("create while terminating:\n%s\nwant\n%s", stderr, want)
 	}
+	// Discovery lists only the verbs kube-apiserver's does meanwhile.
+	eventually(t, "discovery without create, update and patch", func() bool {
+		got := k.OK(t, "get", "--raw", "/apis/crdapi.example.com/v1")
+		return strings.Contains(got, `"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget","verbs":["delete","deletecollection","get","list","watch"]`)
+	})
 	k.OK(t, "label", "widget", "held", "updated=yes")
 	k.OK(t, "patch", "widget", "held", "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
 	eventually(t, "the CRD gone", func() bool { return k.Run(t, "get", "crd", "widgets.crdapi.example.com").Code != 0 })
