@@ -85,36 +85,16 @@ func validateWith(s *structural.Schema, obj map[string]any) string {
 func directSchemas(t *testing.T, dir string) map[string]*structural.Schema {
 	t.Helper()
 	out := map[string]*structural.Schema{}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	for _, f := range files {
-		for _, doc := range crdcorpus.YAMLDocs(t, f) {
-			var crd struct {
-				Spec struct {
-					Group    string                `json:"group"`
-					Names    struct{ Kind string } `json:"names"`
-					Versions []struct {
-						Name   string `json:"name"`
-						Schema struct {
-							OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
-						} `json:"schema"`
-					} `json:"versions"`
-				} `json:"spec"`
-			}
-			if err := json.Unmarshal(doc, &crd); err != nil {
-				t.Fatal(err)
-			}
-			for _, v := range crd.Spec.Versions {
-				var sch openapi3.Schema
-				if err := json.Unmarshal(v.Schema.OpenAPIV3Schema, &sch); err != nil {
-					t.Fatal(err)
-				}
-				s, errs := structural.Compile(&sch)
-				if len(errs) > 0 {
-					t.Fatalf("%s: %v", f, errs)
-				}
-				out[crd.Spec.Group+"/"+v.Name+"/"+crd.Spec.Names.Kind] = s
-			}
+	for _, v := range crdcorpus.VersionSchemas(t, dir) {
+		var sch openapi3.Schema
+		if err := json.Unmarshal(v.Schema, &sch); err != nil {
+			t.Fatal(err)
 		}
+		s, errs := structural.Compile(&sch)
+		if len(errs) > 0 {
+			t.Fatalf("%s %s: %v", v.CRD, v.Version, errs)
+		}
+		out[v.Key] = s
 	}
 	return out
 }

@@ -121,6 +121,59 @@ func YAMLDocs(t testing.TB, file string) [][]byte {
 
 var commentLine = regexp.MustCompile(`(?m)^\s*#.*$`)
 
+// VersionSchema is the openAPIV3Schema of one version of a CRD.
+type VersionSchema struct {
+	CRD     string // the CRD's metadata.name
+	Version string
+	// Key is "<group>/<version>/<kind>", apiVersion/kind.
+	Key    string
+	Schema json.RawMessage
+}
+
+// VersionSchemas returns the schema of every version of every CRD in the
+// YAML files of dir, in file order.
+func VersionSchemas(t testing.TB, dir string) []VersionSchema {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRD files in %s (%v)", dir, err)
+	}
+	var out []VersionSchema
+	for _, f := range files {
+		for _, doc := range YAMLDocs(t, f) {
+			out = append(out, versionSchemas(t, f, doc)...)
+		}
+	}
+	return out
+}
+
+func versionSchemas(t testing.TB, file string, doc []byte) []VersionSchema {
+	var crd struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Spec struct {
+			Group    string                `json:"group"`
+			Names    struct{ Kind string } `json:"names"`
+			Versions []struct {
+				Name   string `json:"name"`
+				Schema struct {
+					OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
+				} `json:"schema"`
+			} `json:"versions"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(doc, &crd); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	out := make([]VersionSchema, 0, len(crd.Spec.Versions))
+	for _, v := range crd.Spec.Versions {
+		out = append(out, VersionSchema{CRD: crd.Metadata.Name, Version: v.Name,
+			Key: crd.Spec.Group + "/" + v.Name + "/" + crd.Spec.Names.Kind, Schema: v.Schema.OpenAPIV3Schema})
+	}
+	return out
+}
+
 // WriteSpecdFiles writes one specd schema file per group version of crds,
 // as YAML, and every third one as JSON.
 func WriteSpecdFiles(t testing.TB, dir string, crds []*CRD) {

@@ -31,40 +31,31 @@ type crdVersion struct {
 // "apiVersion/kind".
 func loadCorpusCRDs(t *testing.T, corpusDir, project string) (map[string]crdVersion, int) {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(corpusDir, project, "crds", "*.yaml"))
 	out := map[string]crdVersion{}
-	n := 0
-	for _, f := range files {
-		for _, doc := range crdcorpus.YAMLDocs(t, f) {
-			var crd structural.CRDDoc
-			if err := json.Unmarshal(doc, &crd); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			for _, v := range crd.Spec.Versions {
-				n++
-				var sch openapi3.Schema
-				if err := json.Unmarshal(v.Schema.OpenAPIV3Schema, &sch); err != nil {
-					t.Errorf("%s %s: unmarshal schema: %v", crd.Metadata.Name, v.Name, err)
-					continue
-				}
-				s, errs := structural.Compile(&sch)
-				if len(errs) > 0 {
-					t.Errorf("%s %s: %d compile errors, first: %v", crd.Metadata.Name, v.Name, len(errs), errs[0])
-					continue
-				}
-				rules, probs := celrules.Compile(&sch)
-				if len(probs) > 0 {
-					t.Errorf("%s %s: %d CEL rule problems, first: %v", crd.Metadata.Name, v.Name, len(probs), probs[0])
-					continue
-				}
-				if rules != nil {
-					s = s.WithRules(rules)
-				}
-				out[crd.Spec.Group+"/"+v.Name+"/"+crd.Spec.Names.Kind] = crdVersion{crd: crd.Metadata.Name + " " + v.Name, schema: s}
-			}
+	versions := crdcorpus.VersionSchemas(t, filepath.Join(corpusDir, project, "crds"))
+	for _, v := range versions {
+		name := v.CRD + " " + v.Version
+		var sch openapi3.Schema
+		if err := json.Unmarshal(v.Schema, &sch); err != nil {
+			t.Errorf("%s: unmarshal schema: %v", name, err)
+			continue
 		}
+		s, errs := structural.Compile(&sch)
+		if len(errs) > 0 {
+			t.Errorf("%s: %d compile errors, first: %v", name, len(errs), errs[0])
+			continue
+		}
+		rules, probs := celrules.Compile(&sch)
+		if len(probs) > 0 {
+			t.Errorf("%s: %d CEL rule problems, first: %v", name, len(probs), probs[0])
+			continue
+		}
+		if rules != nil {
+			s = s.WithRules(rules)
+		}
+		out[v.Key] = crdVersion{crd: name, schema: s}
 	}
-	return out, n
+	return out, len(versions)
 }
 
 func TestCorpus(t *testing.T) {

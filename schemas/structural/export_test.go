@@ -8,5 +8,3 @@ var (
 	JoinLines    = joinLines
 	Itoa         = itoa
 )
-
-type CRDDoc = crdDoc

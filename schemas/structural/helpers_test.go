@@ -61,23 +61,4 @@ func errorStrings(errs field.ErrorList) []string {
 
 func joinLines(ss []string) string { return strings.Join(ss, "\n") }
 
-// crdDoc is what the corpus tests read of a CRD.
-type crdDoc struct {
-	Spec struct {
-		Group string `json:"group"`
-		Names struct {
-			Kind string `json:"kind"`
-		} `json:"names"`
-		Versions []struct {
-			Name   string `json:"name"`
-			Schema struct {
-				OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
-			} `json:"schema"`
-		} `json:"versions"`
-	} `json:"spec"`
-	Metadata struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
-}
-
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -247,22 +247,13 @@ func TestCorpusMatchesKubeOpenAPI(t *testing.T) {
 // corpusSchemaSources returns each CRD version's openAPIV3Schema as JSON.
 func corpusSchemaSources(t *testing.T, corpusDir, project string) map[string][]byte {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(corpusDir, project, "crds", "*.yaml"))
 	out := map[string][]byte{}
-	for _, f := range files {
-		for _, doc := range crdcorpus.YAMLDocs(t, f) {
-			var crd crdDoc
-			if err := json.Unmarshal(doc, &crd); err != nil {
-				t.Fatal(err)
-			}
-			for _, v := range crd.Spec.Versions {
-				var sch openapi3.Schema // checks it is a schema kin-openapi reads
-				if err := json.Unmarshal(v.Schema.OpenAPIV3Schema, &sch); err != nil {
-					t.Fatal(err)
-				}
-				out[crd.Spec.Group+"/"+v.Name+"/"+crd.Spec.Names.Kind] = v.Schema.OpenAPIV3Schema
-			}
+	for _, v := range crdcorpus.VersionSchemas(t, filepath.Join(corpusDir, project, "crds")) {
+		var sch openapi3.Schema // checks it is a schema kin-openapi reads
+		if err := json.Unmarshal(v.Schema, &sch); err != nil {
+			t.Fatal(err)
 		}
+		out[v.Key] = v.Schema
 	}
 	return out
 }
