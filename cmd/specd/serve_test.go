@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,10 @@ func TestParseServeFlags(t *testing.T) {
 			args: []string{"--schemas", "s", "--etcd-servers", "https://etcd:2379", "--etcd-cafile", "ca.crt", "--etcd-certfile", "c.crt", "--etcd-keyfile", "c.key"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
 				EtcdServers: []string{"https://etcd:2379"}, EtcdTLS: etcdTLS{CAFile: "ca.crt", CertFile: "c.crt", KeyFile: "c.key"}},
+		},
+		"profiling off": {
+			args: []string{"--schemas", "s", "--profiling=false"},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, Profiling: false},
 		},
 		"etcd CA alone": {
 			args: []string{"--schemas", "s", "--etcd-servers", "https://etcd:2379", "--etcd-cafile", "ca.crt"},
@@ -111,6 +116,9 @@ func TestParseServeFlags(t *testing.T) {
 			}
 			if tc.want.EtcdCare == (etcdCareFlags{}) {
 				tc.want.EtcdCare = etcdCareFlags{CompactionInterval: 5 * time.Minute, CheckInterval: 30 * time.Second}
+			}
+			if !slices.Contains(tc.args, "--profiling=false") {
+				tc.want.Profiling = true // --profiling's default, as kube-apiserver's
 			}
 			if tc.want.EventTTL == 0 {
 				tc.want.EventTTL = time.Hour // --event-ttl's default, as kube-apiserver's
