@@ -201,11 +201,16 @@ func watchRequest(rv *schemas.ResourceVersion, q url.Values, minTimeout time.Dur
 	}
 	if v := q.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return engine.WatchRequest{}, 0, badRequest("invalid timeoutSeconds %q: must be a non-negative integer", v)
+		if err != nil {
+			return engine.WatchRequest{}, 0, badRequest("invalid timeoutSeconds %q: must be an integer", v)
 		}
-		if n > 0 {
+		switch {
+		case n > 0:
 			timeout = time.Duration(n) * time.Second
+		case n < 0:
+			// kube-apiserver's watch context then has a deadline in the
+			// past: the stream ends at once, empty.
+			timeout = 0
 		}
 	}
 	if errs := listvalidation.ValidateListOptions(&opts, true); len(errs) > 0 {

@@ -414,3 +414,16 @@ func TestWatchNoMinRequestTimeout(t *testing.T) {
 	s := e.watch(t, testCtx(t), "timeoutSeconds=60")
 	s.expect(t, "ADDED w")
 }
+
+// TestWatchNegativeTimeout: a negative timeoutSeconds is accepted and the
+// stream ends at once, empty, as kube-apiserver's does (its watch
+// context's deadline is then in the past).
+func TestWatchNegativeTimeout(t *testing.T) {
+	e := startWatchServer(t, watchcache.Config{})
+	e.create(t, "w", "red")
+	s := e.watch(t, testCtx(t), "timeoutSeconds=-5")
+	if got, line := s.next(t); got != "" {
+		t.Errorf("watch ?timeoutSeconds=-5: event %s, want the stream to end at once", line)
+	}
+	e.do(t, "GET", watchWidgets+"?watch=true&timeoutSeconds=soon", "", 400)
+}
