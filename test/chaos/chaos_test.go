@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,7 +20,7 @@ import (
 const phaseFor = 4 * time.Second
 
 // TestMemberFailures: writers and watchers on two specd replicas while an
-// etcd follower, then the etcd leader, then a specd replica are killed
+// etcd follower, then the etcd leader, then the leading specd replica are killed
 // with SIGKILL and brought back. No acknowledged write is lost or made
 // twice, and every watcher sees etcd's history of the Things in order,
 // with no gap. The errors each client saw are logged per phase.
@@ -54,7 +55,7 @@ func TestMemberFailures(t *testing.T) {
 	for _, w := range watchers {
 		wwg.Go(func() { w.run(wctx) })
 	}
-	runPhases(t, c, b, f)
+	runPhases(t, c, rs, client, f)
 	stop()
 	wg.Wait()
 	history := etcdHistory(t, c)
@@ -67,8 +68,10 @@ func TestMemberFailures(t *testing.T) {
 }
 
 // runPhases kills and restarts an etcd follower, the etcd leader and
-// specd replica b, each phase lasting phaseFor.
-func runPhases(t *testing.T, c *cluster, b *replica, f *figures) {
+// the specd replica that runs the background work, each phase lasting
+// phaseFor; the other replica must have taken that work over before the
+// killed one is back.
+func runPhases(t *testing.T, c *cluster, rs []*replica, client *http.Client, f *figures) {
 	time.Sleep(phaseFor)
 	follower := (c.leader(t) + 1) % len(c.members)
 	f.enter("follower killed")
@@ -84,12 +87,34 @@ func runPhases(t *testing.T, c *cluster, b *replica, f *figures) {
 	f.enter("leader back")
 	c.restart(t, leader)
 	time.Sleep(phaseFor)
-	f.enter("specd b killed")
-	b.kill9()
+	elected := leadingReplica(t, rs, client)
+	f.enter("specd leader killed")
+	elected.kill9()
 	time.Sleep(phaseFor)
-	f.enter("specd b back")
-	b.restart(t)
+	// The other replica takes the background work over (within the
+	// leader's 5 s lease), or this fails.
+	leadingReplica(t, slices.DeleteFunc(slices.Clone(rs), func(r *replica) bool { return r == elected }), client)
+	f.enter("specd back")
+	elected.restart(t)
 	time.Sleep(phaseFor)
+}
+
+// leadingReplica returns the replica that runs the background work (its
+// specd_leader gauge is 1), waiting up to 20 s for one to be elected.
+func leadingReplica(t *testing.T, rs []*replica, client *http.Client) *replica {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, r := range rs {
+			code, body, err := r.do(client, http.MethodGet, "/metrics", nil)
+			if err == nil && code == http.StatusOK && strings.Contains(string(body), `specd_leader{election="background"} 1`) {
+				return r
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatal("no specd replica leads after 20 s")
+	return nil
 }
 
 // listRV is the resourceVersion of a list of the Things.
