@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/specd-io/specd/engine/internal/jsontree"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -88,7 +89,13 @@ func decodedWrite(rv *schemas.ResourceVersion, obj map[string]any, duplicates []
 
 // decodeObject decodes a JSON object as kube-apiserver does, with
 // sigs.k8s.io/json: integers kept as int64, duplicate fields reported.
+// jsontree decodes the well-formed objects, a third of the time; what it
+// does not take (errors, duplicates, invalid UTF-8) goes to
+// sigs.k8s.io/json, whose answers are kube's.
 func decodeObject(data []byte) (map[string]any, []error, error) {
+	if obj, ok := jsontree.DecodeObject(data); ok {
+		return obj, nil, nil
+	}
 	var obj map[string]any
 	duplicates, err := kjson.UnmarshalStrict(data, &obj, kjson.DisallowDuplicateFields)
 	return obj, duplicates, err
