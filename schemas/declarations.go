@@ -32,9 +32,6 @@ func (d *Declarations) MarkTerminating() {
 	}
 }
 
-// Terminating reports whether MarkTerminating was called.
-func (d *Declarations) Terminating() bool { return d.terminating }
-
 // ServedDigest is Digest, told apart once MarkTerminating is called: a
 // reload compares these, since discovery changes then.
 func (d *Declarations) ServedDigest() string {
