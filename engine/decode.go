@@ -183,8 +183,8 @@ func metaToMap(meta *metav1.ObjectMeta) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: encode metadata: %w", err)
 	}
-	var m map[string]any
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, &m); err != nil {
+	m, _, err := decodeObject(b)
+	if err != nil {
 		return nil, fmt.Errorf("engine: decode metadata: %w", err)
 	}
 	return m, nil

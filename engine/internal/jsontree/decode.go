@@ -1,6 +1,7 @@
 package jsontree
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -229,12 +230,15 @@ func (d *decoder) digits() bool {
 	return d.pos > start
 }
 
+// literals are JSON's true, false and null, with their values.
+var literals = []struct {
+	text string
+	v    any
+}{{"true", true}, {"false", false}, {"null", nil}}
+
 func (d *decoder) literal() (any, bool) {
-	for _, l := range []struct {
-		text string
-		v    any
-	}{{"true", true}, {"false", false}, {"null", nil}} {
-		if len(d.data)-d.pos >= len(l.text) && string(d.data[d.pos:d.pos+len(l.text)]) == l.text {
+	for _, l := range literals {
+		if bytes.HasPrefix(d.data[d.pos:], []byte(l.text)) {
 			d.pos += len(l.text)
 			return l.v, true
 		}
