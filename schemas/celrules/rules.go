@@ -9,7 +9,6 @@ import (
 	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	apischema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/common"
@@ -35,9 +34,8 @@ func (p Problem) Error() string {
 // Rules are the compiled x-kubernetes-validations of one object schema.
 // They are immutable and safe for concurrent use.
 type Rules struct {
-	schema    *apischema.Structural
-	model     *model.Structural // the schema as ratcheting walks it
-	validator *cel.Validator
+	root      *node
+	correlate *cachedSchema // the schema ratcheting pairs old and new values by
 	count     int
 	budget    int64 // per request: kube's RuntimeCELCostBudget
 }
@@ -83,10 +81,13 @@ func compileProps(props *apiextensions.JSONSchemaProps, count int) (*Rules, []Pr
 	if len(chk.problems) > 0 {
 		return nil, chk.problems
 	}
+	tree, err := buildRoot(structural)
+	if err != nil {
+		return nil, []Problem{{Message: err.Error()}}
+	}
 	return &Rules{
-		schema:    structural,
-		model:     &model.Structural{Structural: structural},
-		validator: cel.NewValidator(structural, true, celconfig.PerCallLimit),
+		root:      tree,
+		correlate: newCachedSchema(structural),
 		count:     count,
 		budget:    celconfig.RuntimeCELCostBudget,
 	}, nil
@@ -116,16 +117,16 @@ func (r *Rules) Validate(ctx context.Context, obj, old map[string]any, errs fiel
 	if blocksRules(errs) {
 		return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")), nil
 	}
-	var opts []cel.Option
 	var oldObj any
+	var rat ratchet
 	if old != nil {
 		oldObj = old
-		opts = append(opts, cel.WithRatcheting(common.NewCorrelatedObject(obj, old, r.model)))
+		rat.current = common.NewCorrelatedObject(obj, old, r.correlate)
 	}
 	var warnings recorder
-	ctx = warning.WithWarningRecorder(ctx, &warnings)
-	ruleErrs, _ := r.validator.Validate(ctx, nil, r.schema, obj, oldObj, r.budget, opts...)
-	return append(errs, ruleErrs...), warnings
+	ev := &evaluation{ctx: warning.WithWarningRecorder(ctx, &warnings), budget: r.budget, errs: errs, ratcheting: ratchetingEnabled()}
+	r.root.validate(ev, nil, obj, oldObj, rat)
+	return ev.errs, warnings
 }
 
 // recorder collects the warnings of one validation.

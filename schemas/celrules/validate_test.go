@@ -13,12 +13,18 @@ func specSchema(specProps, rules string) string {
 		`,"x-kubernetes-validations":` + rules + `}}}`
 }
 
-func TestValidate(t *testing.T) {
-	tests := map[string]struct {
-		schema   string
-		obj, old string
-		want     string
-	}{
+// validateCase is an object (and its old value on update, "" on create)
+// against a schema, and the errors wanted, as errorLines renders them.
+type validateCase struct {
+	schema   string
+	obj, old string
+	want     string
+}
+
+// validateCases are the package's cases of rule evaluation; the same
+// inputs are run through kube's own validator in TestSameAsKube.
+func validateCases() map[string]validateCase {
+	return map[string]validateCase{
 		"create passes": {
 			schema: specSchema(`{"min":{"type":"integer"},"max":{"type":"integer"}}`, `[{"rule":"self.min <= self.max","message":"min must not exceed max"}]`),
 			obj:    `{"spec":{"min":1,"max":2}}`,
@@ -151,7 +157,10 @@ func TestValidate(t *testing.T) {
 			want: `FieldValueInvalid spec.items[0]: Invalid value: n below 10`,
 		},
 	}
-	for name, tc := range tests {
+}
+
+func TestValidate(t *testing.T) {
+	for name, tc := range validateCases() {
 		t.Run(name, func(t *testing.T) {
 			r := mustCompile(t, tc.schema)
 			if got := validate(t, r, tc.obj, tc.old); got != tc.want {
@@ -199,5 +208,26 @@ func TestNoRules(t *testing.T) {
 	}
 	if errs, _ := r.Validate(context.Background(), object(t, `{"spec":{}}`), nil, nil); len(errs) > 0 {
 		t.Errorf("nil rules gave errors: %v", errs)
+	}
+}
+
+// Rules are shared by every request of a resource: validations running at
+// once build the schema adapters' children once between them (run with
+// -race).
+func TestValidateConcurrently(t *testing.T) {
+	r := mustCompile(t, benchSchema())
+	obj, old := object(t, benchObject("alice")), object(t, benchObject("bob"))
+	errc := make(chan string, 8)
+	for range 8 {
+		go func() {
+			errs, _ := r.Validate(context.Background(), obj, nil, nil)
+			upd, _ := r.Validate(context.Background(), obj, old, nil)
+			errc <- errorLines(errs) + "|" + errorLines(upd)
+		}()
+	}
+	for range 8 {
+		if got := <-errc; got != "|FieldValueInvalid spec: Invalid value: owner is immutable" {
+			t.Errorf("got %q", got)
+		}
 	}
 }
