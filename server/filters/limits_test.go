@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/endpoints/request"
 
+	"github.com/specd-io/specd/internal/metrics"
 	"github.com/specd-io/specd/server/filters/fairness"
 )
 
@@ -166,6 +168,27 @@ func TestFairnessBetweenUsers(t *testing.T) {
 		t.Errorf("alice's refusal: %s Retry-After=%q, want a TooManyRequests Status and Retry-After", got[0], got[1])
 	}
 	t.Logf("alice refused %d times; bob served 50 of 50", refused.Load())
+	scraped := scrapeMetrics(t)
+	for _, want := range []string{
+		`apiserver_flowcontrol_rejected_requests_total{flow_schema="global-default",priority_level="global-default",reason=`,
+		`apiserver_flowcontrol_dispatched_requests_total{flow_schema="global-default",priority_level="global-default"}`,
+		`apiserver_flowcontrol_nominal_limit_seats{priority_level="global-default"}`,
+	} {
+		if !strings.Contains(scraped, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
+}
+
+// scrapeMetrics is what /metrics serves.
+func scrapeMetrics(t *testing.T) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	metrics.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("/metrics: %d %s", rec.Code, rec.Body)
+	}
+	return rec.Body.String()
 }
 
 // call sends one request and returns the code, the body and Retry-After.

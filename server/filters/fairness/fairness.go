@@ -13,6 +13,7 @@ import (
 	serverfilters "k8s.io/apiserver/pkg/server/filters"
 	"k8s.io/apiserver/pkg/storage"
 	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
+	fcmetrics "k8s.io/apiserver/pkg/util/flowcontrol/metrics"
 	flowcontrolrequest "k8s.io/apiserver/pkg/util/flowcontrol/request"
 	"k8s.io/client-go/informers"
 )
@@ -32,7 +33,12 @@ type Controller struct {
 // New returns a Controller that shares concurrencyLimit seats among the
 // priority levels; kube-apiserver gives it the sum of
 // --max-requests-inflight and --max-mutating-requests-inflight.
+//
+// Its metrics (apiserver_flowcontrol_*, kube's names and labels) are
+// registered in component-base's legacy registry, which /metrics serves
+// them from (internal/metrics).
 func New(concurrencyLimit int) *Controller {
+	fcmetrics.Register()
 	factory := informers.NewSharedInformerFactory(builtinClient{}, 0)
 	fc := utilflowcontrol.New(factory, builtinFlowcontrol{}, concurrencyLimit)
 	estimate := flowcontrolrequest.NewWorkEstimator(noObjectCounts, fc.GetInterestedWatchCount,
