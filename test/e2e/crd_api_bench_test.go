@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -116,8 +117,8 @@ func BenchmarkCRDEstablished(b *testing.B) {
 
 // BenchmarkCRDMemory500 applies 500 CRDs through the API, each waited
 // for until Established, and reports what specd's memory grew by per
-// CRD: the resident set, and the live heap (go_memstats_next_gc_bytes
-// divided by 1 + GOGC/100, the heap live at the last collection). With
+// CRD: the resident set, and the live heap (go_memstats_heap_alloc_bytes
+// right after a collection, which /debug/pprof/heap?gc=1 runs). With
 // the embedded etcd, etcd's memory (its raft log and the revisions not yet
 // compacted) is in specd's process; with an external etcd it is not, as
 // kube-apiserver's figures leave etcd out.
@@ -147,19 +148,20 @@ func crdMemory(b *testing.B, etcd []string) {
 		b.ReportMetric(float64(heap1-heap0)/crds/1024, "KB-heap/CRD")
 		// The CRD resource's watch cache window (a bounded number of
 		// events and bytes) is full well before the 500th; what the next
-		// CRDs add is what each one keeps.
+		// CRDs add is what each one keeps, in heap and in resident set.
 		for i := range crds / 2 {
 			createEstablished(b, dyn, crds+1+i)
 		}
 		time.Sleep(2 * time.Second)
-		_, heap2 := specdMemory(b, s)
+		rss2, heap2 := specdMemory(b, s)
+		b.ReportMetric(float64(rss2-rss1)/(crds/2)/1024, "KB-rss/CRD-after-500")
 		b.ReportMetric(float64(heap2-heap1)/(crds/2)/1024, "KB-heap/CRD-after-500")
 		s.Stop(b)
 	}
 }
 
-// specdMemory reads specd's resident set (/proc) and live heap estimate
-// (/metrics).
+// specdMemory reads specd's resident set (/proc) and live heap
+// (/metrics, after a collection).
 func specdMemory(b *testing.B, s *specd) (rss, heap int64) {
 	b.Helper()
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
@@ -174,6 +176,7 @@ func specdMemory(b *testing.B, s *specd) (rss, heap int64) {
 			rss = kb * 1024
 		}
 	}
+	collect(b, s)
 	resp, err := s.Client.Get(s.URL + "/metrics")
 	if err != nil {
 		b.Fatal(err)
@@ -181,10 +184,24 @@ func specdMemory(b *testing.B, s *specd) (rss, heap int64) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, "go_memstats_next_gc_bytes "); ok {
-			next, _ := strconv.ParseFloat(v, 64)
-			heap = int64(next / 1.5) // specd runs with GOGC=50
+		if v, ok := strings.CutPrefix(line, "go_memstats_heap_alloc_bytes "); ok {
+			live, _ := strconv.ParseFloat(v, 64)
+			heap = int64(live)
 		}
 	}
 	return rss, heap
+}
+
+// collect has specd run a garbage collection: a heap profile with gc=1
+// (specd serves profiles by default) collects before it samples.
+func collect(b *testing.B, s *specd) {
+	b.Helper()
+	resp, err := s.Client.Get(s.URL + "/debug/pprof/heap?gc=1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != http.StatusOK {
+		b.Fatalf("heap profile: %s %v", resp.Status, err)
+	}
 }
