@@ -62,7 +62,7 @@ func TestMemberFailures(t *testing.T) {
 	awaitWatchers(t, watchers, history)
 	stopWatchers()
 	wwg.Wait()
-	t.Logf("errors/requests per client and phase (a watcher counts events):\n%s", f.table())
+	t.Logf("errors/requests per client and phase (a watcher counts events; a writer's slowest request follows):\n%s", f.table())
 	checkWrites(t, c, writers)
 	checkWatchers(t, watchers, history)
 }

@@ -15,7 +15,9 @@ import (
 const thingsPath = "/apis/things.example.com/v1alpha1/namespaces/chaos/things"
 
 // figures counts, per client and phase, the requests that succeeded and
-// the errors seen, with a few error messages for the log.
+// the errors seen, with a few error messages for the log, and the
+// slowest of a writer's requests: a request that meets a member's death
+// is retried inside specd, and waits.
 type figures struct {
 	phase atomic.Pointer[string]
 
@@ -23,11 +25,24 @@ type figures struct {
 	phases  []string
 	ok      map[string]map[string]int
 	errs    map[string]map[string]int
+	slowest map[string]map[string]time.Duration
 	samples map[string][]string // phase: distinct error messages
 }
 
 func newFigures() *figures {
-	return &figures{ok: map[string]map[string]int{}, errs: map[string]map[string]int{}, samples: map[string][]string{}}
+	return &figures{ok: map[string]map[string]int{}, errs: map[string]map[string]int{},
+		slowest: map[string]map[string]time.Duration{}, samples: map[string][]string{}}
+}
+
+// took records how long one of client's requests took.
+func (f *figures) took(client string, d time.Duration) {
+	phase := *f.phase.Load()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.slowest[client] == nil {
+		f.slowest[client] = map[string]time.Duration{}
+	}
+	f.slowest[client][phase] = max(f.slowest[client][phase], d)
 }
 
 func (f *figures) enter(phase string) {
@@ -64,7 +79,7 @@ func containsPrefix(list []string, s string) bool {
 }
 
 // table is the figures as a Markdown table: errors/requests per client
-// and phase.
+// and phase, and for a writer its slowest request.
 func (f *figures) table() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -84,6 +99,9 @@ func (f *figures) table() string {
 		b.WriteString("| " + c)
 		for _, p := range f.phases {
 			fmt.Fprintf(&b, " | %d/%d", f.errs[c][p], f.errs[c][p]+f.ok[c][p])
+			if d, ok := f.slowest[c][p]; ok {
+				fmt.Fprintf(&b, ", %.2f s", d.Seconds())
+			}
 		}
 		b.WriteString(" |\n")
 	}
@@ -127,12 +145,10 @@ func (w *writer) run(ctx context.Context) {
 func (w *writer) create(seq int) (ack, bool) {
 	body := fmt.Sprintf(`{"apiVersion":"things.example.com/v1alpha1","kind":"Thing","metadata":{"generateName":"%s-","labels":{"writer":%q,"seq":"%d"}},"spec":{"label":"created"}}`,
 		w.name, w.name, seq)
-	code, resp, err := w.replica.do(w.client, http.MethodPost, thingsPath, []byte(body))
-	if err = answer(code, http.StatusCreated, resp, err); err != nil {
-		w.figures.count(w.name, fmt.Errorf("create: %w", err))
+	resp, ok := w.request("create", http.MethodPost, thingsPath, []byte(body), http.StatusCreated)
+	if !ok {
 		return ack{}, false
 	}
-	w.figures.count(w.name, nil)
 	var obj thing
 	if err := json.Unmarshal(resp, &obj); err != nil {
 		w.figures.count(w.name, err)
@@ -144,20 +160,27 @@ func (w *writer) create(seq int) (ack, bool) {
 // update sets the label of a's object to "updated", conditional on the
 // resourceVersion the create answered.
 func (w *writer) update(a ack) bool {
-	code, cur, err := w.replica.do(w.client, http.MethodGet, thingsPath+"/"+a.name, nil)
-	if err = answer(code, http.StatusOK, cur, err); err != nil {
-		w.figures.count(w.name, fmt.Errorf("get: %w", err))
+	cur, ok := w.request("get", http.MethodGet, thingsPath+"/"+a.name, nil, http.StatusOK)
+	if !ok {
 		return false
 	}
-	w.figures.count(w.name, nil)
 	body := strings.Replace(string(cur), `"label":"created"`, `"label":"updated"`, 1)
-	code, resp, err := w.replica.do(w.client, http.MethodPut, thingsPath+"/"+a.name, []byte(body))
-	if err = answer(code, http.StatusOK, resp, err); err != nil {
-		w.figures.count(w.name, fmt.Errorf("update: %w", err))
-		return false
+	_, ok = w.request("update", http.MethodPut, thingsPath+"/"+a.name, []byte(body), http.StatusOK)
+	return ok
+}
+
+// request sends one request through the writer's replica and counts it,
+// with how long it took; ok is false unless it got the status wanted.
+func (w *writer) request(what, method, path string, body []byte, want int) ([]byte, bool) {
+	start := time.Now()
+	code, resp, err := w.replica.do(w.client, method, path, body)
+	w.figures.took(w.name, time.Since(start))
+	if err = answer(code, want, resp, err); err != nil {
+		w.figures.count(w.name, fmt.Errorf("%s: %w", what, err))
+		return nil, false
 	}
 	w.figures.count(w.name, nil)
-	return true
+	return resp, true
 }
 
 // answer is nil when the request got the status it wanted, else an error
