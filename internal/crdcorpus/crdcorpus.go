@@ -52,6 +52,7 @@ type CRD struct {
 			} `json:"schema"`
 			Subresources *struct {
 				Status map[string]any `json:"status"`
+				Scale  map[string]any `json:"scale"`
 			} `json:"subresources"`
 			AdditionalPrinterColumns []map[string]any `json:"additionalPrinterColumns"`
 			SelectableFields         []map[string]any `json:"selectableFields"`

@@ -67,6 +67,7 @@ func TestCRDCorpusAPI(t *testing.T) {
 	dyn := dynamicClient(t, s)
 	for _, p := range projects {
 		checkServedCRDs(t, dyn, p)
+		checkServedAsKube(t, s, p)
 	}
 	checkAllCorpusObjects(t, s, dyn, projects)
 	t.Run("client-side apply of a large CRD", func(t *testing.T) {
@@ -105,6 +106,7 @@ func TestCRDCorpusFiles(t *testing.T) {
 	dyn := dynamicClient(t, s)
 	for _, p := range projects {
 		checkListed(t, dyn, p)
+		checkServedAsKube(t, s, p)
 	}
 	checkAllCorpusObjects(t, s, dyn, projects)
 }
