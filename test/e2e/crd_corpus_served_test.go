@@ -21,7 +21,8 @@ import (
 // (names, scope, kind, verbs, short names, categories, the status and
 // scale subresources), unserved versions left out, the columns of a
 // Table (Name, then the version's printer columns, or Age when it has
-// none), and the warning that requests to a deprecated version get.
+// none), the warning that requests to a deprecated version get, and
+// which fields a field selector may name.
 func checkServedAsKube(t *testing.T, s *specd, p corpusProject) {
 	t.Helper()
 	disc, err := discovery.NewDiscoveryClientForConfig(restConfig(s))
@@ -46,6 +47,7 @@ func checkServedAsKube(t *testing.T, s *specd, p corpusProject) {
 			}
 			checkDiscovered(t, at, c, i, list)
 			checkTableAndWarning(t, s, at, c, i)
+			checkSelectableFields(t, s, at, c, i)
 		}
 	}
 }
@@ -162,4 +164,41 @@ func warningText(h http.Header) string {
 		texts = append(texts, strings.TrimSuffix(text, `"`))
 	}
 	return strings.Join(texts, "; ")
+}
+
+// checkSelectableFields lists version i of c with a field selector on
+// each of its selectable fields, and on metadata.name, which kube-apiserver
+// accepts, and on a field that is not selectable, which it refuses with 400.
+func checkSelectableFields(t *testing.T, s *specd, at string, c *crdcorpus.CRD, i int) {
+	t.Helper()
+	v := c.Spec.Versions[i]
+	fields := []string{"metadata.name"}
+	for _, f := range v.SelectableFields {
+		fields = append(fields, strings.TrimPrefix(f["jsonPath"].(string), "."))
+	}
+	base := fmt.Sprintf("%s/apis/%s/%s/%s?fieldSelector=", s.URL, c.Spec.Group, v.Name, c.Spec.Names.Plural)
+	for _, f := range fields {
+		if code := getCode(t, s, base+f+"%3Dx"); code != http.StatusOK {
+			t.Errorf("%s: fieldSelector on %s: %d, want 200", at, f, code)
+		}
+	}
+	if code := getCode(t, s, base+"spec.notSelectable%3Dx"); code != http.StatusBadRequest {
+		t.Errorf("%s: fieldSelector on a field that is not selectable: %d, want 400", at, code)
+	}
+}
+
+// getCode is the status code of a GET of url.
+func getCode(t *testing.T, s *specd, url string) int {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testContext(t, 30*time.Second), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Errorf("GET %s: %v", url, err)
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
