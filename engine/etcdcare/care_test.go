@@ -232,7 +232,15 @@ func mostlyFreeFile(t *testing.T) (*clientv3.Client, *clientv3.StatusResponse) {
 	for i := range 40 {
 		put(t, cli, fmt.Sprintf("/big/%d", i), 100<<10)
 	}
-	resp, err := cli.Delete(t.Context(), "/big/", clientv3.WithPrefix())
+	return cli, deleteAndCompact(t, cli, "/big/", 0.5)
+}
+
+// deleteAndCompact deletes the keys under prefix, compacts, and returns
+// etcd's status once at most inUse of its file is live data (or after 5
+// s of trying).
+func deleteAndCompact(t testing.TB, cli *clientv3.Client, prefix string, inUse float64) *clientv3.StatusResponse {
+	t.Helper()
+	resp, err := cli.Delete(t.Context(), prefix, clientv3.WithPrefix())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,13 +249,13 @@ func mostlyFreeFile(t *testing.T) (*clientv3.Client, *clientv3.StatusResponse) {
 	}
 	// etcd counts the pages a compaction freed once a later write
 	// commits.
-	before := status(t, cli)
-	for i := 0; i < 50 && before.DbSizeInUse > before.DbSize/2; i++ {
+	st := status(t, cli)
+	for i := 0; i < 50 && float64(st.DbSizeInUse) > inUse*float64(st.DbSize); i++ {
 		time.Sleep(100 * time.Millisecond)
 		put(t, cli, "/small", 1)
-		before = status(t, cli)
+		st = status(t, cli)
 	}
-	return cli, before
+	return st
 }
 
 func status(t testing.TB, cli *clientv3.Client) *clientv3.StatusResponse {

@@ -70,21 +70,7 @@ func halfFreeFile(b *testing.B, cli *clientv3.Client, liveMiB int) *clientv3.Sta
 		})
 	}
 	wg.Wait()
-	resp, err := cli.Delete(b.Context(), "/pause/1/", clientv3.WithPrefix())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := Compact(b.Context(), cli, resp.Header.Revision); err != nil {
-		b.Fatal(err)
-	}
-	// etcd counts the pages a compaction freed once a later write commits.
-	st := status(b, cli)
-	for i := 0; i < 50 && st.DbSizeInUse > st.DbSize*6/10; i++ {
-		time.Sleep(100 * time.Millisecond)
-		put(b, cli, "/pause/small", 1)
-		st = status(b, cli)
-	}
-	return st
+	return deleteAndCompact(b, cli, "/pause/1/", 0.6)
 }
 
 // writeUntil writes a small value again and again until ctx ends and
