@@ -104,13 +104,14 @@ func (a *API) get(name string) *object {
 	return a.crds[name]
 }
 
-// servedDecls parses what o declares under its accepted names when it
-// is served, nil otherwise or when it does not parse (logged).
-func (a *API) servedDecls(o *object) *schemas.Declarations {
+// servedDecls parses what o, decoded from data, declares under its
+// accepted names when it is served, nil otherwise or when it does not
+// parse (logged).
+func (a *API) servedDecls(o *object, data []byte) *schemas.Declarations {
 	if !o.served() {
 		return nil
 	}
-	d, err := declarations(o.raw, &o.Status.AcceptedNames)
+	d, err := declarations(data, &o.Status.AcceptedNames)
 	if err == nil {
 		err = d.Err()
 	}

@@ -67,7 +67,7 @@ func (a *API) Apply(ev engine.WatchEvent) {
 	name := o.Meta.Name
 	var d *schemas.Declarations
 	if ev.Type != storage.EventDeleted {
-		d = a.servedDecls(o)
+		d = a.servedDecls(o, ev.Object)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()

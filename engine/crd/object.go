@@ -34,8 +34,10 @@ type object struct {
 		Names Names  `json:"names"`
 	} `json:"spec"`
 	Status status `json:"status"`
-	// raw is the object as stored.
-	raw []byte
+	// No reference to the bytes it was decoded from: the API keeps an
+	// object per CRD, and those bytes are the watch cache's encoding,
+	// shared with its bounded window of events; kept here, each CRD's
+	// would outlive the window (servedDecls reads them once, in Apply).
 }
 
 type status struct {
@@ -49,7 +51,6 @@ func decode(data []byte) (*object, error) {
 	if err := json.Unmarshal(data, &o); err != nil {
 		return nil, fmt.Errorf("crd: decode: %w", err)
 	}
-	o.raw = data
 	return &o, nil
 }
 

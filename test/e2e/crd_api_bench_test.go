@@ -1,12 +1,12 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,7 +121,8 @@ func BenchmarkCRDEstablished(b *testing.B) {
 // right after a collection, which /debug/pprof/heap?gc=1 runs). With
 // the embedded etcd, etcd's memory (its raft log and the revisions not yet
 // compacted) is in specd's process; with an external etcd it is not, as
-// kube-apiserver's figures leave etcd out.
+// kube-apiserver's figures leave etcd out. It reports the growth over
+// the first 500 (/CRD) and over 250 more (/CRD-after-500).
 //
 //	go test ./test/e2e -run '^$' -bench BenchmarkCRDMemory500 -benchtime 1x
 func BenchmarkCRDMemory500(b *testing.B) {
@@ -138,70 +139,119 @@ func crdMemory(b *testing.B, etcd []string) {
 			b.Fatal(err)
 		}
 		createEstablished(b, dyn, crds) // one first, so the CRD machinery is warm
-		rss0, heap0 := specdMemory(b, s)
-		for i := range crds {
-			createEstablished(b, dyn, i)
-		}
-		time.Sleep(2 * time.Second) // a collection after the last reload
-		rss1, heap1 := specdMemory(b, s)
-		b.ReportMetric(float64(rss1-rss0)/crds/1024, "KB-rss/CRD")
-		b.ReportMetric(float64(heap1-heap0)/crds/1024, "KB-heap/CRD")
+		m0 := specdMemory(b, s, "0")
+		m500 := createCRDs(b, s, dyn, 0, crds, "500")
+		m0.report(b, m500, crds, "/CRD")
 		// The CRD resource's watch cache window (a bounded number of
 		// events and bytes) is full well before the 500th; what the next
 		// CRDs add is what each one keeps, in heap and in resident set.
-		for i := range crds / 2 {
-			createEstablished(b, dyn, crds+1+i)
-		}
-		time.Sleep(2 * time.Second)
-		rss2, heap2 := specdMemory(b, s)
-		b.ReportMetric(float64(rss2-rss1)/(crds/2)/1024, "KB-rss/CRD-after-500")
-		b.ReportMetric(float64(heap2-heap1)/(crds/2)/1024, "KB-heap/CRD-after-500")
+		m750 := createCRDs(b, s, dyn, crds+1, crds/2, "750")
+		m500.report(b, m750, crds/2, "/CRD-after-500")
 		s.Stop(b)
 	}
 }
 
+// createCRDs creates n CRDs numbered from first, each until Established,
+// and reads specd's memory after them, labelled label.
+func createCRDs(b *testing.B, s *specd, dyn dynamic.Interface, first, n int, label string) specdMem {
+	for i := range n {
+		createEstablished(b, dyn, first+i)
+	}
+	time.Sleep(2 * time.Second) // a collection after the last reload
+	return specdMemory(b, s, label)
+}
+
+// specdMem is specd's resident set and live heap, in bytes.
+type specdMem struct{ rss, heap int64 }
+
+// report reports what memory grew by from m to after, per each of n CRDs,
+// as KB-rss and KB-heap with unit's suffix.
+func (m specdMem) report(b *testing.B, after specdMem, n int, unit string) {
+	b.ReportMetric(float64(after.rss-m.rss)/float64(n)/1024, "KB-rss"+unit)
+	b.ReportMetric(float64(after.heap-m.heap)/float64(n)/1024, "KB-heap"+unit)
+}
+
 // specdMemory reads specd's resident set (/proc) and live heap
-// (/metrics, after a collection).
-func specdMemory(b *testing.B, s *specd) (rss, heap int64) {
+// (/metrics, after a collection); label names the heap profile collect
+// may keep. It logs the runtime's gauges that tell the two apart.
+func specdMemory(b *testing.B, s *specd, label string) specdMem {
 	b.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	rss := residentSet(b, s.cmd.Process.Pid)
+	collect(b, s, label)
+	g := gauges(b, s)
+	b.Logf("at %s: rss %d KB, goroutines %.0f, watch caches %.0f; heap alloc %.0f KB, "+
+		"inuse %.0f KB, idle %.0f KB (released %.0f KB); stacks %.0f KB; runtime sys %.0f KB",
+		label, rss>>10, g["go_goroutines"], g["specd_watch_caches"], g["go_memstats_heap_alloc_bytes"]/1024,
+		g["go_memstats_heap_inuse_bytes"]/1024, g["go_memstats_heap_idle_bytes"]/1024,
+		g["go_memstats_heap_released_bytes"]/1024, g["go_memstats_stack_inuse_bytes"]/1024,
+		g["go_memstats_sys_bytes"]/1024)
+	return specdMem{rss: rss, heap: int64(g["go_memstats_heap_alloc_bytes"])}
+}
+
+// residentSet is process pid's VmRSS, in bytes.
+func residentSet(b *testing.B, pid int) int64 {
+	b.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			rss = kb * 1024
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				b.Fatalf("VmRSS: %v", err)
+			}
+			return kb << 10
 		}
 	}
-	collect(b, s)
+	b.Fatalf("no VmRSS in /proc/%d/status", pid)
+	return 0
+}
+
+// gauges are specd's unlabelled series in /metrics, by name.
+func gauges(b *testing.B, s *specd) map[string]float64 {
+	b.Helper()
 	resp, err := s.Client.Get(s.URL + "/metrics")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[string]float64{}
 	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, "go_memstats_heap_alloc_bytes "); ok {
-			live, _ := strconv.ParseFloat(v, 64)
-			heap = int64(live)
+		name, v, ok := strings.Cut(line, " ")
+		if ok && !strings.HasPrefix(name, "#") && !strings.Contains(name, "{") {
+			out[name], _ = strconv.ParseFloat(v, 64)
 		}
 	}
-	return rss, heap
+	return out
 }
 
 // collect has specd run a garbage collection: a heap profile with gc=1
-// (specd serves profiles by default) collects before it samples.
-func collect(b *testing.B, s *specd) {
+// (specd serves profiles by default) collects before it samples. With
+// $SPECD_BENCH_HEAP_DIR set the profile is kept there as heap-<label>.pb.gz,
+// so that two of them can be compared (go tool pprof -diff_base) to see
+// where the memory went.
+func collect(b *testing.B, s *specd, label string) {
 	b.Helper()
 	resp, err := s.Client.Get(s.URL + "/debug/pprof/heap?gc=1")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != http.StatusOK {
+	var keep io.Writer = io.Discard
+	if dir := os.Getenv("SPECD_BENCH_HEAP_DIR"); dir != "" {
+		f, err := os.Create(filepath.Join(dir, "heap-"+label+".pb.gz"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		keep = f
+	}
+	if _, err := io.Copy(keep, resp.Body); err != nil || resp.StatusCode != http.StatusOK {
 		b.Fatalf("heap profile: %s %v", resp.Status, err)
 	}
 }
