@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,15 +170,34 @@ func TestFairnessBetweenUsers(t *testing.T) {
 	}
 	t.Logf("alice refused %d times; bob served 50 of 50", refused.Load())
 	scraped := scrapeMetrics(t)
-	for _, want := range []string{
+	for _, want := range append(docOverloadMetrics(t),
 		`apiserver_flowcontrol_rejected_requests_total{flow_schema="global-default",priority_level="global-default",reason=`,
 		`apiserver_flowcontrol_dispatched_requests_total{flow_schema="global-default",priority_level="global-default"}`,
-		`apiserver_flowcontrol_nominal_limit_seats{priority_level="global-default"}`,
-	} {
-		if !strings.Contains(scraped, want) {
+	) {
+		if !strings.Contains(scraped, "\n"+want) {
 			t.Errorf("/metrics has no %s", want)
 		}
 	}
+}
+
+// docOverloadMetrics are the metrics of docs/operations.md's "Overload
+// metrics" table.
+func docOverloadMetrics(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "\n### Overload metrics\n")
+	section, _, _ = strings.Cut(section, "\n#")
+	var names []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `(apiserver_flowcontrol_[a-z_]+)`").FindAllStringSubmatch(section, -1) {
+		names = append(names, m[1])
+	}
+	if len(names) < 5 {
+		t.Fatalf("docs/operations.md's Overload metrics table names %d metrics", len(names))
+	}
+	return names
 }
 
 // scrapeMetrics is what /metrics serves.
