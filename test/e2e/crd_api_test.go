@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/specd-io/specd/internal/testschemas"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // crdTimeout bounds the waits for the CRD controllers.
@@ -153,6 +156,71 @@ func TestCRDAPIDeletionWaitsForObjects(t *testing.T) {
 	k.OK(t, "label", "widget", "held", "updated=yes")
 	k.OK(t, "patch", "widget", "held", "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
 	eventually(t, "the CRD gone", func() bool { return k.Run(t, "get", "crd", "widgets.crdapi.example.com").Code != 0 })
+}
+
+// TestCRDAPIDeletionCheck: a CRD whose object a finalizer holds for more
+// than a minute says so as kube's finalizer does, with the Terminating
+// reason InstanceDeletionCheck, and is deleted once the object goes. It
+// takes a minute (kube's finalizer polls for one), in parallel with the
+// rest of the suite.
+func TestCRDAPIDeletionCheck(t *testing.T) {
+	const deletionCheckAfter = time.Minute
+	t.Parallel()
+	s := startSpecd(t, specdOptions{})
+	k := newKubectl(t, s)
+	k.OK(t, "apply", "-f", k.Manifest(t, "crd.yaml", widgetsCRD(colorField, "")))
+	k.OK(t, "wait", "--for=condition=Established", "crd/widgets.crdapi.example.com", "--timeout=10s")
+	k.OK(t, "apply", "-f", k.Manifest(t, "held.yaml", "apiVersion: crdapi.example.com/v1\nkind: Widget\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\n"))
+	k.OK(t, "delete", "crd", "widgets.crdapi.example.com", "--wait=false")
+	// The condition lasts until the controller's next try, which sets
+	// InstanceDeletionInProgress again (as kube's does): watch for it.
+	want := "True/InstanceDeletionCheck/could not confirm zero CustomResources remaining: context deadline exceeded"
+	if got := awaitTerminating(t, s, "widgets.crdapi.example.com", want, deletionCheckAfter+30*time.Second); got != want {
+		t.Fatalf("Terminating condition %q, want %q", got, want)
+	}
+	k.OK(t, "patch", "widget", "held", "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
+	eventually(t, "the CRD gone", func() bool { return k.Run(t, "get", "crd", "widgets.crdapi.example.com").Code != 0 })
+}
+
+// awaitTerminating watches the CRD name until its Terminating condition
+// reads want (status/reason/message) or timeout passes, and returns the
+// last one seen.
+func awaitTerminating(t *testing.T, s *specd, name, want string, timeout time.Duration) string {
+	t.Helper()
+	ctx := testContext(t, timeout)
+	crds := dynamicClient(t, s).Resource(crdGVR)
+	last, rv := "", ""
+	for last != want && ctx.Err() == nil {
+		// The server ends a watch now and then; go on from where it was.
+		w, err := crds.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, ResourceVersion: rv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ev := range w.ResultChan() {
+			obj, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			rv = obj.GetResourceVersion()
+			if last = terminatingCondition(obj); last == want {
+				break
+			}
+		}
+		w.Stop()
+	}
+	return last
+}
+
+// terminatingCondition is a CRD's Terminating condition as
+// status/reason/message.
+func terminatingCondition(obj *unstructured.Unstructured) string {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, _ := c.(map[string]any); m["type"] == "Terminating" {
+			return fmt.Sprintf("%v/%v/%v", m["status"], m["reason"], m["message"])
+		}
+	}
+	return ""
 }
 
 // TestCRDAPINameConflict: a CRD whose short name another CRD of its group
