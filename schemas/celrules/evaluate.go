@@ -49,8 +49,10 @@ func (ev *evaluation) stop(err *field.Error) {
 
 // validate runs the rules of n and of the nodes below it on obj, whose
 // old value is old (nil when there is none or it cannot be correlated).
+// A nil node has no rules: the schema's rules were all where CEL cannot
+// type the value, which kube leaves out too.
 func (n *node) validate(ev *evaluation, path *field.Path, obj, old any, r ratchet) {
-	if obj == nil {
+	if n == nil || obj == nil {
 		return
 	}
 	n.validateRules(ev, path, obj, absentIfNil(old), r)
