@@ -26,7 +26,7 @@ func newRegistry() *prometheus.Registry {
 // Fairness (apiserver_flowcontrol_*, registered by server/filters/fairness).
 // The rest of that registry is left out: its Go and process collectors
 // would repeat Registry's.
-var kubeFilters = prefixed{gatherer: legacyregistry.DefaultGatherer, prefixes: []string{"apiserver_flowcontrol_"}}
+var kubeFilters = prefixed{gatherer: legacyregistry.DefaultGatherer, prefix: "apiserver_flowcontrol_"}
 
 // Handler serves Registry and kubeFilters in the Prometheus text format.
 func Handler() http.Handler {
@@ -34,28 +34,19 @@ func Handler() http.Handler {
 }
 
 // prefixed is the metric families of a gatherer whose names start with
-// one of the prefixes.
+// prefix.
 type prefixed struct {
 	gatherer prometheus.Gatherer
-	prefixes []string
+	prefix   string
 }
 
 func (p prefixed) Gather() ([]*dto.MetricFamily, error) {
 	all, err := p.gatherer.Gather()
 	var out []*dto.MetricFamily
 	for _, f := range all {
-		if p.keeps(f.GetName()) {
+		if strings.HasPrefix(f.GetName(), p.prefix) {
 			out = append(out, f)
 		}
 	}
 	return out, err
-}
-
-func (p prefixed) keeps(name string) bool {
-	for _, prefix := range p.prefixes {
-		if strings.HasPrefix(name, prefix) {
-			return true
-		}
-	}
-	return false
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/features"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
@@ -88,7 +89,7 @@ func absentIfNil(v any) any {
 // validateMap validates the values of an object's properties, or of a
 // map's entries, that have rules below them.
 func (n *node) validateMap(ev *evaluation, path *field.Path, obj, old map[string]any, r ratchet) {
-	correlatable := mapCorrelatable(n.schema.XMapType)
+	correlatable := cel.MapIsCorrelatable(n.schema.XMapType)
 	if n.additional != nil {
 		for k, v := range obj {
 			n.additional.validate(ev, path.Key(k), v, oldValue(correlatable, old, k), r.key(k))
@@ -110,12 +111,6 @@ func (n *node) validateMap(ev *evaluation, path *field.Path, obj, old map[string
 	}
 }
 
-// mapCorrelatable reports whether a map's old entries are matched to its
-// new ones by key: granular and atomic maps (the default is granular).
-func mapCorrelatable(mapType *string) bool {
-	return mapType == nil || *mapType == "granular" || *mapType == "atomic"
-}
-
 func oldValue(correlatable bool, old map[string]any, k string) any {
 	if !correlatable {
 		return nil
@@ -129,22 +124,13 @@ func (n *node) validateList(ev *evaluation, path *field.Path, obj, old []any, r 
 	if n.items == nil {
 		return
 	}
-	oldItems := common.MakeMapList(n.itemsListSchema(), old)
+	oldItems := common.MakeMapList(n.list, old)
 	for i, item := range obj {
 		n.items.validate(ev, path.Index(i), item, oldItems.Get(item), r.index(i))
 		if ev.exhausted() {
 			return
 		}
 	}
-}
-
-// itemsListSchema is the list's schema as MakeMapList reads it (list type
-// and keys).
-func (n *node) itemsListSchema() common.Schema {
-	if n.self != nil {
-		return n.self
-	}
-	return newCachedSchema(n.schema)
 }
 
 // validateRules runs the rules on n itself.

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/environment"
 )
 
@@ -20,6 +21,7 @@ import (
 type node struct {
 	schema     *apischema.Structural
 	self       *cachedSchema // the schema self and oldSelf are read through
+	list       common.Schema // a list's schema, which pairs old and new items of a map list
 	rules      []compiledRule
 	oldSelf    bool // a rule refers to oldSelf
 	properties map[string]*node
@@ -103,6 +105,7 @@ func (b nodeBuilder) buildChildren(n *node, s *apischema.Structural, declType *a
 		if n.items, err = b.build(s.Items, s.Items.XEmbeddedResource, elemType); err != nil {
 			return err
 		}
+		n.list = &model.Structural{Structural: s}
 	}
 	if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
 		if n.additional, err = b.build(ap.Structural, ap.Structural.XEmbeddedResource, elemType); err != nil {
