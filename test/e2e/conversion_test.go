@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -160,21 +159,11 @@ func noBookkeeping(t *testing.T, what, body string) {
 // doAccept GETs url with an Accept header and returns the body of a 200.
 func doAccept(t *testing.T, client *http.Client, url, accept string) string {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
+	r := doAs(t, client, http.MethodGet, url, "", accept, "")
+	if r.Code != http.StatusOK {
+		t.Fatalf("GET %s (%s): %d\n%s", url, accept, r.Code, r.Body)
 	}
-	req.Header.Set("Accept", accept)
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s (%s): %d %v\n%s", url, accept, resp.StatusCode, err, b)
-	}
-	return string(b)
+	return r.Body
 }
 
 // expect checks gjson paths of body against their raw JSON (strings

@@ -127,12 +127,7 @@ func TestCRDAPIAllowBreaking(t *testing.T) {
 // its objects is held by a finalizer, and goes once that one does.
 func TestCRDAPIDeletionWaitsForObjects(t *testing.T) {
 	t.Parallel()
-	s := startSpecd(t, specdOptions{})
-	k := newKubectl(t, s)
-	k.OK(t, "apply", "-f", k.Manifest(t, "crd.yaml", widgetsCRD(colorField, "")))
-	k.OK(t, "wait", "--for=condition=Established", "crd/widgets.crdapi.example.com", "--timeout=10s")
-	k.OK(t, "apply", "-f", k.Manifest(t, "held.yaml", "apiVersion: crdapi.example.com/v1\nkind: Widget\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\n"))
-	k.OK(t, "delete", "crd", "widgets.crdapi.example.com", "--wait=false")
+	_, k := deleteCRDWithHeldObject(t)
 	eventually(t, "the CRD terminating while its object is held", func() bool {
 		got := k.Run(t, "get", "crd", "widgets.crdapi.example.com", "-o",
 			`jsonpath={.metadata.finalizers} {.status.conditions[?(@.type=="Terminating")].reason}`).Stdout
@@ -158,6 +153,19 @@ func TestCRDAPIDeletionWaitsForObjects(t *testing.T) {
 	eventually(t, "the CRD gone", func() bool { return k.Run(t, "get", "crd", "widgets.crdapi.example.com").Code != 0 })
 }
 
+// deleteCRDWithHeldObject starts a specd, applies the widgets CRD,
+// creates a widget that a finalizer holds, and deletes the CRD.
+func deleteCRDWithHeldObject(t *testing.T) (*specd, *kubectl) {
+	t.Helper()
+	s := startSpecd(t, specdOptions{})
+	k := newKubectl(t, s)
+	k.OK(t, "apply", "-f", k.Manifest(t, "crd.yaml", widgetsCRD(colorField, "")))
+	k.OK(t, "wait", "--for=condition=Established", "crd/widgets.crdapi.example.com", "--timeout=10s")
+	k.OK(t, "apply", "-f", k.Manifest(t, "held.yaml", "apiVersion: crdapi.example.com/v1\nkind: Widget\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\n"))
+	k.OK(t, "delete", "crd", "widgets.crdapi.example.com", "--wait=false")
+	return s, k
+}
+
 // TestCRDAPIDeletionCheck: a CRD whose object a finalizer holds for more
 // than a minute says so as kube's finalizer does, with the Terminating
 // reason InstanceDeletionCheck, and is deleted once the object goes. It
@@ -166,12 +174,7 @@ func TestCRDAPIDeletionWaitsForObjects(t *testing.T) {
 func TestCRDAPIDeletionCheck(t *testing.T) {
 	const deletionCheckAfter = time.Minute
 	t.Parallel()
-	s := startSpecd(t, specdOptions{})
-	k := newKubectl(t, s)
-	k.OK(t, "apply", "-f", k.Manifest(t, "crd.yaml", widgetsCRD(colorField, "")))
-	k.OK(t, "wait", "--for=condition=Established", "crd/widgets.crdapi.example.com", "--timeout=10s")
-	k.OK(t, "apply", "-f", k.Manifest(t, "held.yaml", "apiVersion: crdapi.example.com/v1\nkind: Widget\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\n"))
-	k.OK(t, "delete", "crd", "widgets.crdapi.example.com", "--wait=false")
+	s, k := deleteCRDWithHeldObject(t)
 	// The condition lasts until the controller's next try, which sets
 	// InstanceDeletionInProgress again (as kube's does): watch for it.
 	want := "True/InstanceDeletionCheck/could not confirm zero CustomResources remaining: context deadline exceeded"

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
@@ -96,20 +95,10 @@ func checkTableAndWarning(t *testing.T, s *specd, at string, c *crdcorpus.CRD, i
 	t.Helper()
 	v := c.Spec.Versions[i]
 	url := fmt.Sprintf("%s/apis/%s/%s/%s", s.URL, c.Spec.Group, v.Name, c.Spec.Names.Plural)
-	req, err := http.NewRequestWithContext(testContext(t, 30*time.Second), http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
-	resp, err := s.Client.Do(req)
-	if err != nil {
-		t.Errorf("%s: table: %v", at, err)
-		return
-	}
-	defer resp.Body.Close()
+	resp := doAs(t, s.Client, http.MethodGet, url, "", "application/json;as=Table;v=v1;g=meta.k8s.io", "")
 	var table metav1.Table
-	if err := json.NewDecoder(resp.Body).Decode(&table); err != nil || resp.StatusCode != http.StatusOK {
-		t.Errorf("%s: table: %s %v", at, resp.Status, err)
+	if err := json.Unmarshal([]byte(resp.Body), &table); err != nil || resp.Code != http.StatusOK {
+		t.Errorf("%s: table: %d %v", at, resp.Code, err)
 		return
 	}
 	wantCols := []string{"Name"}
@@ -178,27 +167,11 @@ func checkSelectableFields(t *testing.T, s *specd, at string, c *crdcorpus.CRD, 
 	}
 	base := fmt.Sprintf("%s/apis/%s/%s/%s?fieldSelector=", s.URL, c.Spec.Group, v.Name, c.Spec.Names.Plural)
 	for _, f := range fields {
-		if code := getCode(t, s, base+f+"%3Dx"); code != http.StatusOK {
+		if code := do(t, s.Client, http.MethodGet, base+f+"%3Dx", "", "").Code; code != http.StatusOK {
 			t.Errorf("%s: fieldSelector on %s: %d, want 200", at, f, code)
 		}
 	}
-	if code := getCode(t, s, base+"spec.notSelectable%3Dx"); code != http.StatusBadRequest {
+	if code := do(t, s.Client, http.MethodGet, base+"spec.notSelectable%3Dx", "", "").Code; code != http.StatusBadRequest {
 		t.Errorf("%s: fieldSelector on a field that is not selectable: %d, want 400", at, code)
 	}
-}
-
-// getCode is the status code of a GET of url.
-func getCode(t *testing.T, s *specd, url string) int {
-	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t, 30*time.Second), http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := s.Client.Do(req)
-	if err != nil {
-		t.Errorf("GET %s: %v", url, err)
-		return 0
-	}
-	resp.Body.Close()
-	return resp.StatusCode
 }

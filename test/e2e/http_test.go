@@ -191,6 +191,13 @@ type httpResult struct {
 
 func do(t *testing.T, client *http.Client, method, url, contentType, body string) httpResult {
 	t.Helper()
+	return doAs(t, client, method, url, contentType, "application/json", body)
+}
+
+// doAs sends a request with the Content-Type (none when "") and Accept
+// headers given.
+func doAs(t *testing.T, client *http.Client, method, url, contentType, accept, body string) httpResult {
+	t.Helper()
 	var reader io.Reader
 	if body != "" {
 		reader = bytes.NewReader([]byte(body))
@@ -202,7 +209,7 @@ func do(t *testing.T, client *http.Client, method, url, contentType, body string
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
