@@ -8,13 +8,15 @@ import (
 	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/plugins"
+	"github.com/specd-io/specd/plugins/events"
 	"github.com/specd-io/specd/server"
 )
 
 // openPlugins finds the plugins of --plugins; it starts none. They call
 // back through callbacks, bound once the store exists.
-func openPlugins(cfg serveConfig, callbacks *plugins.LateCallbacks, log *slog.Logger) (*plugins.Host, error) {
-	host, err := plugins.NewHost(plugins.HostConfig{Dir: cfg.Plugins, Logger: log.With("component", "plugins"), Callbacks: callbacks})
+// Their Events go to events, or through callbacks when it is nil.
+func openPlugins(cfg serveConfig, callbacks *plugins.LateCallbacks, events events.Sink, log *slog.Logger) (*plugins.Host, error) {
+	host, err := plugins.NewHost(plugins.HostConfig{Dir: cfg.Plugins, Logger: log.With("component", "plugins"), Callbacks: callbacks, Events: events})
 	if err != nil {
 		return nil, fmt.Errorf("--plugins: %w", err)
 	}

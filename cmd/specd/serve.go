@@ -76,6 +76,8 @@ type outside struct {
 	schemas   *serving.Set
 	storage   storage.Storage
 	etcd      *clientv3.Client
+	// agg is the host cluster when specd serves aggregated, else nil.
+	agg *aggregation
 }
 
 // serve runs until ctx ends. Schemas are loaded before anything starts, so a
@@ -95,9 +97,12 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	defer out.listener.Close()
+	if out.agg, err = openAggregation(ctx, cfg.Aggregation, log); err != nil {
+		return err
+	}
 	// Plugins start on first use, and call back through callbacks.
 	out.callbacks = &plugins.LateCallbacks{}
-	if out.host, err = openPlugins(cfg, out.callbacks, log); err != nil {
+	if out.host, err = openPlugins(cfg, out.callbacks, out.agg.events(), log); err != nil {
 		return err
 	}
 	defer out.host.Close()
@@ -122,10 +127,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	out.storage, out.etcd = encrypt(st), etcdClient
 	// After the embedded etcd, which vets --data-dir's permissions before
 	// anything is written there.
-	if out.tls, err = cfg.TLS.open(ctx, cfg.DataDir, cfg.Listen, out.listener.Addr(), log); err != nil {
+	if out.tls, err = cfg.TLS.open(ctx, cfg.DataDir, cfg.Listen, out.listener.Addr(), out.agg.handshakeCAs(), log); err != nil {
 		return err
 	}
-	if out.chain, err = openChain(ctx, cfg.Chain, out.tls, log); err != nil {
+	if out.chain, err = openChain(ctx, cfg.Chain, out.tls, out.agg, log); err != nil {
 		return err
 	}
 	defer out.chain.close()
@@ -168,7 +173,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	crds := crd.New(crd.Config{Registry: set.Registry, Logger: log})
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: deletes.Raise,
 		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks(), crds), Mutators: configdata.Mutators(),
-		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, CreateCheck: crds.CreateCheck, Strategies: strategies(namespaces),
+		TTL: cfg.ttl(), NamespaceCheck: out.agg.namespaceCheck(namespaces.Check), CreateCheck: crds.CreateCheck, Strategies: strategies(namespaces),
 		StrategicPatchMeta: gotypes.PatchMeta})
 	stopNamespaces, err := startNamespaces(ctx, namespaces, store, set.Registry(), log)
 	if err != nil {
@@ -188,7 +193,11 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	// and authorized as one: the one late binding (plugins.LateCallbacks
 	// says why).
 	out.callbacks.Bind(controller.NewClient(store, set.Registry).WithAuthorizer(authz.authorizer()))
-	collector := gc.New(store, set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger})
+	collector := gc.New(store, set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger, ForeignGroups: out.agg.foreignGroups()})
+	registrar, err := out.agg.registrar(cfg.DataDir, out.listener.Addr(), log)
+	if err != nil {
+		return err
+	}
 	migration := migrate.NewRunner(ctx, store, set.Registry(), log)
 	careConfig := cfg.etcdCare(out.etcd, log)
 	var ready atomic.Bool
@@ -211,17 +220,18 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	ready.Store(true)
 	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.
-	reloads := set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy)
+	reloads := set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, append([]serving.Follower{served, migration, policy}, followers(registrar)...)...)
 	defer reloads.Stop()
 	// CRD objects feed the same reloads as the schema files.
 	crds.Bind(reloads)
 	defer background.New(crdFeed(store, crds)).Start(ctx)()
 	// The elected replica runs the background work; it stops (migration
 	// progress kept, leadership resigned) before the storage closes.
-	defer background.New(backgroundJobs(out.etcd, out.listener.Addr().String(), log,
-		collector, deletes, migration, aggregator, crdController(store, crds), etcdcare.New(careConfig),
-		controllers(controller.ServeConfig{Store: store, Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
-		namespaceController(store, namespaces, set.Registry, log))).Start(ctx)()
+	jobs := []background.Job{collector, deletes, migration, aggregator, crdController(store, crds), etcdcare.New(careConfig),
+		controllers(controller.ServeConfig{Store: store, Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})}
+	jobs = append(jobs, out.agg.localNamespaces(namespaceController(store, namespaces, set.Registry, log))...)
+	jobs = append(jobs, registrarJob(registrar, set.Registry)...)
+	defer background.New(backgroundJobs(out.etcd, out.listener.Addr().String(), log, jobs...)).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
 }
 
