@@ -36,4 +36,3 @@ func TestManifests(t *testing.T) {
 		t.Errorf("printed %d documents:\n%s", n, out.String())
 	}
 }
-
