@@ -126,5 +126,11 @@ func (s split) Authorize(ctx context.Context, a authorizer.Attributes) (authoriz
 	if a.GetUser() != nil && IsLocal(a.GetUser()) {
 		return s.local.Authorize(ctx, a)
 	}
-	return s.host.Authorize(ctx, a)
+	decision, reason, err := s.host.Authorize(ctx, a)
+	if err != nil && decision != authorizer.DecisionAllow {
+		// The request chain answers 500 with this message: say that
+		// the host could not be asked, not that specd failed.
+		err = fmt.Errorf("the host cluster could not decide (SubjectAccessReview): %w", err)
+	}
+	return decision, reason, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/typed/apiregistration/v1"
@@ -26,6 +25,17 @@ func TestAggregated(t *testing.T) {
 		{"APIServices available", func(t *testing.T) { awaitAvailable(t, h, "v1.shop.example.com") }},
 		{"no APIService for built-in groups", func(t *testing.T) { noBuiltinAPIServices(t, registry) }},
 		{"api-resources lists specd's kinds", func(t *testing.T) { apiResources(t, h) }},
+		{"the examples of docs/aggregation.md", func(t *testing.T) { runDocs(t, h) }},
+		{"every verb through the host", func(t *testing.T) { verbsThroughHost(t, h) }},
+		{"host user decided by SubjectAccessReview", func(t *testing.T) { hostUserDecidedBySAR(t, h, s) }},
+		{"forged X-Remote-User refused", func(t *testing.T) { forgedHeadersRefused(t, h, s) }},
+		{"plugin events in the host", func(t *testing.T) { pluginEventsInHost(t, h) }},
+		{"host namespace deletion", func(t *testing.T) { namespaceDeletion(t, h) }},
+		{"owned by a host ConfigMap", func(t *testing.T) { ownedByHostConfigMap(t, h) }},
+		{"schema reloads followed", func(t *testing.T) { reloadFollowed(t, h, s, registry) }},
+		{"front-proxy CA change followed", func(t *testing.T) { frontProxyCAChange(t, h, s) }},
+		{"host unreachable", func(t *testing.T) { hostUnreachable(t, h, s) }},
+		{"specd down and back", func(t *testing.T) { specdDown(t, h, s) }},
 	}
 	for _, step := range steps {
 		if !t.Run(step.name, step.run) {
@@ -73,5 +83,3 @@ func apiResources(t *testing.T, h *host) {
 		t.Fatalf("api-resources: %s", out)
 	}
 }
-
-var _ = time.Second

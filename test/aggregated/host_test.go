@@ -71,7 +71,9 @@ func (h *host) startAPIServer(t testing.TB, etcdSocket string) {
 	t.Helper()
 	p := h.pki
 	h.apiserver = &proc{name: "kube-apiserver", dir: h.dir, args: []string{binaries.apiserver,
-		"--secure-port=0", "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		// First: restartAPIServer replaces it.
+		"--secure-port=0",
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 		"--etcd-servers=unix://" + etcdSocket, "--endpoint-reconciler-type=none",
 		"--service-cluster-ip-range=10.0.0.0/24", "--cert-dir=" + h.dir,
 		"--tls-cert-file=" + p.path("apiserver.crt"), "--tls-private-key-file=" + p.path("apiserver.key"),
@@ -85,6 +87,16 @@ func (h *host) startAPIServer(t testing.TB, etcdSocket string) {
 		"--authorization-mode=RBAC", "--anonymous-auth=false", "--profiling=false", "--v=1"}}
 	h.apiserver.start(t)
 	h.url = h.apiserver.await(t, servingOn, 30*time.Second)[1]
+}
+
+// restartAPIServer starts kube-apiserver again, on the port it had, so
+// that every client of the host finds it where it was.
+func (h *host) restartAPIServer(t testing.TB, port string) {
+	t.Helper()
+	args := append([]string{binaries.apiserver, "--secure-port=" + port}, h.apiserver.args[2:]...)
+	h.apiserver = &proc{name: "kube-apiserver-2", dir: h.dir, args: args}
+	h.apiserver.start(t)
+	h.awaitReady(t)
 }
 
 // startControllerManager runs the namespace and garbage-collector

@@ -2,6 +2,7 @@ package aggregated
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,8 @@ type specd struct {
 	// admin is the kubeconfig specd wrote for its own admin: a local
 	// user, authorized by specd's RBAC.
 	admin string
+	// kubeconfig is specd's identity in the host: its service account.
+	kubeconfig string
 }
 
 // setUpSpecd applies specd's host RBAC and the ExternalName Service, and
@@ -60,18 +63,18 @@ func setUpSpecd(t testing.TB, h *host) *specd {
 	if err := os.CopyFS(s.schemas, os.DirFS(filepath.Join(repoRoot, "examples/schemas"))); err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig := h.tokenKubeconfig(t, "specd", tok.Status.Token)
-	s.start(t, kubeconfig)
+	s.kubeconfig = h.tokenKubeconfig(t, "specd", tok.Status.Token)
+	s.start(t)
 	return s
 }
 
 // start starts specd on a free loopback port; the APIServices follow
 // the port (--apiservice-port=0).
-func (s *specd) start(t testing.TB, kubeconfig string) {
+func (s *specd) start(t testing.TB) {
 	t.Helper()
 	s.proc = &proc{name: "specd", dir: s.h.dir, args: []string{binaries.specd, "serve",
 		"--schemas", s.schemas, "--data-dir", s.dir, "--listen", "127.0.0.1:0", "--plugins", binaries.plugins,
-		"--aggregated", "--kubeconfig", kubeconfig, "--register-apiservices",
+		"--aggregated", "--kubeconfig", s.kubeconfig, "--register-apiservices",
 		"--apiservice-service", specdNamespace + "/" + specdService, "--apiservice-port", "0",
 		"--tls-sans", specdService + "." + specdNamespace + ".svc"}}
 	s.proc.start(t)
@@ -92,14 +95,29 @@ func kubectl(t testing.TB, kubeconfig string, args ...string) string {
 
 // tryKubectl runs kubectl and returns its outputs and how it ended.
 func tryKubectl(kubeconfig string, args ...string) (stdout, stderr string, err error) {
+	return tryKubectlIn(kubeconfig, "", args...)
+}
+
+// tryKubectlIn is tryKubectl with stdin as kubectl's standard input.
+func tryKubectlIn(kubeconfig, stdin string, args ...string) (stdout, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binaries.kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
 	cmd.Dir = repoRoot
+	cmd.Stdin = strings.NewReader(stdin)
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()
 	return o.String(), e.String(), err
+}
+
+// exitCode is the status a command ended with, -1 if it did not exit.
+func exitCode(err error) int {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	return -1
 }
 
 // eventually retries cond until it holds or timeout passes.
