@@ -46,7 +46,7 @@ func TestAggregated(t *testing.T) {
 }
 
 // awaitAvailable waits for the APIService name to be Available.
-func awaitAvailable(t *testing.T, h *host, name string) {
+func awaitAvailable(t testing.TB, h *host, name string) {
 	t.Helper()
 	kubectl(t, h.admin, "wait", "--for=condition=Available", "apiservice/"+name, "--timeout=60s")
 }

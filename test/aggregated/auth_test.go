@@ -117,7 +117,7 @@ func get(t *testing.T, c *http.Client, url string, headers map[string]string) (i
 }
 
 // applyYAML applies manifests to the host as its admin.
-func applyYAML(t *testing.T, h *host, manifests string) {
+func applyYAML(t testing.TB, h *host, manifests string) {
 	t.Helper()
 	f, err := os.CreateTemp(h.dir, "*.yaml")
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 )
 
 // specdServing is the line specd logs once it serves.
@@ -42,9 +43,9 @@ type specd struct {
 }
 
 // setUpSpecd applies specd's host RBAC and the ExternalName Service, and
-// starts specd on a copy of examples/schemas with the host identity of
-// its service account.
-func setUpSpecd(t testing.TB, h *host) *specd {
+// starts specd on a copy of examples/schemas (and of the more directories
+// of the repository) with the host identity of its service account.
+func setUpSpecd(t testing.TB, h *host, more ...string) *specd {
 	t.Helper()
 	kubectl(t, h.admin, "apply", "-f", filepath.Join(repoRoot, "examples/aggregated/host-rbac.yaml"))
 	ctx := context.Background()
@@ -60,8 +61,10 @@ func setUpSpecd(t testing.TB, h *host) *specd {
 		t.Fatal(err)
 	}
 	s := &specd{h: h, dir: filepath.Join(h.dir, "specd"), schemas: filepath.Join(h.dir, "schemas")}
-	if err := os.CopyFS(s.schemas, os.DirFS(filepath.Join(repoRoot, "examples/schemas"))); err != nil {
-		t.Fatal(err)
+	for _, dir := range append([]string{"examples/schemas"}, more...) {
+		if err := os.CopyFS(s.schemas, os.DirFS(filepath.Join(repoRoot, dir))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s.kubeconfig = h.tokenKubeconfig(t, "specd", tok.Status.Token)
 	s.start(t)
@@ -136,4 +139,12 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// restConfigAs is a client configuration of specd itself, trusting its
+// CA, with the host client certificate NAME.crt.
+func (s *specd) restConfigAs(t testing.TB, h *host, name string) *rest.Config {
+	t.Helper()
+	return &rest.Config{Host: s.url, TLSClientConfig: rest.TLSClientConfig{CAFile: filepath.Join(s.dir, "ca.crt"),
+		CertFile: h.pki.path(name + ".crt"), KeyFile: h.pki.path(name + ".key")}}
 }
