@@ -85,8 +85,8 @@ func manifest(gv *schemas.GroupVersion, c Config) apiregistrationv1.APIService {
 			Group:                gv.Group,
 			Version:              gv.Version,
 			CABundle:             c.CABundle,
-			GroupPriorityMinimum: DefaultGroupPriorityMinimum,
-			VersionPriority:      DefaultVersionPriority,
+			GroupPriorityMinimum: orDefault(gv.APIService.GroupPriorityMinimum, DefaultGroupPriorityMinimum),
+			VersionPriority:      orDefault(gv.APIService.VersionPriority, DefaultVersionPriority),
 		},
 	}
 }
@@ -96,6 +96,13 @@ type printed struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
 	Spec              apiregistrationv1.APIServiceSpec `json:"spec"`
+}
+
+func orDefault(v, def int32) int32 {
+	if v == 0 {
+		return def
+	}
+	return v
 }
 
 // Print writes services as one YAML stream, for kubectl apply -f or a
