@@ -134,17 +134,26 @@ func (c *requestChain) close() {
 	}
 }
 
+// decider is who decides the requests of the chain: local, specd's
+// authorizer, or, aggregated, local for specd's own users and the host
+// for the others.
+func (c *requestChain) decider(local authorizer.Authorizer) authorizer.UnconditionalAuthorizer {
+	if c.delegation == nil {
+		return local
+	}
+	return c.delegation.Authorizer(local)
+}
+
 // wrap puts h behind the chain: authentication, impersonation, audit,
 // the in-flight limits and timeout, then authorization by authz.
-func (c *requestChain) wrap(h http.Handler, authz authorizer.Authorizer) http.Handler {
-	var decide authorizer.UnconditionalAuthorizer = authz
+func (c *requestChain) wrap(h http.Handler, authz authorizer.UnconditionalAuthorizer) http.Handler {
 	var requestHeader *authenticatorfactory.RequestHeaderConfig
 	if c.delegation != nil {
-		decide, requestHeader = c.delegation.Authorizer(authz), c.delegation.RequestHeaderConfig()
+		requestHeader = c.delegation.RequestHeaderConfig()
 	}
 	return filters.Wrap(h, filters.Config{
 		Authenticator:               c.authenticator,
-		Authorizer:                  decide,
+		Authorizer:                  authz,
 		RequestHeader:               requestHeader,
 		AuditPolicy:                 c.auditPolicy,
 		AuditBackend:                c.auditBackend,

@@ -201,6 +201,8 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	migration := migrate.NewRunner(ctx, store, set.Registry(), log)
 	careConfig := cfg.etcdCare(out.etcd, log)
 	var ready atomic.Bool
+	// Who decides: specd's RBAC, or, aggregated, the host for its users.
+	decide := out.chain.decider(authz.authorizer())
 	handler := server.New(server.Config{
 		Registry: set.Registry,
 		Checks: []server.Check{etcdCheck(out.etcd), {Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready},
@@ -212,10 +214,10 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Version:           server.KubeVersion(specdVersion),
 		MinRequestTimeout: cfg.Chain.minRequestTimeout(),
 		Profiling:         cfg.Profiling,
-		Extra:             reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
+		Extra:             reviews.Groups(reviews.Config{Authorizer: decide, RuleResolver: authz.rbac}),
 	})
 	// No request reaches specd's routes unauthenticated or unauthorized.
-	chained := out.chain.wrap(handler, authz.authorizer())
+	chained := out.chain.wrap(handler, decide)
 	httpServer, httpDone := startHTTP(out.listener, chained, handler.CloseWatches, out.tls, log)
 	ready.Store(true)
 	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
