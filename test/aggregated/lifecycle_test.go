@@ -121,6 +121,12 @@ func specdDown(t *testing.T, h *host, s *specd) {
 	if _, errOut, err := tryKubectl(h.admin, "get", "configmaps", "-n", "kube-system"); err != nil {
 		t.Fatalf("the host's own resources with specd down: %v %s", err, errOut)
 	}
+	// What docs/aggregation.md says of discovery with specd down.
+	out, errOut, err := tryKubectl(h.admin, "api-resources", "--cache-dir", t.TempDir())
+	t.Logf("kubectl api-resources with specd down: %v\n%s", err, errOut)
+	if err == nil || !strings.Contains(errOut, "shop.example.com/v1") || !strings.Contains(out, "configmaps") {
+		t.Errorf("kubectl api-resources with specd down: %v\n%s\n%s", err, out, errOut)
+	}
 	s.start(t)
 	awaitAvailable(t, h, "v1.shop.example.com")
 	eventually(t, 30*time.Second, "widgets served again", func() (bool, string) {

@@ -47,7 +47,7 @@ type specd struct {
 // of the repository) with the host identity of its service account.
 func setUpSpecd(t testing.TB, h *host, more ...string) *specd {
 	t.Helper()
-	kubectl(t, h.admin, "apply", "-f", filepath.Join(repoRoot, "examples/aggregated/host-rbac.yaml"))
+	kubectl(t, h.admin, "apply", "-f", "examples/aggregated/host-rbac.yaml") // kubectl runs in the repository root
 	ctx := context.Background()
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: specdService, Namespace: specdNamespace},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"}}
