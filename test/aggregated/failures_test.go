@@ -2,7 +2,10 @@ package aggregated
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,10 +22,12 @@ import (
 func frontProxyCAChange(t *testing.T, h *host, s *specd) {
 	ca := testpki.NewCA(t, "front-proxy-ca-2")
 	h.pki.leaf(t, ca, "proxy2", x509.ExtKeyUsageClientAuth, "front-proxy-client", nil, nil, nil)
-	proxy := s.clientWithCert(t, h.pki.path("proxy2.crt"), h.pki.path("proxy2.key"))
+	// A new client each time: a connection made before the change was
+	// not asked for the new CA's certificate, and carries none.
+	proxy := func() *http.Client { return s.clientWithCert(t, h.pki.path("proxy2.crt"), h.pki.path("proxy2.key")) }
 	as := map[string]string{"X-Remote-User": "bob", "X-Remote-Group": "system:masters"}
 	url := s.url + "/apis/shop.example.com/v1/namespaces/default/widgets"
-	if code, body := get(t, proxy, url, as); code != http.StatusUnauthorized {
+	if code, body := get(t, proxy(), url, as); code != http.StatusUnauthorized {
 		t.Fatalf("a proxy of an unknown CA: %d %s", code, body)
 	}
 	ctx := context.Background()
@@ -36,8 +41,8 @@ func frontProxyCAChange(t *testing.T, h *host, s *specd) {
 		t.Fatal(err)
 	}
 	eventually(t, 30*time.Second, "the new front-proxy CA trusted", func() (bool, string) {
-		code, body := get(t, proxy, url, as)
-		return code == http.StatusOK, body
+		code, body := get(t, proxy(), url, as)
+		return code == http.StatusOK, body + " (the CAs specd asks for: " + strings.Join(askedCAs(t, s), ", ") + ")"
 	})
 }
 
@@ -59,4 +64,23 @@ func hostUnreachable(t *testing.T, h *host, s *specd) {
 		t.Errorf("a new decision, the host down: %d %s", code, body)
 	}
 	h.restartAPIServer(t, port)
+}
+
+// askedCAs are the names of the CAs specd asks client certificates of.
+func askedCAs(t *testing.T, s *specd) []string {
+	var names []string
+	c := s.clientWithCert(t, "", "")
+	c.Transport.(*http.Transport).TLSClientConfig.GetClientCertificate = func(cri *tls.CertificateRequestInfo) (*tls.Certificate, error) {
+		for _, raw := range cri.AcceptableCAs {
+			var name pkix.RDNSequence
+			if _, err := asn1.Unmarshal(raw, &name); err == nil {
+				var n pkix.Name
+				n.FillFromRDNSequence(&name)
+				names = append(names, n.CommonName)
+			}
+		}
+		return &tls.Certificate{}, nil
+	}
+	get(t, c, s.url+"/healthz", nil)
+	return names
 }

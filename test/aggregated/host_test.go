@@ -20,6 +20,9 @@ import (
 // kube-apiserver with the aggregator, and kube-controller-manager with
 // the namespace and garbage-collector controllers only.
 type host struct {
+	// t is the test that started the host: processes started later
+	// stop when it ends, not with the subtest that started them.
+	t         testing.TB
 	dir       string
 	pki       *pki
 	url       string // https://127.0.0.1:PORT
@@ -43,7 +46,7 @@ func startHost(t testing.TB) *host {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	h := &host{dir: dir, pki: newPKI(t, dir)}
+	h := &host{t: t, dir: dir, pki: newPKI(t, dir)}
 	socket := h.startEtcd(t)
 	h.startAPIServer(t, socket)
 	h.pki.client(t, "admin", "admin", "system:masters")
@@ -95,7 +98,7 @@ func (h *host) restartAPIServer(t testing.TB, port string) {
 	t.Helper()
 	args := append([]string{binaries.apiserver, "--secure-port=" + port}, h.apiserver.args[2:]...)
 	h.apiserver = &proc{name: "kube-apiserver-2", dir: h.dir, args: args}
-	h.apiserver.start(t)
+	h.apiserver.start(h.t)
 	h.awaitReady(t)
 }
 
