@@ -111,8 +111,11 @@ func reloadFollowed(t *testing.T, h *host, s *specd, registry *apiregistrationcl
 
 // specdDown: with specd killed, the host answers 503 for its groups and
 // serves everything else; restarted, specd's groups are Available again.
+// A namespace deleted meanwhile waits for specd, and goes once it is back.
 func specdDown(t *testing.T, h *host, s *specd) {
 	kubectl(t, h.admin, "create", "-f", "examples/objects/widget.yaml")
+	kubectl(t, h.admin, "create", "namespace", "held")
+	kubectl(t, h.admin, "create", "-n", "held", "-f", "examples/objects/widget.yaml")
 	s.proc.kill()
 	eventually(t, 30*time.Second, "503 for widgets", func() (bool, string) {
 		_, errOut, err := tryKubectl(h.admin, "get", "widgets", "--cache-dir", t.TempDir())
@@ -129,8 +132,18 @@ func specdDown(t *testing.T, h *host, s *specd) {
 		out, errOut, err := tryKubectl(h.admin, "api-resources", "--cache-dir", t.TempDir())
 		return err == nil && strings.Contains(out, "configmaps") && !strings.Contains(out, "shop.example.com"), out + errOut
 	})
+	kubectl(t, h.admin, "delete", "namespace", "held", "--wait=false")
+	kubectl(t, h.admin, "wait", "--for=condition=NamespaceDeletionDiscoveryFailure", "namespace/held", "--timeout=60s")
+	out := kubectl(t, h.admin, "get", "namespace", "held", "-o", `jsonpath={.status.conditions[?(@.type=="NamespaceDeletionDiscoveryFailure")].message}`)
+	if !strings.Contains(out, "shop.example.com/v1: stale GroupVersion discovery") {
+		t.Errorf("the namespace's discovery failure: %s", out)
+	}
 	s.start(h.t)
 	awaitAvailable(t, h, "v1.shop.example.com")
+	eventually(t, 90*time.Second, "namespace held gone, specd back", func() (bool, string) {
+		_, err := h.client.CoreV1().Namespaces().Get(context.Background(), "held", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
 	eventually(t, 30*time.Second, "widgets served again", func() (bool, string) {
 		out, errOut, err := tryKubectl(h.admin, "get", "widget", "small", "-o", "name")
 		return err == nil && strings.TrimSpace(out) == "widget.shop.example.com/small", out + errOut
