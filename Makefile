@@ -89,8 +89,9 @@ CONTROLLER_BIN ?= bin/controller
 controller:
 	cd test/controller && $(GO) build -o $(abspath $(CONTROLLER_BIN)) .
 
-test: build kubectl helm controller plugins vet
-	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
+test: build kubectl helm controller plugins kube vet
+	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins \
+	KUBE_APISERVER=$(CURDIR)/$(KUBE_APISERVER_BIN) KUBE_CONTROLLER_MANAGER=$(CURDIR)/$(KUBE_CONTROLLER_MANAGER_BIN) $(GO) test -count=1 -timeout 15m ./...
 	$(MAKE) fuzz
 
 # FuzzWritePath for a bounded number of inputs (20-40 s on two cores);
