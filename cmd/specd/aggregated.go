@@ -22,7 +22,7 @@ import (
 	"github.com/specd-io/specd/plugins/events"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/schemas/builtin"
-	"github.com/specd-io/specd/schemas/serving"
+	"github.com/specd-io/specd/serving"
 	"github.com/specd-io/specd/server/apiservices"
 	"github.com/specd-io/specd/server/certs"
 	"github.com/specd-io/specd/server/delegated"
@@ -157,7 +157,7 @@ func (a *aggregation) namespaceCheck(local engine.NamespaceCheck) engine.Namespa
 	if a == nil {
 		return local
 	}
-	return a.namespaces.Check
+	return a.namespaces
 }
 
 // foreignGroups are the groups whose objects are the host's: specd's

@@ -15,7 +15,6 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/namespace"
-	"github.com/specd-io/specd/schemas"
 )
 
 // Namespaces are the host's namespaces, as an informer sees them.
@@ -48,8 +47,10 @@ func (n *Namespaces) Start(ctx context.Context, timeout time.Duration) error {
 // Synced reports whether the informer holds every namespace.
 func (n *Namespaces) Synced() bool { return n.informer.HasSynced() }
 
-// Check is the engine's NamespaceCheck, on the host's namespaces.
-func (n *Namespaces) Check(ctx context.Context, r *schemas.Resource, ns, name string) error {
+// CheckNamespace implements the engine's NamespaceCheck on the host's
+// namespaces; specd's own Namespaces (objects) are not read.
+func (n *Namespaces) CheckNamespace(ctx context.Context, _ engine.Reader, ref engine.Ref) error {
+	ns := ref.Namespace
 	obj, err := n.lister.Get(ns)
 	if apierrors.IsNotFound(err) {
 		obj, err = n.client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
@@ -60,9 +61,9 @@ func (n *Namespaces) Check(ctx context.Context, r *schemas.Resource, ns, name st
 	case err != nil:
 		return apierrors.NewServiceUnavailable(fmt.Sprintf("cannot read namespace %q from the host cluster: %v", ns, err))
 	case obj.Status.Phase == corev1.NamespaceTerminating:
-		return namespace.Terminating(r, ns, name)
+		return namespace.Terminating(ref.Version.Resource, ns, ref.Name)
 	}
 	return nil
 }
 
-var _ engine.NamespaceCheck = (*Namespaces)(nil).Check
+var _ engine.NamespaceCheck = (*Namespaces)(nil)
