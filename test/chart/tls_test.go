@@ -144,8 +144,9 @@ func TestRefused(t *testing.T) {
 			"needs aggregated.groups"},
 		"two sources of schemas": {map[string]any{"schemas": map[string]any{"configMap": "a", "volume": map[string]any{"emptyDir": map[string]any{}}}},
 			"give one of files, configMap and volume"},
-		"backup nowhere":                  {map[string]any{"backup": map[string]any{"enabled": true}}, "backup.volume"},
-		"ServiceMonitor of an unknown CA": {map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}, "metrics.serviceMonitor.tlsConfig"},
+		"a data directory out of the volume": {map[string]any{"persistence": map[string]any{"dataDir": "../etc"}}, `persistence.dataDir "../etc"`},
+		"backup nowhere":                     {map[string]any{"backup": map[string]any{"enabled": true}}, "backup.volume"},
+		"ServiceMonitor of an unknown CA":    {map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}, "metrics.serviceMonitor.tlsConfig"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -99,6 +99,9 @@ naming them. */}}
 {{- if gt (add (ternary 1 0 (not (empty .Values.schemas.files))) (ternary 1 0 (ne .Values.schemas.configMap "")) (ternary 1 0 (not (empty .Values.schemas.volume)))) 1 }}
 {{- fail "schemas: give one of files, configMap and volume" }}
 {{- end }}
+{{- if not (regexMatch "^[A-Za-z0-9][A-Za-z0-9._-]*$" (toString .Values.persistence.dataDir)) }}
+{{- fail (printf "persistence.dataDir %q: want a folder name, such as data" (toString .Values.persistence.dataDir)) }}
+{{- end }}
 {{- if and .Values.backup.enabled (empty .Values.backup.volume) }}
 {{- fail "backup.enabled needs backup.volume, where the snapshots go" }}
 {{- end }}

@@ -6,7 +6,7 @@
 - serve
 - --schemas=/etc/specd/schemas
 - --plugins={{ if .Values.plugins.volume }}/opt/specd/plugins{{ else }}/usr/local/lib/specd/plugins{{ end }}
-- --data-dir=/var/lib/specd/data
+- --data-dir=/var/lib/specd/{{ .Values.persistence.dataDir }}
 - --listen=:{{ .Values.containerPort }}
 - --log-level={{ .Values.logLevel }}
 - --watch={{ .Values.schemas.watch }}
@@ -122,7 +122,7 @@
 {{- end }}
 {{- end }}
 
-{{/* The pod template. The data directory is /var/lib/specd/data, a
+{{/* The pod template. The data directory is /var/lib/specd/DATADIR, a
 folder of the volume that specd makes 0700 itself (etcd wants that, and
 the volume's root belongs to root). */}}
 {{- define "specd.podTemplate" -}}
