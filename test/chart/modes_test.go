@@ -200,7 +200,7 @@ type apiService struct {
 func TestAggregatedAPIServices(t *testing.T) {
 	for source, tls := range map[string]map[string]any{
 		"certManager": {"source": "certManager"},
-		"secret":      {"source": "secret", "secret": map[string]any{"name": "specd-serving", "caBundle": testCA}},
+		"secret":      {"source": "secret", "secret": map[string]any{"name": "specd-serving"}, "caBundle": testCA},
 	} {
 		t.Run(source, func(t *testing.T) {
 			objs := render(t, aggregatedValues(t, map[string]any{"tls": tls,
@@ -222,7 +222,7 @@ func TestAggregatedAPIServices(t *testing.T) {
 					}
 				case "secret":
 					if s.CABundle != base64.StdEncoding.EncodeToString([]byte(testCA)) || inject != "" {
-						t.Errorf("APIService %s: caBundle %q, want tls.secret.caBundle", as.Metadata.Name, s.CABundle)
+						t.Errorf("APIService %s: caBundle %q, want tls.caBundle", as.Metadata.Name, s.CABundle)
 					}
 				}
 			}

@@ -101,7 +101,7 @@ func checkServiceMonitor(t *testing.T, objs objects, caFrom, name string) {
 // ConfigMap of the chart for specd's APIServices and the ServiceMonitor.
 func TestTLSFromSecret(t *testing.T) {
 	objs := render(t, aggregatedValues(t, map[string]any{
-		"tls":     map[string]any{"source": "secret", "secret": map[string]any{"name": "specd-serving", "caBundle": testCA}},
+		"tls":     map[string]any{"source": "secret", "secret": map[string]any{"name": "specd-serving"}, "caBundle": testCA},
 		"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true, "authorization": map[string]any{"type": "Bearer", "credentials": map[string]any{"name": "t", "key": "token"}}}},
 	}))
 	pod := statefulPod(t, objs)
@@ -113,7 +113,7 @@ func TestTLSFromSecret(t *testing.T) {
 	var cm corev1.ConfigMap
 	objs.get(t, "ConfigMap", fullname+"-ca", &cm)
 	if cm.Data["ca.crt"] != testCA {
-		t.Errorf("CA ConfigMap %v, want tls.secret.caBundle", cm.Data)
+		t.Errorf("CA ConfigMap %v, want tls.caBundle", cm.Data)
 	}
 	if dir := mountPath(container(t, pod), "ca"); dir == "" || f["apiservice-ca-file"] != dir+"/ca.crt" {
 		t.Errorf("--apiservice-ca-file=%q (ca mounted at %q), want the CA ConfigMap's ca.crt", f["apiservice-ca-file"], dir)
@@ -137,7 +137,7 @@ func TestRefused(t *testing.T) {
 			"tls.source specd generates a CA per data directory"},
 		"secret without a name": {map[string]any{"tls": map[string]any{"source": "secret"}}, "tls.secret.name"},
 		"aggregated secret without its CA": {map[string]any{"mode": "aggregated", "tls": map[string]any{"source": "secret", "secret": map[string]any{"name": "s"}}},
-			"tls.secret.caBundle"},
+			"tls.caBundle"},
 		"rendered APIServices of a generated CA": {map[string]any{"mode": "aggregated", "aggregated": map[string]any{"registerAPIServices": false, "groups": shopGroups}},
 			"cannot know with tls.source specd"},
 		"rendered APIServices of no group": {map[string]any{"mode": "aggregated", "tls": map[string]any{"source": "certManager"}, "aggregated": map[string]any{"registerAPIServices": false}},

@@ -63,7 +63,7 @@ release's namespace in them, as two releases may share a cluster. */}}
 
 {{/* Where the serving CA is in the pod (certManager and secret). */}}
 {{- define "specd.caFile" -}}
-{{- if eq .Values.tls.source "certManager" }}/etc/specd/tls/ca.crt{{ else }}/etc/specd/ca/ca.crt{{ end }}
+{{- if .Values.tls.caBundle }}/etc/specd/ca/ca.crt{{ else }}/etc/specd/tls/ca.crt{{ end }}
 {{- end }}
 
 {{/* Values that do not go together fail the rendering with a message
@@ -87,8 +87,8 @@ naming them. */}}
 {{- if and (eq .Values.tls.source "secret") (empty .Values.tls.secret.name) }}
 {{- fail "tls.source secret needs tls.secret.name, a kubernetes.io/tls Secret" }}
 {{- end }}
-{{- if and (eq .Values.tls.source "secret") (include "specd.aggregated" .) (empty .Values.tls.secret.caBundle) }}
-{{- fail "mode aggregated with tls.source secret needs tls.secret.caBundle: the APIServices' caBundle is never left empty" }}
+{{- if and (eq .Values.tls.source "secret") (include "specd.aggregated" .) (empty .Values.tls.caBundle) }}
+{{- fail "mode aggregated with tls.source secret needs tls.caBundle: the APIServices' caBundle is never left empty" }}
 {{- end }}
 {{- if and (include "specd.aggregated" .) (not .Values.aggregated.registerAPIServices) (eq .Values.tls.source "specd") }}
 {{- fail "aggregated.registerAPIServices false renders the APIServices, whose caBundle the chart cannot know with tls.source specd: register them (true), or use tls.source certManager or secret" }}
@@ -105,7 +105,7 @@ naming them. */}}
 {{- if and .Values.backup.enabled (empty .Values.backup.volume) }}
 {{- fail "backup.enabled needs backup.volume, where the snapshots go" }}
 {{- end }}
-{{- if and .Values.metrics.serviceMonitor.enabled (empty .Values.metrics.serviceMonitor.tlsConfig) (or (eq .Values.tls.source "specd") (and (eq .Values.tls.source "secret") (empty .Values.tls.secret.caBundle))) }}
-{{- fail "metrics.serviceMonitor needs metrics.serviceMonitor.tlsConfig, or a CA the chart knows (tls.source certManager, or tls.secret.caBundle)" }}
+{{- if and .Values.metrics.serviceMonitor.enabled (empty .Values.metrics.serviceMonitor.tlsConfig) (or (eq .Values.tls.source "specd") (and (eq .Values.tls.source "secret") (empty .Values.tls.caBundle))) }}
+{{- fail "metrics.serviceMonitor needs metrics.serviceMonitor.tlsConfig, or a CA the chart knows (tls.caBundle, or tls.source certManager)" }}
 {{- end }}
 {{- end }}

@@ -64,7 +64,7 @@
   secret:
     secretName: {{ include "specd.tlsSecret" . }}
 {{- end }}
-{{- if .Values.tls.secret.caBundle }}
+{{- if .Values.tls.caBundle }}
 - name: ca
   configMap:
     name: {{ include "specd.fullname" . }}-ca
@@ -102,7 +102,7 @@
   mountPath: /etc/specd/tls
   readOnly: true
 {{- end }}
-{{- if .Values.tls.secret.caBundle }}
+{{- if .Values.tls.caBundle }}
 - name: ca
   mountPath: /etc/specd/ca
   readOnly: true
