@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build run test test-unit fuzz kubectl helm controller plugins proto proto-tools proto-check bench vet fmt verify clean
+.PHONY: build run test test-unit test-image fuzz kubectl helm controller plugins image proto proto-tools proto-check bench vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
@@ -54,6 +54,23 @@ helm:
 	@case "$(HELM_MODULE)" in v4.*.*) ;; *) echo "helm: no helm.sh/helm/v4 v4.X.Y in test/helm/go.mod (found '$(HELM_MODULE)')"; exit 1;; esac
 	cd test/helm && $(GO) build -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_MODULE)" -o $(abspath $(HELM_BIN)) helm.sh/helm/v4/cmd/helm
 
+# specd's OCI image (tools/image, a module of its own): specd and the
+# example plugins for linux/amd64 and linux/arm64, from scratch, as one
+# image index in an OCI layout in IMAGE_DIR, and with IMAGE_TAR=FILE also
+# as one tar file. No Docker daemon, registry or base image; two builds
+# of one commit give the same digest (its time is the commit's, or
+# SOURCE_DATE_EPOCH). docs/deploy.md says how to push or load it.
+IMAGE_DIR ?= bin/image
+IMAGE_TAR ?=
+
+image:
+	cd tools/image && $(GO) run . -repo $(CURDIR) -version $(VERSION) -out $(abspath $(IMAGE_DIR)) $(if $(IMAGE_TAR),-tar $(abspath $(IMAGE_TAR)))
+
+# The image's test (tools/image/build): reads the layout `make image`
+# wrote, runs the specd in it, and builds it again to compare digests.
+test-image: image
+	cd tools/image && SPECD_IMAGE=$(abspath $(IMAGE_DIR)) $(GO) test -count=1 -timeout 45m ./...
+
 # The test controller (test/controller): a controller-runtime manager and a
 # client-go leader election candidate, as a user writes them, at the
 # versions pinned in test/controller/go.mod.
@@ -64,6 +81,7 @@ controller:
 
 test: build kubectl helm controller plugins vet
 	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
+	$(MAKE) test-image
 	$(MAKE) fuzz
 
 # FuzzWritePath for a bounded number of inputs (20-40 s on two cores);
