@@ -61,14 +61,14 @@ func decodeApplyConfig(rv *schemas.ResourceVersion, patch []byte, opts PatchOpti
 }
 
 func applyWrite(p *patcher) fieldmanager.Write {
-	return fieldmanager.Write{Manager: p.opts.FieldManager, Subresource: p.opts.Subresource}
+	return fieldmanager.Write{Manager: p.req.Options.FieldManager, Subresource: p.req.Subresource}
 }
 
 // applyToCurrent merges the configuration into the current object cur
 // (JSON in rv's version) and returns the merged object with the managed
 // fields the apply computed.
 func (s *Store) applyToCurrent(rv *schemas.ResourceVersion, cur []byte, p *patcher) ([]byte, WriteOptions, error) {
-	wopts := p.opts.WriteOptions
+	wopts := p.req.Options.WriteOptions
 	fm, err := s.fieldManager(rv)
 	if err != nil {
 		return nil, wopts, err
@@ -85,7 +85,7 @@ func (s *Store) applyToCurrent(rv *schemas.ResourceVersion, cur []byte, p *patch
 	}
 	w := applyWrite(p)
 	w.Now = s.now()
-	obj, out, err := fm.Apply(live, p.config.obj, entries, w, p.opts.Force)
+	obj, out, err := fm.Apply(live, p.config.obj, entries, w, p.req.Options.Force)
 	if err != nil {
 		return nil, wopts, applyError(err)
 	}
@@ -98,14 +98,15 @@ func (s *Store) applyToCurrent(rv *schemas.ResourceVersion, cur []byte, p *patch
 }
 
 // applyCreate creates the object an apply names.
-func (s *Store) applyCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, p *patcher) (PatchResult, error) {
+func (s *Store) applyCreate(ctx context.Context, p *patcher) (PatchResult, error) {
+	rv, name := p.req.Version, p.req.Name
 	fm, err := s.fieldManager(rv)
 	if err != nil {
 		return PatchResult{}, err
 	}
 	w := applyWrite(p)
 	w.Now = s.now()
-	obj, out, err := fm.Apply(nil, p.config.obj, nil, w, p.opts.Force)
+	obj, out, err := fm.Apply(nil, p.config.obj, nil, w, p.req.Options.Force)
 	if err != nil {
 		return PatchResult{}, applyError(err)
 	}
@@ -119,12 +120,13 @@ func (s *Store) applyCreate(ctx context.Context, rv *schemas.ResourceVersion, na
 	if err != nil {
 		return PatchResult{}, err
 	}
-	wopts := p.opts.WriteOptions
+	wopts := p.req.Options.WriteOptions
 	wopts.applied = &appliedFields{entries: out}
-	res, err := s.Create(ctx, rv, namespace, body, wopts)
+	create := Ref{Version: rv, Namespace: p.req.Namespace}
+	res, err := s.Create(ctx, WriteRequest{Ref: create, Body: body, Options: wopts})
 	if apierrors.IsAlreadyExists(err) {
 		// Created meanwhile: apply again, to what is there now.
-		return s.Patch(ctx, rv, namespace, name, ApplyPatchType, p.patch, p.opts)
+		return s.Patch(ctx, p.req)
 	}
 	if err != nil {
 		return PatchResult{}, err

@@ -24,7 +24,7 @@ func BenchmarkCreatePrepare(b *testing.B) {
 	opts := engine.WriteOptions{DryRun: true}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.Create(ctx, rv, "default", body, opts); err != nil {
+		if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: body, Options: opts}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -42,7 +42,7 @@ func BenchmarkCreate(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			body := []byte(widget(fmt.Sprintf("w%d", n.Add(1)), 3))
-			if _, err := s.Create(ctx, rv, "default", body, engine.WriteOptions{}); err != nil {
+			if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: body, Options: engine.WriteOptions{}}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -61,7 +61,7 @@ func BenchmarkGet(b *testing.B) {
 	b.SetParallelism(8)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := s.Get(ctx, rv, "default", "w1"); err != nil {
+			if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -79,7 +79,7 @@ func BenchmarkList(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.List(ctx, rv, "default", engine.ListRequest{}); err != nil {
+		if _, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,7 +95,7 @@ func BenchmarkListPage(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.List(ctx, rv, "default", engine.ListRequest{Limit: 100}); err != nil {
+		if _, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 100}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -135,7 +135,7 @@ func BenchmarkCreatePreparePayload(b *testing.B) {
 	opts := engine.WriteOptions{DryRun: true}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.Create(context.Background(), rv, "bench", body, opts); err != nil {
+		if _, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "bench"}, Body: body, Options: opts}); err != nil {
 			b.Fatal(err)
 		}
 	}

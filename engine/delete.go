@@ -24,15 +24,18 @@ const deleteAttempts = 5
 // Delete removes an object and answers what kube-apiserver answers for a
 // custom resource: a Status of Success with the object's details, or, while
 // finalizers hold it, the object marked for deletion (finalizers.go).
-func (s *Store) Delete(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, opts DeleteOptions) (Result, error) {
-	r := rv.Resource
-	res, err := s.deleteObject(ctx, rv, s.objectKey(r, namespace, name), name, opts, nil)
+func (s *Store) Delete(ctx context.Context, ref Ref, opts DeleteOptions) (Result, error) {
+	r := ref.Version.Resource
+	if ref.Subresource != "" {
+		return Result{}, apierrors.NewMethodNotSupported(groupResource(r), "delete")
+	}
+	res, err := s.deleteObject(ctx, ref, opts, nil)
 	if err != nil {
 		var se apierrors.APIStatus
 		if errors.As(err, &se) {
 			return Result{}, err
 		}
-		return Result{}, storageError(r, name, err)
+		return Result{}, storageError(r, ref.Name, err)
 	}
 	return res, nil
 }

@@ -22,7 +22,7 @@
 // Schemas may bind plugins to a resource (x-specd-hooks): a write calls the
 // defaulting plugin of its version after the schema's defaults, and the
 // validation plugin on the object converted to the storage version, through
-// the hook.Admission the Store is given (admission.go). Reconcilers run apart,
+// the hook.Admission the Store is made with (admission.go). Reconcilers run apart,
 // in engine/controller. What kube-apiserver does to its built-in kinds is
 // given to the Store by the packages that own it, per resource: Mutators
 // change a written object as it is decoded (mutate.go; a Secret's
@@ -34,15 +34,21 @@
 // through a Cache (engine/watchcache): one storage watch per resource
 // feeding the stored bytes of its objects and a window of recent events.
 //
-// The root package is the verbs and what they share. Each concern beside
-// them has a package of its own, which the root never imports: the
-// storage contract beneath it (engine/storage, implemented by
-// engine/etcdstorage), the watch caches (engine/watchcache), garbage
-// collection (engine/gc, through the primitives of gcsupport.go), storage
-// version migration (engine/migrate, through migratesupport.go), the
-// runner of that background work (engine/background), the reconcile
-// loops (engine/controller), and namespace lifecycle (engine/namespace,
-// through namespacesupport.go and the hooks of strategy.go).
+// The root package declares the engine's surface once (surface.go):
+// Reader, Writer, Watcher and Subresources, composed as each caller needs
+// them (Objects is all of them), on one request value per call (Ref; a
+// write's WriteRequest or PatchRequest), a status or scale write being a
+// subresource of the Ref like any other. The upkeep that background work
+// does beyond the verbs is Upkeep's (upkeep.go, upkeep_gc.go), handed only
+// to garbage collection (engine/gc), storage version migration
+// (engine/migrate) and namespace adoption (engine/namespace). Each concern
+// beside the verbs has a package of its own, which the root never
+// imports: those, the watch caches (engine/watchcache), the runner of
+// background work (engine/background), the reconcile loops
+// (engine/controller), the built-in kinds' behaviour (engine/namespace,
+// engine/crd, engine/rbac, engine/configdata), and the storage
+// implementation (engine/etcdstorage); the storage contract beneath it
+// (engine/storage) it does import.
 //
 // A built-in resource whose kube-apiserver behaviour its schema cannot
 // say (a Namespace's finalizers and Terminating phase) has a Strategy

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/engine/storage"
-	"github.com/specd-io/specd/schemas"
 )
 
 // The finalizers of the garbage collector's propagation policies.
@@ -31,28 +30,30 @@ const (
 // the delete, or hold the object (Strategy.Holds) as a finalizer would.
 // listed, when not nil, is the object as a list just read it: the first
 // attempt acts on it without reading it again.
-func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, key, name string, opts DeleteOptions, listed *storage.KeyValue) (Result, error) {
-	st := s.strategies.of(rv.Resource)
+func (s *Store) deleteObject(ctx context.Context, ref Ref, opts DeleteOptions, listed *storage.KeyValue) (Result, error) {
+	r := ref.Version.Resource
+	st := s.strategies.of(r)
 	if st != nil && st.CheckDelete != nil {
-		if err := st.CheckDelete(ctx, name); err != nil {
+		if err := st.CheckDelete(ctx, ref.Name); err != nil {
 			return Result{}, err
 		}
 	}
+	key := s.keys.Object(r, ref.Namespace, ref.Name)
 	for attempt := 1; ; attempt++ {
 		kv, err := s.storedOrListed(ctx, key, listed)
 		listed = nil
 		if err != nil {
 			return Result{}, err
 		}
-		if err := checkDeletePreconditions(rv.Resource, name, kv, opts); err != nil {
+		if err := checkDeletePreconditions(r, ref.Name, kv, opts); err != nil {
 			return Result{}, err
 		}
 		finalizers := deletionFinalizers(storedFinalizers(kv.Value), opts)
 		var res Result
 		if len(finalizers) > 0 || st != nil && st.Holds != nil && st.Holds(kv.Value) {
-			res, err = s.markDeleting(ctx, rv, key, kv, finalizers, opts.DryRun)
+			res, err = s.markDeleting(ctx, ref, kv, finalizers, opts.DryRun)
 		} else {
-			res, err = s.deleteNow(ctx, rv.Resource, key, name, kv, opts.DryRun)
+			res, err = s.deleteNow(ctx, ref, kv, opts.DryRun)
 		}
 		if errors.Is(err, storage.ErrConflict) && attempt < deleteAttempts {
 			continue
@@ -69,20 +70,24 @@ func (s *Store) storedOrListed(ctx context.Context, key string, listed *storage.
 	return s.storage.Get(ctx, key)
 }
 
-// deleteNow deletes exactly the revision kv (nothing on a dry run).
-func (s *Store) deleteNow(ctx context.Context, r *schemas.Resource, key, name string, kv storage.KeyValue, dryRun bool) (Result, error) {
+// deleteNow deletes exactly the revision kv of the object ref names
+// (nothing on a dry run).
+func (s *Store) deleteNow(ctx context.Context, ref Ref, kv storage.KeyValue, dryRun bool) (Result, error) {
+	r := ref.Version.Resource
 	if !dryRun {
-		if _, err := s.storage.Delete(ctx, key, kv.ModRevision); err != nil {
+		if _, err := s.storage.Delete(ctx, s.keys.Object(r, ref.Namespace, ref.Name), kv.ModRevision); err != nil {
 			return Result{}, err
 		}
 		s.notifyDelete()
 	}
-	return Result{Object: deleteStatus(r, name, gjson.GetBytes(kv.Value, "metadata.uid").String())}, nil
+	return Result{Object: deleteStatus(r, ref.Name, gjson.GetBytes(kv.Value, "metadata.uid").String())}, nil
 }
 
-// markDeleting stores kv with finalizers and the deletion mark and answers
-// the object in rv's version.
-func (s *Store) markDeleting(ctx context.Context, rv *schemas.ResourceVersion, key string, kv storage.KeyValue, finalizers []string, dryRun bool) (Result, error) {
+// markDeleting stores kv, the object ref names, with finalizers and the
+// deletion mark, and answers the object in ref's version.
+func (s *Store) markDeleting(ctx context.Context, ref Ref, kv storage.KeyValue, finalizers []string, dryRun bool) (Result, error) {
+	rv := ref.Version
+	key := s.keys.Object(rv.Resource, ref.Namespace, ref.Name)
 	updated, err := markAsDeleting(kv.Value, finalizers, s.now())
 	if err != nil {
 		return Result{}, err

@@ -34,19 +34,20 @@ const (
 // List returns a <Kind>List of the objects in namespace ("" for all
 // namespaces or cluster scope) in rv's version. The stored items are joined
 // as they are, each with its resourceVersion; none is decoded.
-func (s *Store) List(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req ListRequest) ([]byte, error) {
-	res, next, err := s.listResult(ctx, rv, namespace, req)
+func (s *Store) List(ctx context.Context, ref Ref, req ListRequest) ([]byte, error) {
+	res, next, err := s.listResult(ctx, ref, req)
 	if err != nil {
 		return nil, err
 	}
-	return s.listBody(rv, res, next)
+	return s.listBody(ref.Version, res, next)
 }
 
 // listResult reads what List answers: one page, from the watch cache when
 // the request allows it, else from storage, and the continue token of the
 // next page ("" when there is none).
-func (s *Store) listResult(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req ListRequest) (storage.ListResult, string, error) {
-	prefix := s.listPrefix(rv.Resource, namespace)
+func (s *Store) listResult(ctx context.Context, ref Ref, req ListRequest) (storage.ListResult, string, error) {
+	rv := ref.Version
+	prefix := s.keys.Namespace(rv.Resource, ref.Namespace)
 	opts := storage.ListOptions{Limit: max(req.Limit, 0)}
 	if req.Continue != "" {
 		start, rev, err := decodeContinue(req.Continue, prefix)

@@ -47,24 +47,31 @@ func (s *Store) fieldManager(rv *schemas.ResourceVersion) (*fieldmanager.Manager
 	return e.fm, e.err
 }
 
-// trackWrite sets metadata.managedFields of obj, the object about to be
-// stored, as kube-apiserver's field manager does for an update operation:
+// trackWrite sets metadata.managedFields of obj, the object w is about to
+// store, as kube-apiserver's field manager does for an update operation:
 // live is the stored object (nil on create), entries the managed fields
 // to start from. Like kube-apiserver it never fails the write: on an error
 // the managed fields are dropped and the error logged.
-func (s *Store) trackWrite(rv *schemas.ResourceVersion, live, obj map[string]any, entries []metav1.ManagedFieldsEntry, opts WriteOptions, subresource string) {
+func (s *Store) trackWrite(w *write, live, obj map[string]any, entries []metav1.ManagedFieldsEntry) {
 	md, _ := obj["metadata"].(map[string]any)
 	if md == nil {
 		return
 	}
-	if opts.applied != nil {
-		setManagedFields(md, opts.applied.entries)
+	if w.opts.applied != nil {
+		setManagedFields(md, w.opts.applied.entries)
 		return
 	}
+	rv := w.Version
 	fm, err := s.fieldManager(rv)
 	if err == nil {
 		var out []metav1.ManagedFieldsEntry
-		out, _, err = fm.Update(live, obj, entries, fieldmanager.Write{Manager: opts.FieldManager, Subresource: subresource, Now: s.now()})
+		// The field manager knows the status subresource only: an update
+		// through another (a Namespace's finalize) is the object's.
+		sub := ""
+		if w.status() {
+			sub = "status"
+		}
+		out, _, err = fm.Update(live, obj, entries, fieldmanager.Write{Manager: w.opts.FieldManager, Subresource: sub, Now: s.now()})
 		if err == nil {
 			setManagedFields(md, out)
 			return
@@ -123,17 +130,13 @@ func setManagedFields(md map[string]any, entries []metav1.ManagedFieldsEntry) {
 }
 
 // trackCreate records a create in the new object's managed fields.
-func (s *Store) trackCreate(rv *schemas.ResourceVersion, req *request, opts WriteOptions) {
+func (s *Store) trackCreate(w *write, req *request) {
 	entries := updateEntries(req.meta.ManagedFields, nil, req.meta.ManagedFields != nil, false)
-	s.trackWrite(rv, nil, req.obj, entries, opts, "")
+	s.trackWrite(w, nil, req.obj, entries)
 }
 
 // trackUpdate records an update of old in the new object's managed fields.
-func (s *Store) trackUpdate(rv *schemas.ResourceVersion, req *request, old *stored, status bool, opts WriteOptions) {
-	sub := ""
-	if status {
-		sub = "status"
-	}
-	entries := updateEntries(req.meta.ManagedFields, old.meta.ManagedFields, req.meta.ManagedFields != nil, status)
-	s.trackWrite(rv, old.obj, req.obj, entries, opts, sub)
+func (s *Store) trackUpdate(w *write, req *request, old *stored) {
+	entries := updateEntries(req.meta.ManagedFields, old.meta.ManagedFields, req.meta.ManagedFields != nil, w.status())
+	s.trackWrite(w, old.obj, req.obj, entries)
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/specd-io/specd/engine/storage"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -43,8 +43,6 @@ const (
 // PatchOptions are the options of a patch.
 type PatchOptions struct {
 	WriteOptions
-	// Subresource is "" or "status": a status patch changes only status.
-	Subresource string
 	// Force takes over the fields other managers own (apply only).
 	Force bool
 }
@@ -56,40 +54,47 @@ type PatchResult struct {
 	Created bool
 }
 
-// Patch applies patch to the current object, in rv's version, and stores
-// the result through the update pipeline (prune, default, validate,
-// generation, status rules) with an update-if-revision. A write that
-// loses a race is retried on the new object, unless the patch names a
-// resourceVersion, which then answers 409. An apply of an object that does
-// not exist creates it.
-func (s *Store) Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt PatchType, patch []byte, opts PatchOptions) (PatchResult, error) {
-	r := rv.Resource
-	meta, err := s.strategicMetaFor(rv, pt, opts.Subresource)
+// Patch applies req.Patch to the current object, in req's version, and
+// stores the result through the update pipeline (prune, default,
+// validate, generation, status rules) with an update-if-revision. A write
+// that loses a race is retried on the new object, unless the patch names
+// a resourceVersion, which then answers 409. An apply of an object that
+// does not exist creates it. Through the status subresource it patches
+// the status alone, through the scale subresource the Scale (scale.go);
+// any other subresource is a 404 NotFound.
+func (s *Store) Patch(ctx context.Context, req PatchRequest) (PatchResult, error) {
+	rv := req.Version
+	meta, err := s.strategicMetaFor(rv, req.Type, req.Subresource)
 	if err != nil {
 		return PatchResult{}, err
 	}
-	if opts.Subresource == "scale" {
-		return s.patchScale(ctx, rv, namespace, name, pt, patch, opts)
+	switch {
+	case req.Subresource == "scale":
+		return s.patchScale(ctx, req)
+	case req.Subresource != "" && (req.Subresource != "status" || !rv.StatusSubresource):
+		return PatchResult{}, apierrors.NewNotFound(groupResource(rv.Resource), req.Name)
 	}
-	status := opts.Subresource == "status"
-	if (status && !rv.StatusSubresource) || (opts.Subresource != "" && !status) {
-		return PatchResult{}, apierrors.NewNotFound(groupResource(r), name)
-	}
-	p, err := newPatcher(rv, pt, patch, opts)
+	p, err := newPatcher(rv, req)
 	if err != nil {
 		return PatchResult{}, err
 	}
 	p.meta = meta
-	key := s.objectKey(r, namespace, name)
+	return s.patch(ctx, p)
+}
+
+// patch runs p on the stored object until a try is not lost to a race.
+func (s *Store) patch(ctx context.Context, p *patcher) (PatchResult, error) {
+	r, name := p.req.Version.Resource, p.req.Name
+	key := s.keys.Object(r, p.req.Namespace, name)
 	for attempt := 1; ; attempt++ {
 		kv, err := s.storage.Get(ctx, key)
-		if errors.Is(err, storage.ErrKeyNotFound) && pt == ApplyPatchType && !status {
-			return s.applyCreate(ctx, rv, namespace, name, p)
+		if errors.Is(err, storage.ErrKeyNotFound) && p.req.Type == ApplyPatchType && p.req.Subresource == "" {
+			return s.applyCreate(ctx, p)
 		}
 		if err != nil {
 			return PatchResult{}, storageError(r, name, err)
 		}
-		res, err := s.patchOnce(ctx, rv, namespace, name, p, kv)
+		res, err := s.patchOnce(ctx, p, kv)
 		if errors.Is(err, errPatchRetry) {
 			if attempt < maxPatchAttempts {
 				continue
@@ -109,8 +114,8 @@ var errPatchRetry = errors.New("engine: patch lost a race")
 // patchOnce patches the stored kv. A write that lost a race answers
 // errPatchRetry; other errors are Status errors, or failures of the
 // storage the server answers with a 500.
-func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, p *patcher, kv storage.KeyValue) (Result, error) {
-	r := rv.Resource
+func (s *Store) patchOnce(ctx context.Context, p *patcher, kv storage.KeyValue) (Result, error) {
+	rv := p.req.Version
 	cur, err := s.toVersion(rv, kv.Value)
 	if err != nil {
 		return Result{}, err
@@ -132,23 +137,20 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 	if err := s.mutatePatched(rv, req, body); err != nil {
 		return Result{}, err
 	}
-	if err := req.setTarget(r, namespace, name); err != nil {
+	if err := req.setTarget(rv.Resource, p.req.Namespace, p.req.Name); err != nil {
 		return Result{}, err
 	}
-	obj, st, err := s.prepareUpdateOpts(ctx, rv, req, kv, p.opts.Subresource == "status", wopts)
+	w := newWrite(ctx, hook.OperationUpdate, p.req.Ref, wopts)
+	obj, st, err := s.prepareUpdate(ctx, w, req, kv)
 	if err != nil {
 		return Result{}, err
 	}
-	rev := kv.ModRevision
-	// A patch that changes nothing is not written, as in kube-apiserver,
-	// unless the stored value is stale (see update).
-	if !p.opts.DryRun && (kv.Stale || !bytes.Equal(st, kv.Value)) {
-		if rev, err = s.storage.Update(ctx, s.objectKey(r, namespace, name), st, kv.ModRevision); err != nil {
-			if errors.Is(err, storage.ErrConflict) {
-				return Result{}, errPatchRetry
-			}
-			return Result{}, storageError(r, name, err)
-		}
+	rev, err := s.persistUpdate(ctx, w, kv, st)
+	if apierrors.IsConflict(err) {
+		return Result{}, errPatchRetry
+	}
+	if err != nil {
+		return Result{}, err
 	}
 	out, err := served(obj, rev)
 	if err != nil {
@@ -159,20 +161,20 @@ func (s *Store) patchOnce(ctx context.Context, rv *schemas.ResourceVersion, name
 
 // patcher is one patch request, checked once before the first attempt.
 type patcher struct {
-	pt       PatchType
-	patch    []byte
+	req      PatchRequest
 	ops      jsonpatch.Patch                // a JSON patch, decoded
 	config   *request                       // an apply's configuration, decoded
 	meta     strategicpatch.LookupPatchMeta // a strategic merge patch's
-	opts     PatchOptions
-	warnings []string // about the patch itself
+	warnings []string                       // about the patch itself
 }
 
-func newPatcher(rv *schemas.ResourceVersion, pt PatchType, patch []byte, opts PatchOptions) (*patcher, error) {
-	p := &patcher{pt: pt, patch: patch, opts: opts}
-	switch pt {
+// newPatcher checks and decodes req's patch, of an object of rv (the
+// object's version, or the Scale's).
+func newPatcher(rv *schemas.ResourceVersion, req PatchRequest) (*patcher, error) {
+	p := &patcher{req: req}
+	switch req.Type {
 	case JSONPatchType:
-		ops, err := jsonpatch.DecodePatch(patch)
+		ops, err := jsonpatch.DecodePatch(req.Patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
@@ -186,7 +188,7 @@ func newPatcher(rv *schemas.ResourceVersion, pt PatchType, patch []byte, opts Pa
 			return nil, err
 		}
 	case ApplyPatchType:
-		config, err := decodeApplyConfig(rv, patch, opts)
+		config, err := decodeApplyConfig(rv, req.Patch, req.Options)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +196,7 @@ func newPatcher(rv *schemas.ResourceVersion, pt PatchType, patch []byte, opts Pa
 		p.warnings = config.warnings
 	default:
 		return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
-			Reason: metav1.StatusReasonUnsupportedMediaType, Message: fmt.Sprintf("unsupported patch type %q", pt)}}
+			Reason: metav1.StatusReasonUnsupportedMediaType, Message: fmt.Sprintf("unsupported patch type %q", req.Type)}}
 	}
 	return p, nil
 }
@@ -204,16 +206,16 @@ func newPatcher(rv *schemas.ResourceVersion, pt PatchType, patch []byte, opts Pa
 // Invalid (Strict). kube's message for a patch that is no JSON object
 // differs by patch type.
 func (p *patcher) readMergePatch() error {
-	if p.opts.FieldValidation == FieldValidationIgnore {
+	if p.req.Options.FieldValidation == FieldValidationIgnore {
 		return nil // a patch that is no JSON object fails as it is applied
 	}
 	var v map[string]any
-	strict, err := kjson.UnmarshalStrict(p.patch, &v, kjson.DisallowDuplicateFields)
+	strict, err := kjson.UnmarshalStrict(p.req.Patch, &v, kjson.DisallowDuplicateFields)
 	if err != nil {
 		return p.undecodable(err)
 	}
-	if len(strict) > 0 && p.opts.FieldValidation == FieldValidationStrict {
-		return patchInvalid(p.strictValue(p.patch), strict)
+	if len(strict) > 0 && p.req.Options.FieldValidation == FieldValidationStrict {
+		return patchInvalid(p.strictValue(p.req.Patch), strict)
 	}
 	for _, e := range strict {
 		p.warnings = append(p.warnings, e.Error())
@@ -222,7 +224,7 @@ func (p *patcher) readMergePatch() error {
 }
 
 func (p *patcher) undecodable(err error) error {
-	if p.pt == StrategicMergePatchType {
+	if p.req.Type == StrategicMergePatchType {
 		return apierrors.NewBadRequest(err.Error())
 	}
 	return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
@@ -230,22 +232,22 @@ func (p *patcher) undecodable(err error) error {
 
 // apply returns the patched object cur, and the write options for it.
 func (p *patcher) apply(s *Store, rv *schemas.ResourceVersion, cur []byte) ([]byte, WriteOptions, error) {
-	switch p.pt {
+	switch p.req.Type {
 	case JSONPatchType:
 		out, err := p.ops.Apply(cur)
 		if err != nil {
-			return nil, p.opts.WriteOptions, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+			return nil, p.req.Options.WriteOptions, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
-		return out, p.opts.WriteOptions, nil
+		return out, p.req.Options.WriteOptions, nil
 	case MergePatchType:
-		out, err := jsonpatch.MergePatch(cur, p.patch)
+		out, err := jsonpatch.MergePatch(cur, p.req.Patch)
 		if err != nil { // jsonpatch.ErrBadJSONPatch: the patch is not JSON
-			return nil, p.opts.WriteOptions, apierrors.NewBadRequest(err.Error())
+			return nil, p.req.Options.WriteOptions, apierrors.NewBadRequest(err.Error())
 		}
-		return out, p.opts.WriteOptions, nil
+		return out, p.req.Options.WriteOptions, nil
 	case StrategicMergePatchType:
 		out, err := p.strategicMerge(cur)
-		return out, p.opts.WriteOptions, err
+		return out, p.req.Options.WriteOptions, err
 	default:
 		return s.applyToCurrent(rv, cur, p)
 	}
@@ -255,8 +257,8 @@ func (p *patcher) apply(s *Store, rv *schemas.ResourceVersion, cur []byte) ([]by
 // are warnings (Warn), dropped (Ignore), or one Invalid on "patch" listing
 // them all (Strict), as kube-apiserver answers a patch.
 func (p *patcher) decode(rv *schemas.ResourceVersion, body []byte) (*request, error) {
-	fv := p.opts.FieldValidation
-	if p.pt == ApplyPatchType {
+	fv := p.req.Options.FieldValidation
+	if p.req.Type == ApplyPatchType {
 		// The configuration was checked before; what the merge kept of the
 		// stored object is not the client's to answer for.
 		fv = FieldValidationIgnore

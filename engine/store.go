@@ -19,7 +19,7 @@ import (
 type Store struct {
 	storage   storage.Storage
 	converter converters.Converter
-	prefix    string
+	keys      Keys
 	now       func() time.Time
 	log       *slog.Logger
 	// genName makes a name from generateName; tests replace it.
@@ -49,8 +49,9 @@ type Store struct {
 
 // Options configure a Store.
 type Options struct {
-	// Prefix is the key prefix of every object; "/specd/" when empty.
-	Prefix string
+	// Keys is where the objects are stored (Keys.Prefix "/specd/" when
+	// empty).
+	Keys   Keys
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -71,10 +72,14 @@ type Options struct {
 	// for deletion, and after a write of an object with ownerReferences:
 	// the garbage collector's prompt trigger. It must not block.
 	OnDelete func()
-	// Admission calls the defaulting and validation plugins that schemas
-	// bind with x-specd-hooks. Without it a write to a resource with such
-	// a binding fails as the binding's failurePolicy says.
-	Admission hook.Admission
+	// Admission makes what calls the defaulting and validation plugins
+	// that schemas bind with x-specd-hooks. It is given the Store itself:
+	// the plugins it calls may call back into the Store (a reconciler's
+	// write through the plugin host's callbacks comes back to the host's
+	// admission plugins), so the two are made together here. Without it
+	// a write to a resource with such a binding fails as the binding's
+	// failurePolicy says.
+	Admission func(self Objects) hook.Admission
 	// MaxBodyBytes is the request body limit; DefaultMaxBodyBytes when 0.
 	// A patch whose result is larger is refused with 413, as the body of
 	// a PUT would be, and so is a JSON patch whose copies add more.
@@ -122,7 +127,6 @@ type WriteCheck func(ctx context.Context, req hook.AdmissionRequest) error
 
 // NewStore returns a Store on storage.
 func NewStore(storage storage.Storage, opts Options) *Store {
-	opts.Prefix = prefixOr(opts.Prefix)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -136,12 +140,16 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	limitJSONPatchCopies(opts.MaxBodyBytes)
-	storage = expireKeys(storage, opts.Prefix, opts.TTL, opts.Logger)
-	s := &Store{maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: keyByResource(opts.WriteChecks), log: opts.Logger},
+	opts.Keys.Prefix = opts.Keys.prefix()
+	storage = expireKeys(storage, opts.Keys.Prefix, opts.TTL, opts.Logger)
+	s := &Store{maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, keys: opts.Keys, now: opts.Now, log: opts.Logger,
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{checks: keyByResource(opts.WriteChecks), log: opts.Logger},
 		strategies: strategies(keyByResource(opts.Strategies)), nsCheck: opts.NamespaceCheck, createCheck: opts.CreateCheck, mutators: keyByResource(opts.Mutators),
 		strategicMeta: opts.StrategicPatchMeta}
 	s.storage = finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete, s.holdsOf(s.strategies))
+	if opts.Admission != nil {
+		s.admit.admission = opts.Admission(s)
+	}
 	return s
 }
 
@@ -179,9 +187,6 @@ type WriteOptions struct {
 	// applied are the managed fields a server-side apply computed; the
 	// write keeps them instead of tracking an update (apply.go).
 	applied *appliedFields
-	// subresource is "scale" for a write through /scale (scale.go): the
-	// plugins are told, as Kubernetes admission is.
-	subresource string
 }
 
 // DeleteOptions are the options of a delete.

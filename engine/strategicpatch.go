@@ -71,7 +71,7 @@ func (p *patcher) strategicMerge(cur []byte) ([]byte, error) {
 		return nil, fmt.Errorf("engine: decoding the object to patch: %w", err)
 	}
 	// The merge consumes the patch map, so each attempt decodes its own.
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(p.patch, &patch); err != nil {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(p.req.Patch, &patch); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	merged, err := mergeStrategic(original, patch, p.meta)
@@ -119,10 +119,10 @@ func strategicMergeError(err error) error {
 // a patch that fails strict field validation: a strategic merge patch
 // shows the patch as a Go map prints, other patches the patched object.
 func (p *patcher) strictValue(patched []byte) string {
-	if p.pt != StrategicMergePatchType {
+	if p.req.Type != StrategicMergePatchType {
 		return string(patched)
 	}
 	var patch map[string]any
-	_ = kjson.UnmarshalCaseSensitivePreserveInts(p.patch, &patch) // newPatcher read it
+	_ = kjson.UnmarshalCaseSensitivePreserveInts(p.req.Patch, &patch) // newPatcher read it
 	return fmt.Sprintf("%+v", patch)
 }

@@ -11,37 +11,34 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/specd-io/specd/engine/storage"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
-// Update replaces an object with body, which must carry the current
-// metadata.resourceVersion.
-func (s *Store) Update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions) (Result, error) {
-	return s.update(ctx, rv, namespace, name, body, opts, false)
-}
-
-// UpdateStatus replaces the status of an object whose resource has a status
-// subresource, and nothing else: spec and metadata stay as stored, and the
-// generation does not move. body must carry the current
-// metadata.resourceVersion.
-func (s *Store) UpdateStatus(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions) (Result, error) {
-	if !rv.StatusSubresource {
-		return Result{}, apierrors.NewNotFound(groupResource(rv.Resource), name)
+// Update replaces the object req names with req.Body, which must carry
+// the current metadata.resourceVersion (unless the resource allows an
+// unconditional update). Through a subresource it writes what that
+// subresource holds: the status alone, keeping spec and metadata as
+// stored and the generation where it is (a resource with a status
+// subresource); the Scale (scale.go); or what the resource's Strategy
+// lets one of its update-only subresources change (a Namespace's
+// finalize). Any other subresource is a 404 NotFound.
+func (s *Store) Update(ctx context.Context, req WriteRequest) (Result, error) {
+	r := req.Version.Resource
+	switch req.Subresource {
+	case "":
+	case "scale":
+		return s.updateScale(ctx, req)
+	case "status":
+		if !req.Version.StatusSubresource {
+			return Result{}, apierrors.NewNotFound(groupResource(r), req.Name)
+		}
+	default:
+		if !s.strategies.serves(r, req.Subresource) {
+			return Result{}, apierrors.NewNotFound(groupResource(r), req.Name)
+		}
 	}
-	return s.update(ctx, rv, namespace, name, body, opts, true)
-}
-
-// UpdateSubresource replaces an object with body through one of the
-// update-only subresources its resource's Strategy serves
-// (Strategy.Subresources, as a Namespace's finalize): a write of the
-// object whose Strategy decides what the subresource may change. Any
-// other subresource is a 404 NotFound.
-func (s *Store) UpdateSubresource(ctx context.Context, rv *schemas.ResourceVersion, namespace, name, subresource string, body []byte, opts WriteOptions) (Result, error) {
-	if !s.strategies.serves(rv.Resource, subresource) {
-		return Result{}, apierrors.NewNotFound(groupResource(rv.Resource), name)
-	}
-	opts.subresource = subresource
-	return s.update(ctx, rv, namespace, name, body, opts, false)
+	return s.update(ctx, newWrite(ctx, hook.OperationUpdate, req.Ref, req.Options), req.Body)
 }
 
 // unconditionalTries bounds how often an update without a
@@ -49,9 +46,11 @@ func (s *Store) UpdateSubresource(ctx context.Context, rv *schemas.ResourceVersi
 // try reads afresh, so one of the racing writers wins every round.
 const unconditionalTries = 100
 
-func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions, status bool) (Result, error) {
+// update writes body as w says, trying an unconditional update again
+// when another write came first.
+func (s *Store) update(ctx context.Context, w *write, body []byte) (Result, error) {
 	for try := 1; ; try++ {
-		res, unconditional, err := s.updateOnce(ctx, rv, namespace, name, body, opts, status)
+		res, unconditional, err := s.updateOnce(ctx, w, body)
 		if !unconditional || try == unconditionalTries || !apierrors.IsConflict(err) {
 			return res, err
 		}
@@ -61,46 +60,39 @@ func (s *Store) update(ctx context.Context, rv *schemas.ResourceVersion, namespa
 // updateOnce is one try of update. unconditional reports an update
 // without a resourceVersion of a resource that allows one: it replaces
 // whatever it read, and may be tried again when another write came first.
-func (s *Store) updateOnce(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions, status bool) (_ Result, unconditional bool, _ error) {
-	r := rv.Resource
-	req, err := decodeWrite(rv, body, opts.FieldValidation, opts.BodyProblems)
+func (s *Store) updateOnce(ctx context.Context, w *write, body []byte) (_ Result, unconditional bool, _ error) {
+	rv, r := w.Version, w.resource()
+	req, err := decodeWrite(rv, body, w.opts.FieldValidation, w.opts.BodyProblems)
 	if err != nil {
 		return Result{}, false, err
 	}
 	if err := s.mutateBody(rv, req); err != nil {
 		return Result{}, false, err
 	}
-	if err := req.setTarget(r, namespace, name); err != nil {
+	if err := req.setTarget(r, w.Namespace, w.Name); err != nil {
 		return Result{}, false, err
 	}
-	key := s.objectKey(r, namespace, name)
-	kv, err := s.storage.Get(ctx, key)
+	kv, err := s.storage.Get(ctx, s.keys.Object(r, w.Namespace, w.Name))
 	if err != nil {
-		return Result{}, false, storageError(r, name, err)
+		return Result{}, false, storageError(r, w.Name, err)
 	}
 	unconditional = r.UnconditionalUpdate && req.meta.ResourceVersion == ""
 	if unconditional {
 		req.setResourceVersion(kv.ModRevision)
 	}
-	res, err := s.writeUpdate(ctx, rv, req, key, kv, opts, status)
+	res, err := s.writeUpdate(ctx, w, req, kv)
 	return res, unconditional, err
 }
 
 // writeUpdate prepares the update req of the stored kv and writes it.
-func (s *Store) writeUpdate(ctx context.Context, rv *schemas.ResourceVersion, req *request, key string, kv storage.KeyValue, opts WriteOptions, status bool) (Result, error) {
-	r, name := rv.Resource, req.meta.Name
-	obj, st, err := s.prepareUpdateOpts(ctx, rv, req, kv, status, opts)
+func (s *Store) writeUpdate(ctx context.Context, w *write, req *request, kv storage.KeyValue) (Result, error) {
+	obj, st, err := s.prepareUpdate(ctx, w, req, kv)
 	if err != nil {
 		return Result{}, err
 	}
-	rev := kv.ModRevision
-	// An update that changes nothing is not written, as in kube-apiserver,
-	// unless the stored value is stale (an old encryption key): so that a
-	// replace of every object moves them all to the first key.
-	if !opts.DryRun && (kv.Stale || !bytes.Equal(st, kv.Value)) {
-		if rev, err = s.storage.Update(ctx, key, st, kv.ModRevision); err != nil {
-			return Result{}, storageError(r, name, err)
-		}
+	rev, err := s.persistUpdate(ctx, w, kv, st)
+	if err != nil {
+		return Result{}, err
 	}
 	out, err := served(obj, rev)
 	if err != nil {
@@ -109,18 +101,31 @@ func (s *Store) writeUpdate(ctx context.Context, rv *schemas.ResourceVersion, re
 	return Result{Object: out, Warnings: req.warnings}, nil
 }
 
-// prepareUpdate checks the request against the stored object kv and
-// returns the new object in the request's version and in the storage
-// version. A status update takes only the status from the request.
-func (s *Store) prepareUpdate(ctx context.Context, rv *schemas.ResourceVersion, req *request, kv storage.KeyValue, status bool) (obj, st []byte, err error) {
-	return s.prepareUpdateOpts(ctx, rv, req, kv, status, WriteOptions{})
+// persistUpdate stores st in place of the stored kv and returns the
+// object's new revision. An update that changes nothing is not written,
+// as in kube-apiserver, unless the stored value is stale (an old
+// encryption key): so that a replace of every object moves them all to
+// the first key.
+func (s *Store) persistUpdate(ctx context.Context, w *write, kv storage.KeyValue, st []byte) (int64, error) {
+	if w.opts.DryRun || (!kv.Stale && bytes.Equal(st, kv.Value)) {
+		return kv.ModRevision, nil
+	}
+	rev, err := s.storage.Update(ctx, s.keys.Object(w.resource(), w.Namespace, w.Name), st, kv.ModRevision)
+	if err != nil {
+		return 0, storageError(w.resource(), w.Name, err)
+	}
+	return rev, nil
 }
 
-// prepareUpdateOpts is prepareUpdate that also records the write in
-// metadata.managedFields as opts.FieldManager's (managedfields.go), and
-// runs the plugins bound to the resource (admission.go).
-func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersion, req *request, kv storage.KeyValue, status bool, opts WriteOptions) (obj, st []byte, err error) {
-	r, name := rv.Resource, req.meta.Name
+// prepareUpdate checks the request against the stored object kv and
+// returns the new object in the request's version and in the storage
+// version: defaulted (schema, then plugin), its metadata prepared,
+// validated (schema and rules, then write checks and plugin), its write
+// recorded in metadata.managedFields as w's manager's
+// (managedfields.go). A status update takes only the status from the
+// request.
+func (s *Store) prepareUpdate(ctx context.Context, w *write, req *request, kv storage.KeyValue) (obj, st []byte, err error) {
+	rv, r, name := w.Version, w.resource(), req.meta.Name
 	if err := checkResourceVersion(r, name, req.meta.ResourceVersion, kv.ModRevision); err != nil {
 		return nil, nil, err
 	}
@@ -131,31 +136,12 @@ func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersi
 	if err := checkUIDPrecondition(r, name, string(req.meta.UID), string(old.meta.UID)); err != nil {
 		return nil, nil, err
 	}
-	var errs field.ErrorList
-	if status {
-		req.obj = withStatusOf(old.obj, req.obj)
-		if rv.Schema != nil {
-			rv.Schema.Default(req.obj)
-		}
-	} else {
-		if rv.StatusSubresource {
-			keepStatus(req.obj, old.obj)
-		}
-		if rv.Schema != nil {
-			rv.Schema.Default(req.obj)
-		}
-	}
-	if req, err = s.admit.defaultUpdate(ctx, rv, req, old, status, opts); err != nil {
+	s.defaultUpdate(w, req, old)
+	if req, err = s.admit.defaultUpdate(ctx, w, req, old); err != nil {
 		return nil, nil, err
 	}
-	if status {
-		// A status write keeps the stored metadata; kube-apiserver
-		// validates it all the same.
-		errs = validateMeta(r, &old.meta, &old.meta)
-	} else {
-		errs = req.prepareUpdateMeta(rv, old)
-	}
-	if err := s.strategies.prepareUpdate(r, req, old, updateWrite(status, opts).subresource); err != nil {
+	errs, err := s.prepareUpdateMeta(w, req, old)
+	if err != nil {
 		return nil, nil, err
 	}
 	if rv.Schema != nil {
@@ -167,15 +153,52 @@ func (s *Store) prepareUpdateOpts(ctx context.Context, rv *schemas.ResourceVersi
 	if len(errs) > 0 {
 		return nil, nil, apierrors.NewInvalid(groupKind(r), name, errs)
 	}
-	s.trackUpdate(rv, req, old, status, opts)
+	return s.encodeUpdate(ctx, w, req, old, kv)
+}
+
+// defaultUpdate takes what w may change from req (only the status through
+// the status subresource, everything but the status on the main endpoint
+// of a resource with one) and defaults it by the schema.
+func (s *Store) defaultUpdate(w *write, req *request, old *stored) {
+	rv := w.Version
+	switch {
+	case w.status():
+		req.obj = withStatusOf(old.obj, req.obj)
+	case rv.StatusSubresource:
+		keepStatus(req.obj, old.obj)
+	}
+	if rv.Schema != nil {
+		rv.Schema.Default(req.obj)
+	}
+}
+
+// prepareUpdateMeta prepares the new object's metadata from the stored
+// one's and lets the resource's Strategy change the object. A status
+// write keeps the stored metadata; kube-apiserver validates it all the
+// same.
+func (s *Store) prepareUpdateMeta(w *write, req *request, old *stored) (field.ErrorList, error) {
+	var errs field.ErrorList
+	if w.status() {
+		errs = validateMeta(w.resource(), &old.meta, &old.meta)
+	} else {
+		errs = req.prepareUpdateMeta(w.Version, old)
+	}
+	return errs, s.strategies.prepareUpdate(w.resource(), req, old, w.Subresource)
+}
+
+// encodeUpdate records the update in the managed fields, encodes the new
+// object, converts it to the storage version and runs the write checks
+// and the validation plugin on it.
+func (s *Store) encodeUpdate(ctx context.Context, w *write, req *request, old *stored, kv storage.KeyValue) (obj, st []byte, err error) {
+	s.trackUpdate(w, req, old)
 	kept := req.keepBookkeeping(old) // after tracking: never the client's field
 	if obj, err = encode(req.obj, len(kv.Value)); err != nil {
 		return nil, nil, err
 	}
-	if st, err = s.toStorage(rv, obj); err != nil {
+	if st, err = s.toStorage(w.Version, obj); err != nil {
 		return nil, nil, err
 	}
-	if err := s.admit.validateUpdate(ctx, rv, req.meta.Namespace, name, st, kv, status, opts); err != nil {
+	if err := s.admit.validateUpdate(ctx, w, &req.meta, st, kv); err != nil {
 		return nil, nil, err
 	}
 	if kept {

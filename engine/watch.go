@@ -42,9 +42,11 @@ type WatchEvent struct {
 // events.
 const initialEventsEnd = metav1.InitialEventsAnnotationKey
 
-// Watch starts a watch of rv's objects in namespace ("" for all). A
-// resourceVersion older than the cache keeps is a 410 Expired Status.
-func (s *Store) Watch(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req WatchRequest) (*Watch, error) {
+// Watch starts a watch of the objects of ref's version in its namespace
+// ("" for all). A resourceVersion older than the cache keeps is a 410
+// Expired Status.
+func (s *Store) Watch(ctx context.Context, ref Ref, req WatchRequest) (*Watch, error) {
+	rv, namespace := ref.Version, ref.Namespace
 	if s.cache == nil {
 		return nil, apierrors.NewMethodNotSupported(groupResource(rv.Resource), "watch")
 	}
@@ -53,12 +55,12 @@ func (s *Store) Watch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 		return nil, err
 	}
 	w := &Watch{store: s, rv: rv, apiVersion: rv.APIVersion(), sel: req.Selector, bookmarks: req.AllowBookmarks}
-	opts := CacheWatchOptions{Prefix: s.listPrefix(rv.Resource, namespace), Bookmarks: req.AllowBookmarks, Version: w.apiVersion}
+	opts := CacheWatchOptions{Prefix: s.keys.Namespace(rv.Resource, namespace), Bookmarks: req.AllowBookmarks, Version: w.apiVersion}
 	// One name in one namespace (or of a cluster-scoped resource) is one
 	// key; across namespaces the selector alone picks the objects.
 	if req.Selector.Fields != nil && (namespace != "" || !rv.Resource.Namespaced()) {
 		if name, ok := req.Selector.Fields.RequiresExactMatch(fieldName); ok {
-			opts.Key = s.objectKey(rv.Resource, namespace, name)
+			opts.Key = s.keys.Object(rv.Resource, namespace, name)
 		}
 	}
 	initial := req.SendInitialEvents == nil && req.ResourceVersion == "" || req.ResourceVersion == "0"
@@ -75,7 +77,7 @@ func (s *Store) Watch(ctx context.Context, rv *schemas.ResourceVersion, namespac
 	default:
 		opts.AfterRevision = n
 	}
-	if w.cw, err = s.cache.Watch(ctx, s.ResourcePrefix(rv.Resource), opts); err != nil {
+	if w.cw, err = s.cache.Watch(ctx, s.keys.Resource(rv.Resource), opts); err != nil {
 		return nil, watchError(err)
 	}
 	w.initial, w.initialRev = w.cw.Initial()
@@ -105,7 +107,7 @@ func (s *Store) watchFromStorage(ctx context.Context, w *Watch, opts CacheWatchO
 			return nil, tooLargeResourceVersion(minRev, res.Revision)
 		}
 		opts.AfterRevision = res.Revision
-		cw, err := s.cache.Watch(ctx, s.ResourcePrefix(w.rv.Resource), opts)
+		cw, err := s.cache.Watch(ctx, s.keys.Resource(w.rv.Resource), opts)
 		var expired *ExpiredError
 		if errors.As(err, &expired) && attempt == 0 {
 			continue

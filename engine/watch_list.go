@@ -70,7 +70,7 @@ func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, 
 	// leaves the list to storage.
 	cctx, cancel := context.WithTimeout(ctx, cacheReadyTimeout)
 	defer cancel()
-	res, err = s.cache.List(cctx, s.ResourcePrefix(rv.Resource), copts)
+	res, err = s.cache.List(cctx, s.keys.Resource(rv.Resource), copts)
 	countConsistent(rv.Resource, copts, err)
 	if errors.Is(err, ErrCacheBehind) {
 		return storage.ListResult{}, "", false, nil

@@ -48,7 +48,7 @@ func BenchmarkCheckDeclaredCorpus(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if err := r.CheckDeclared(context.Background(), decls[last]); err != nil {
+		if err := s.CheckDeclared(context.Background(), nil, decls[last]); err != nil {
 			b.Fatal(err)
 		}
 	}

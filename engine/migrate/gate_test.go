@@ -1,4 +1,4 @@
-package main
+package migrate_test
 
 import (
 	"context"
@@ -10,10 +10,9 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
-	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/internal/testschemas"
-	"github.com/specd-io/specd/schemas/serving"
+	"github.com/specd-io/specd/serving"
 )
 
 // withStorage is the Gadget file of version whose x-specd-resource is
@@ -27,7 +26,7 @@ func reloaderOn(t *testing.T, cfg serving.Config, files map[string]string) (*ser
 	t.Helper()
 	dir := t.TempDir()
 	testschemas.WriteFiles(t, dir, files)
-	cfg.Dir, cfg.Logger = dir, quietLogger()
+	cfg.Dir, cfg.Logger = dir, slog.New(slog.DiscardHandler)
 	r, err := serving.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -36,8 +35,6 @@ func reloaderOn(t *testing.T, cfg serving.Config, files map[string]string) (*ser
 	return r, dir
 }
 
-func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
-
 // TestReloadGateReadsStorage: the gate reads from etcd in which version
 // each object is stored. After a reload that moves the storage version
 // from v1beta1 to v1, removing v1beta1 is refused while objects written
@@ -45,17 +42,19 @@ func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 // them, though the resource still has objects.
 func TestReloadGateReadsStorage(t *testing.T) {
 	ctx := t.Context()
+	st := etcdstorage.New(testClient)
+	keys := engine.Keys{Prefix: newPrefix()}
 	r, dir := reloaderOn(t, serving.Config{}, map[string]string{
 		"v1beta1.yaml": withStorage("v1beta1", "{storage: true, deprecated: true}"),
 		"v1.yaml":      withStorage("v1", "{}"),
 	})
-	store := engine.NewStore(etcdstorage.New(etcdtest.Start(t)), engine.Options{Converters: r.ConverterFor, Logger: quietLogger()})
-	reloads := r.Serve(ctx, storedObjects{store: store, timeout: 10 * time.Second})
+	store := engine.NewStore(st, engine.Options{Keys: keys, Converters: r.ConverterFor, Logger: slog.New(slog.DiscardHandler)})
+	reloads := r.Serve(ctx, migrate.StoredObjects{Storage: st, Keys: keys, Timeout: 10 * time.Second})
 	defer reloads.Stop()
 	create := func(name string) {
 		t.Helper()
 		rv := r.Registry().Group("gadgets.example.com").Resource("gadgets").Version("v1")
-		if _, err := store.Create(ctx, rv, "default", []byte(testschemas.Gadget("v1", name)), engine.WriteOptions{}); err != nil {
+		if _, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(testschemas.Gadget("v1", name)), Options: engine.WriteOptions{}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,7 +75,7 @@ func TestReloadGateReadsStorage(t *testing.T) {
 	if !errors.Is(err, serving.ErrRefused) || !strings.Contains(err.Error(), "v1beta1 is removed but 2 object(s) of gadgets.gadgets.example.com are stored in it (default/a and 1 more)") {
 		t.Fatalf("removing v1beta1 before the migration: %v, want a refusal naming the 2 objects", err)
 	}
-	if _, err := migrate.New(store, quietLogger()).MigrateRegistry(ctx, r.Registry(), migrate.Options{}); err != nil {
+	if _, err := migrate.New(store.Upkeep(), slog.New(slog.DiscardHandler)).MigrateRegistry(ctx, r.Registry(), migrate.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := reloads.Reload(ctx, "test"); err != nil {

@@ -1,7 +1,5 @@
 package schemas
 
-import "strings"
-
 // SameDeclaration reports whether a and b are the same resource declared
 // the same way: the same versions, the same one stored, the same ones
 // served, each declared by the same file with the same content. A reload
@@ -27,37 +25,4 @@ func SameDeclaration(a, b *Resource) bool {
 		}
 	}
 	return true
-}
-
-// Resources returns every resource of the registry, group by group.
-func (r *Registry) Resources() []*Resource {
-	var out []*Resource
-	for _, g := range r.groups {
-		out = append(out, g.Resources...)
-	}
-	return out
-}
-
-// Resource returns the resource named plural.group (Resource.GroupResource),
-// or nil.
-func (r *Registry) Resource(groupResource string) *Resource {
-	plural, group, _ := strings.Cut(groupResource, ".")
-	g := r.Group(group)
-	if g == nil {
-		return nil
-	}
-	return g.Resource(plural)
-}
-
-// Served reports whether any version of r is served; false for nil.
-func (r *Resource) Served() bool {
-	if r == nil {
-		return false
-	}
-	for _, rv := range r.Versions {
-		if rv.Served() {
-			return true
-		}
-	}
-	return false
 }

@@ -174,7 +174,7 @@ func BenchmarkManyTypesWatchCaches(b *testing.B) {
 		idle := heapInUse()
 		n = 0
 		for _, res := range r.Registry().Resources() {
-			if _, err := caches.List(ctx, store.ResourcePrefix(res), engine.CacheListOptions{}); err != nil {
+			if _, err := caches.List(ctx, store.Upkeep().Keys().Resource(res), engine.CacheListOptions{}); err != nil {
 				b.Fatal(err)
 			}
 			n++

@@ -45,27 +45,27 @@ const scanPage = 1000
 // ScanResource calls fn with the metadata of every stored object of r, in
 // pages of one snapshot: at revision rev, or the latest when rev is 0. It
 // returns the revision it read.
-func (s *Store) ScanResource(ctx context.Context, r *schemas.Resource, rev int64, fn func(StoredObject)) (int64, error) {
-	return s.scan(ctx, r, s.listPrefix(r, ""), rev, fn)
+func (u *Upkeep) ScanResource(ctx context.Context, r *schemas.Resource, rev int64, fn func(StoredObject)) (int64, error) {
+	return u.scan(ctx, r, u.s.keys.Resource(r), rev, fn)
 }
 
 // ScanNamespace is ScanResource for the objects of r in namespace, at the
 // latest revision (the namespace controller counts what remains).
-func (s *Store) ScanNamespace(ctx context.Context, r *schemas.Resource, namespace string, fn func(StoredObject)) (int64, error) {
-	return s.scan(ctx, r, s.listPrefix(r, namespace), 0, fn)
+func (u *Upkeep) ScanNamespace(ctx context.Context, r *schemas.Resource, namespace string, fn func(StoredObject)) (int64, error) {
+	return u.scan(ctx, r, u.s.keys.Namespace(r, namespace), 0, fn)
 }
 
-func (s *Store) scan(ctx context.Context, r *schemas.Resource, prefix string, rev int64, fn func(StoredObject)) (int64, error) {
+func (u *Upkeep) scan(ctx context.Context, r *schemas.Resource, prefix string, rev int64, fn func(StoredObject)) (int64, error) {
 	opts := storage.ListOptions{Limit: scanPage, Revision: rev}
 	for {
-		res, err := s.storage.List(ctx, prefix, opts)
+		res, err := u.s.storage.List(ctx, prefix, opts)
 		if err != nil {
 			return 0, err
 		}
 		for _, kv := range res.Items {
 			o, err := storedObject(r, kv)
 			if err != nil {
-				s.log.Warn("skipping an undecodable object", "key", kv.Key, "err", err)
+				u.s.log.Warn("skipping an undecodable object", "key", kv.Key, "err", err)
 				continue
 			}
 			fn(o)
@@ -100,12 +100,12 @@ func storedObject(r *schemas.Resource, kv storage.KeyValue) (StoredObject, error
 
 // DeleteStored deletes o as a DELETE with policy would, if it still has
 // o's uid and revision.
-func (s *Store) DeleteStored(ctx context.Context, o StoredObject, policy metav1.DeletionPropagation) error {
+func (u *Upkeep) DeleteStored(ctx context.Context, o StoredObject, policy metav1.DeletionPropagation) error {
 	rv := o.Resource.Version(o.Resource.StorageVersion)
 	if rv == nil {
 		return fmt.Errorf("engine: %s has no storage version", o.Resource.GroupResource())
 	}
-	_, err := s.Delete(ctx, rv, o.Namespace, o.Name, DeleteOptions{
+	_, err := u.s.Delete(ctx, Ref{Version: rv, Namespace: o.Namespace, Name: o.Name}, DeleteOptions{
 		UID: o.UID, ResourceVersion: strconv.FormatInt(o.Revision, 10), PropagationPolicy: policy,
 	})
 	return err
@@ -113,8 +113,8 @@ func (s *Store) DeleteStored(ctx context.Context, o StoredObject, policy metav1.
 
 // RemoveOwnerReferences drops o's ownerReferences to uids, if o is still
 // at its revision.
-func (s *Store) RemoveOwnerReferences(ctx context.Context, o StoredObject, uids []string) error {
-	_, err := s.editStored(ctx, o, func(obj []byte) ([]byte, error) {
+func (u *Upkeep) RemoveOwnerReferences(ctx context.Context, o StoredObject, uids []string) error {
+	_, err := u.editStored(ctx, o, func(obj []byte) ([]byte, error) {
 		refs := gjson.GetBytes(obj, "metadata.ownerReferences").Array()
 		kept := make([]json.RawMessage, 0, len(refs))
 		for _, ref := range refs {
@@ -138,7 +138,7 @@ func (s *Store) RemoveOwnerReferences(ctx context.Context, o StoredObject, uids 
 // ownerReference of o that has it true, if o is still at its revision, and
 // returns o as it now is. An object without such a reference is not
 // written.
-func (s *Store) UnblockOwnerReferences(ctx context.Context, o StoredObject) (StoredObject, error) {
+func (u *Upkeep) UnblockOwnerReferences(ctx context.Context, o StoredObject) (StoredObject, error) {
 	var blocking []int
 	for i, ref := range o.OwnerReferences {
 		if ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
@@ -148,7 +148,7 @@ func (s *Store) UnblockOwnerReferences(ctx context.Context, o StoredObject) (Sto
 	if len(blocking) == 0 {
 		return o, nil
 	}
-	rev, err := s.editStored(ctx, o, func(obj []byte) ([]byte, error) {
+	rev, err := u.editStored(ctx, o, func(obj []byte) ([]byte, error) {
 		refs := gjson.GetBytes(obj, "metadata.ownerReferences").Array()
 		var err error
 		for i, ref := range refs {
@@ -173,8 +173,8 @@ func (s *Store) UnblockOwnerReferences(ctx context.Context, o StoredObject) (Sto
 
 // RemoveFinalizer drops finalizer from o, if o is still at its revision.
 // A terminating object left without finalizers is deleted.
-func (s *Store) RemoveFinalizer(ctx context.Context, o StoredObject, finalizer string) error {
-	_, err := s.editStored(ctx, o, func(obj []byte) ([]byte, error) {
+func (u *Upkeep) RemoveFinalizer(ctx context.Context, o StoredObject, finalizer string) error {
+	_, err := u.editStored(ctx, o, func(obj []byte) ([]byte, error) {
 		fs := slices.DeleteFunc(storedFinalizers(obj), func(f string) bool { return f == finalizer })
 		if len(fs) == 0 {
 			return sjson.DeleteBytes(obj, "metadata.finalizers")
@@ -187,9 +187,9 @@ func (s *Store) RemoveFinalizer(ctx context.Context, o StoredObject, finalizer s
 // editStored rewrites the stored bytes of o at o's revision with edit and
 // returns the revision of the write; ErrConflict when o moved,
 // ErrKeyNotFound when it is gone.
-func (s *Store) editStored(ctx context.Context, o StoredObject, edit func([]byte) ([]byte, error)) (int64, error) {
-	key := s.objectKey(o.Resource, o.Namespace, o.Name)
-	kv, err := s.storage.Get(ctx, key)
+func (u *Upkeep) editStored(ctx context.Context, o StoredObject, edit func([]byte) ([]byte, error)) (int64, error) {
+	key := u.s.keys.Object(o.Resource, o.Namespace, o.Name)
+	kv, err := u.s.storage.Get(ctx, key)
 	if err != nil {
 		return 0, err
 	}
@@ -202,5 +202,5 @@ func (s *Store) editStored(ctx context.Context, o StoredObject, edit func([]byte
 	}
 	// A terminating object left without finalizers is deleted
 	// (finalizingStorage).
-	return s.storage.Update(ctx, key, updated, kv.ModRevision)
+	return u.s.storage.Update(ctx, key, updated, kv.ModRevision)
 }

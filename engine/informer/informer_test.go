@@ -1,4 +1,4 @@
-package background_test
+package informer_test
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/engine"
-	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
+	"github.com/specd-io/specd/engine/informer"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/internal/testschemas"
 	"github.com/specd-io/specd/schemas"
@@ -81,7 +81,7 @@ func hammerStore(t *testing.T) (*engine.Store, *schemas.ResourceVersion) {
 func createHammer(t *testing.T, store *engine.Store, rv *schemas.ResourceVersion, name string) {
 	t.Helper()
 	body := fmt.Sprintf(`{"apiVersion":"tools.example.com/v1","kind":"Hammer","metadata":{"name":%q}}`, name)
-	if _, err := store.Create(context.Background(), rv, "ns", []byte(body), engine.WriteOptions{}); err != nil {
+	if _, err := store.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "ns"}, Body: []byte(body), Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -98,7 +98,7 @@ func TestWatchFeeds(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		background.Watch(ctx, background.WatchConfig{Store: store, Feed: f, Name: "hammers",
+		informer.Run(ctx, informer.Config{Store: store, Feed: f, Name: "hammers",
 			Logger: slog.New(slog.DiscardHandler), RetryDelay: 10 * time.Millisecond,
 			Resource: func() *schemas.ResourceVersion {
 				if served.Load() {
@@ -112,7 +112,7 @@ func TestWatchFeeds(t *testing.T) {
 	served.Store(true)
 	f.await(t, "replace a,b")
 	createHammer(t, store, rv, "c")
-	if _, err := store.Delete(context.Background(), rv, "ns", "a", engine.DeleteOptions{}); err != nil {
+	if _, err := store.Delete(context.Background(), engine.Ref{Version: rv, Namespace: "ns", Name: "a"}, engine.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f.await(t, "replace a,b", "ADDED c", "DELETED a")

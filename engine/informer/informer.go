@@ -1,4 +1,4 @@
-package background
+package informer
 
 import (
 	"context"
@@ -11,18 +11,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 
-// Watcher is what Watch watches. *engine.Store satisfies it.
-type Watcher interface {
-	Watch(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.WatchRequest) (*engine.Watch, error)
-}
-
-var _ Watcher = (*engine.Store)(nil)
-
-// Feed is what Watch keeps up to date with a resource's objects, as an
+// Feed is what Run keeps up to date with a resource's objects, as an
 // informer keeps its store: every object at once, then each change.
 type Feed interface {
 	// Replace is given every object (ADDED events) whenever a watch
@@ -35,13 +29,13 @@ type Feed interface {
 }
 
 // DefaultRetryDelay is the pause before a failed watch, or a look for a
-// resource that is not served, is tried again when WatchConfig.RetryDelay
+// resource that is not served, is tried again when Config.RetryDelay
 // is 0.
 const DefaultRetryDelay = time.Second
 
-// WatchConfig configures Watch.
-type WatchConfig struct {
-	Store Watcher
+// Config configures Run.
+type Config struct {
+	Store engine.Watcher
 	// Resource returns the version to watch, looked up again at every
 	// start (a reload may swap it); nil while it is not served, and the
 	// watch waits for it.
@@ -53,11 +47,11 @@ type WatchConfig struct {
 	RetryDelay time.Duration
 }
 
-// Watch feeds cfg.Feed with the objects of cfg.Resource until ctx ends. A
+// Run feeds cfg.Feed with the objects of cfg.Resource until ctx ends. A
 // watch that ends is started again after the last event it applied; one
 // that cannot start there (too old) starts over with every object
 // (Feed.Replace).
-func Watch(ctx context.Context, cfg WatchConfig) {
+func Run(ctx context.Context, cfg Config) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -72,17 +66,17 @@ func Watch(ctx context.Context, cfg WatchConfig) {
 				cfg.Logger.Warn("resource not served; waiting for it", "resource", cfg.Name)
 				warned = true
 			}
-			Sleep(ctx, cfg.RetryDelay)
+			background.Sleep(ctx, cfg.RetryDelay)
 			continue
 		}
-		w, err := cfg.Store.Watch(ctx, rv, "", watchRequest(from))
+		w, err := cfg.Store.Watch(ctx, engine.Ref{Version: rv}, watchRequest(from))
 		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
 			from = ""
 			continue
 		}
 		if err != nil {
 			cfg.Logger.Warn("watch failed; retrying", "resource", cfg.Name, "err", err)
-			Sleep(ctx, cfg.RetryDelay)
+			background.Sleep(ctx, cfg.RetryDelay)
 			continue
 		}
 		from = drain(ctx, w, from, cfg)
@@ -104,7 +98,7 @@ func watchRequest(from string) engine.WatchRequest {
 // resourceVersion to start again from ("" to start over). The objects
 // of a list go to Replace together, when the bookmark that ends them
 // comes.
-func drain(ctx context.Context, w *engine.Watch, from string, cfg WatchConfig) string {
+func drain(ctx context.Context, w *engine.Watch, from string, cfg Config) string {
 	listing := from == ""
 	var listed []engine.WatchEvent
 	for {
@@ -133,16 +127,6 @@ func drain(ctx context.Context, w *engine.Watch, from string, cfg WatchConfig) s
 		if v := meta.Get("resourceVersion").Str; v != "" && !listing {
 			from = v
 		}
-	}
-}
-
-// Sleep waits d or until ctx ends.
-func Sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }
 

@@ -38,11 +38,11 @@ func sameDeclarations(a, b []*schemas.Declarations) bool {
 
 // CheckDeclared tells whether serving d in place of the declarations of
 // the same source (or beside them, for a new source) would load and pass
-// the compatibility gate, as SetDeclared would find; it serves nothing.
-// The CRD API answers a write with its error. The others are those set
-// now, so a check judges d against exactly what is served.
-func (r *Reloads) CheckDeclared(ctx context.Context, d *schemas.Declarations) error {
-	s := r.set
+// the compatibility gate, as SetDeclared would find, the gate reading
+// from stored what is stored; it serves nothing. The CRD API answers a
+// write with its error. The others are those set now, so a check judges
+// d against exactly what is served.
+func (s *Set) CheckDeclared(ctx context.Context, stored check.StoredObjects, d *schemas.Declarations) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	candidate := slices.DeleteFunc(slices.Clone(s.declared), func(o *schemas.Declarations) bool { return o.Source() == d.Source() })
@@ -51,7 +51,7 @@ func (r *Reloads) CheckDeclared(ctx context.Context, d *schemas.Declarations) er
 	if err != nil || next == served {
 		return err
 	}
-	return s.gate(ctx, served, next, r.stored)
+	return s.gate(ctx, served, next, stored)
 }
 
 // SourcePrefix starts the source name of the declarations of a CRD

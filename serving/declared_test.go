@@ -42,16 +42,16 @@ func TestDeclaredThroughTheGate(t *testing.T) {
 	if res == nil || res.CRD != "gadgets.toys.example.org" || res.Versions[0].File != SourcePrefix+"gadgets.toys.example.org" {
 		t.Fatalf("gadgets: %+v, want declared by the CRD object", res)
 	}
-	err = r.CheckDeclared(ctx, gadgetsCRD(`"size":{"type":"integer"}`, ""))
+	err = s.CheckDeclared(ctx, nil, gadgetsCRD(`"size":{"type":"integer"}`, ""))
 	problems, refused := Refused(err)
 	if !refused || len(problems) != 1 || !strings.Contains(problems[0].Message, "field .spec.color is removed") {
 		t.Fatalf("removing a field: %v, want the gate's refusal naming it", err)
 	}
 	allow := `,"annotations":{"specd.io/allow-breaking":"true"}`
-	if err := r.CheckDeclared(ctx, gadgetsCRD(`"size":{"type":"integer"}`, allow)); err != nil {
+	if err := s.CheckDeclared(ctx, nil, gadgetsCRD(`"size":{"type":"integer"}`, allow)); err != nil {
 		t.Fatalf("removing a field with the allow annotation: %v", err)
 	}
-	if err := r.CheckDeclared(ctx, gadgetsCRD(both+`,"weight":{"type":"integer"}`, "")); err != nil {
+	if err := s.CheckDeclared(ctx, nil, gadgetsCRD(both+`,"weight":{"type":"integer"}`, "")); err != nil {
 		t.Fatalf("adding a field: %v", err)
 	}
 	if s.Registry().Resource("gadgets.toys.example.org") != res {

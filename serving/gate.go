@@ -17,11 +17,12 @@ import (
 // --allow-breaking (Config.AllowBreaking), or for one group version with
 // x-specd.allowBreaking: true in its file (in the new file, or for a
 // removed file in the file as it was last served), or for one CRD's
-// resource with its annotation specd.io/allow-breaking: "true". A version may go only once no object is stored in
-// it, as read from storage (stored, the check of `specd check
-// --etcd-servers`): the storage version, and an older one whose objects
-// the storage migration has not rewritten yet. Without stored, or when
-// storage does not answer, removing the storage version is refused. The
+// resource with its annotation specd.io/allow-breaking: "true". A
+// version may go only once no object is stored in it, as read from
+// storage (stored, the check of `specd check --etcd-servers`): the
+// storage version, and an older one whose objects the storage migration
+// has not rewritten yet. Without stored, or when storage does not answer,
+// removing the storage version is refused. The
 // whole resource may go with its stored objects: they stay in storage
 // and are served again when it returns.
 func (s *Set) gate(ctx context.Context, served, next *world, stored check.StoredObjects) error {

@@ -36,10 +36,10 @@ type Reloads struct {
 }
 
 // Serve reloads when the schema directory changes (with Config.Watch)
-// and on each of Config.ReloadSignals, until ctx ends or Stop is called. The gate reads from
-// stored (nil: nothing to ask) in which versions objects are stored, and
-// each reload is followed by followers, in order; a follower is not told
-// that the BeforeSwap of a later one failed.
+// and on each of Config.ReloadSignals, until ctx ends or Stop is called.
+// The gate reads from stored (nil: nothing to ask) in which versions
+// objects are stored, and each reload is followed by followers, in order;
+// a follower is not told that the BeforeSwap of a later one failed.
 func (s *Set) Serve(ctx context.Context, stored check.StoredObjects, followers ...Follower) *Reloads {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Reloads{set: s, stored: stored, followers: followers, cancel: cancel}
