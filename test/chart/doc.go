@@ -3,6 +3,10 @@
 // way to run it (standalone, replicated, aggregated) with assertions on
 // the objects it renders, and on the values it refuses.
 //
-// The tests use $HELM when it is set (`make test` sets it), and build
-// Helm with `make helm` otherwise.
+// TestDryRunServer sends every rendering to a real kube-apiserver
+// (internal/testkube) with `kubectl apply --dry-run=server`.
+//
+// The tests use $HELM, $KUBECTL and $KUBE_APISERVER when they are set
+// (`make test` sets the first two), and build what is missing otherwise:
+// Helm and kubectl with make, kube-apiserver with go build in test/kube.
 package chart

@@ -26,49 +26,77 @@ const repoRoot = "../.."
 // chartDir is the chart under test.
 var chartDir = filepath.Join(repoRoot, "charts", "specd")
 
-// helmTimeout bounds one helm command; buildTimeout a cold `make helm`.
+// helmTimeout bounds one helm command; buildTimeout a cold build of a
+// tool (Helm, kubectl, kube-apiserver).
 const (
 	helmTimeout  = time.Minute
-	buildTimeout = 20 * time.Minute
+	buildTimeout = 30 * time.Minute
 )
 
-var helmBin struct {
-	once sync.Once
-	path string
-	err  error
+// tool is a program the tests run: $ENV (relative to the repository
+// root, as the Makefile writes it) when set, else built on first use by
+// build, which writes it to out.
+type tool struct {
+	env   string
+	build func(ctx context.Context, out string) *exec.Cmd
+	once  sync.Once
+	path  string
+	err   error
 }
 
-// helmPath is $HELM (relative to the repository root), or a Helm built
-// by `make helm` on first use.
-func helmPath(t *testing.T) string {
+var (
+	helmTool = &tool{env: "HELM", build: func(ctx context.Context, out string) *exec.Cmd {
+		return exec.CommandContext(ctx, "make", "-s", "helm", "HELM_BIN="+out)
+	}}
+	kubectlTool = &tool{env: "KUBECTL", build: func(ctx context.Context, out string) *exec.Cmd {
+		return exec.CommandContext(ctx, "make", "-s", "kubectl", "KUBECTL_BIN="+out)
+	}}
+	// kube-apiserver of test/kube; minutes to build the first time.
+	apiserverTool = &tool{env: "KUBE_APISERVER", build: func(ctx context.Context, out string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "k8s.io/kubernetes/cmd/kube-apiserver")
+		cmd.Dir = filepath.Join(repoRoot, "test", "kube")
+		return cmd
+	}}
+)
+
+// Path returns the tool's binary, building it the first time.
+func (b *tool) Path(t *testing.T) string {
 	t.Helper()
-	helmBin.once.Do(func() {
-		if p := os.Getenv("HELM"); p != "" {
-			// Relative to the repository root, as the Makefile writes it.
+	b.once.Do(func() {
+		if p := os.Getenv(b.env); p != "" {
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(repoRoot, p)
 			}
-			helmBin.path, helmBin.err = filepath.Abs(p)
+			b.path, b.err = filepath.Abs(p)
 			return
 		}
-		dir, err := os.MkdirTemp("", "specd-chart-helm-")
-		if err != nil {
-			helmBin.err = err
-			return
-		}
-		helmBin.path = filepath.Join(dir, "helm")
-		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "make", "-s", "helm", "HELM_BIN="+helmBin.path)
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			helmBin.err = fmt.Errorf("make helm: %w\n%s", err, out)
-		}
+		b.path, b.err = b.buildIt()
 	})
-	if helmBin.err != nil {
-		t.Fatal(helmBin.err)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return helmBin.path
+	return b.path
+}
+
+func (b *tool) buildIt() (string, error) {
+	dir, err := os.MkdirTemp("", "specd-chart-tool-")
+	if err != nil {
+		return "", err
+	}
+	out, err := filepath.Abs(filepath.Join(dir, strings.ToLower(b.env)))
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	cmd := b.build(ctx, out)
+	if cmd.Dir == "" {
+		cmd.Dir = repoRoot
+	}
+	if output, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, output)
+	}
+	return out, nil
 }
 
 // readChart reads every file of the chart, so that go test's cache knows
@@ -97,7 +125,7 @@ func runHelm(t *testing.T, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), helmTimeout)
 	defer cancel()
 	home := t.TempDir()
-	cmd := exec.CommandContext(ctx, helmPath(t), args...)
+	cmd := exec.CommandContext(ctx, helmTool.Path(t), args...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "HELM_CACHE_HOME="+filepath.Join(home, "cache"),
 		"HELM_CONFIG_HOME="+filepath.Join(home, "config"), "HELM_DATA_HOME="+filepath.Join(home, "data"))
 	var stdout, stderr bytes.Buffer
@@ -108,7 +136,9 @@ func runHelm(t *testing.T, args ...string) (string, error) {
 	return stdout.String(), nil
 }
 
-// valuesFile writes values (JSON is YAML) for `helm -f`.
+// valuesFile writes values (JSON is YAML) for `helm -f`, which takes
+// commas as separators: the file's path (from the test's name) must have
+// none.
 func valuesFile(t *testing.T, values map[string]any) string {
 	t.Helper()
 	data, err := json.Marshal(values)
