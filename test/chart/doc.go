@@ -4,9 +4,13 @@
 // the objects it renders, and on the values it refuses.
 //
 // TestDryRunServer sends every rendering to a real kube-apiserver
-// (internal/testkube) with `kubectl apply --dry-run=server`.
+// (internal/testkube) with `kubectl apply --dry-run=server`, and
+// TestPodServes runs specd with the flags of the rendered pod, its
+// volumes laid out as the kubelet lays them out.
 //
-// The tests use $HELM, $KUBECTL and $KUBE_APISERVER when they are set
-// (`make test` sets the first two), and build what is missing otherwise:
-// Helm and kubectl with make, kube-apiserver with go build in test/kube.
+// The tests use $HELM, $KUBECTL, $SPECD_BIN, $PLUGINS_DIR and
+// $KUBE_APISERVER when they are set (`make test` sets all but the last),
+// and build what is missing otherwise: Helm and kubectl with make, specd
+// and the plugins with go build, kube-apiserver with go build in
+// test/kube.
 package chart
