@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build run test test-unit test-image fuzz kubectl helm controller plugins image proto proto-tools proto-check bench vet fmt verify clean
+.PHONY: build run test test-unit test-image fuzz kubectl kube-apiserver helm controller plugins image proto proto-tools proto-check bench vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
@@ -44,6 +44,15 @@ kubectl:
 	@case "$(KUBECTL_VERSION)" in v1.*.*) ;; *) echo "kubectl: no k8s.io/kubectl v0.X.Y in test/kubectl/go.mod (found '$(KUBECTL_MODULE)')"; exit 1;; esac
 	cd test/kubectl && $(GO) build -ldflags "$(KUBECTL_LDFLAGS)" -o $(abspath $(KUBECTL_BIN)) .
 
+# kube-apiserver of k8s.io/kubernetes at the version test/kube/go.mod
+# pins, for the chart's server-side dry runs (test/chart,
+# internal/testkube). The first build takes many minutes; `nice` leaves
+# the machine usable.
+KUBE_APISERVER_BIN ?= bin/kube-apiserver
+
+kube-apiserver:
+	cd test/kube && nice $(GO) build -o $(abspath $(KUBE_APISERVER_BIN)) k8s.io/kubernetes/cmd/kube-apiserver
+
 # Helm for the acceptance tests: helm.sh/helm/v4's own cmd/helm, a tool of
 # test/helm/go.mod at the version pinned there, stamped with that version
 # as Helm's release builds are (unstamped, `helm version` says v4.3).
@@ -79,8 +88,8 @@ CONTROLLER_BIN ?= bin/controller
 controller:
 	cd test/controller && $(GO) build -o $(abspath $(CONTROLLER_BIN)) .
 
-test: build kubectl helm controller plugins vet
-	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
+test: build kubectl kube-apiserver helm controller plugins vet
+	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl KUBE_APISERVER=$(CURDIR)/bin/kube-apiserver HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
 	$(MAKE) test-image
 	$(MAKE) fuzz
 

@@ -9,8 +9,7 @@
 // volumes laid out as the kubelet lays them out.
 //
 // The tests use $HELM, $KUBECTL, $SPECD_BIN, $PLUGINS_DIR and
-// $KUBE_APISERVER when they are set (`make test` sets all but the last),
-// and build what is missing otherwise: Helm and kubectl with make, specd
-// and the plugins with go build, kube-apiserver with go build in
-// test/kube.
+// $KUBE_APISERVER when they are set (`make test` sets them), and build
+// what is missing otherwise: Helm, kubectl and kube-apiserver with make,
+// specd and the plugins with go build.
 package chart

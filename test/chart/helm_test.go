@@ -53,9 +53,7 @@ var (
 	}}
 	// kube-apiserver of test/kube; minutes to build the first time.
 	apiserverTool = &tool{env: "KUBE_APISERVER", build: func(ctx context.Context, out string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "k8s.io/kubernetes/cmd/kube-apiserver")
-		cmd.Dir = filepath.Join(repoRoot, "test", "kube")
-		return cmd
+		return exec.CommandContext(ctx, "make", "-s", "kube-apiserver", "KUBE_APISERVER_BIN="+out)
 	}}
 )
 
