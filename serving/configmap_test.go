@@ -12,8 +12,8 @@ import (
 
 // TestReloadConfigMapVolume: a schema directory that the kubelet updates
 // as a ConfigMap volume (internal/configvolume) is reloaded on each
-// update: a changed file, a new one, a removed one. Only the visible
-// names are read, not the timestamped folder beside them.
+// update: a changed file, a new one, a removed one, one in a folder. Only
+// the visible names are read, not the timestamped folder beside them.
 func TestReloadConfigMapVolume(t *testing.T) {
 	// An alpha version with no object stored may go (gate.go).
 	gizmos := strings.ReplaceAll(gadgetsFile("v1alpha1", ""), "gadget", "gizmo")
@@ -35,6 +35,9 @@ func TestReloadConfigMapVolume(t *testing.T) {
 		{"a changed file", map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)}, hasGroups("gadgets")},
 		{"a new file", map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...), "h.yaml": gizmos}, hasGroups("gadgets", "gizmos")},
 		{"a removed file", map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)}, hasGroups("gadgets")},
+		// Items with a folder: the folder is a link through ..data.
+		{"a file in a folder", map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...), "more/h.yaml": gizmos}, hasGroups("gadgets", "gizmos")},
+		{"the folder removed", map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)}, hasGroups("gadgets")},
 	}
 	for _, step := range steps {
 		before := r.Registry()

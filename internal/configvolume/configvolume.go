@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,9 +16,11 @@ const (
 	newDataLink = "..data_tmp"
 )
 
-// Write makes dir hold exactly files (name to content; names without a
-// folder), as the kubelet's update of a ConfigMap volume does. dir must
-// exist; on its first Write it gets the volume's layout.
+// Write makes dir hold exactly files (path to content), as the kubelet's
+// update of a ConfigMap volume does. A path may have folders, as a
+// volume's items may (shop/v1.yaml): then only its first folder is a
+// visible link (shop -> ..data/shop). dir must exist; on its first Write
+// it gets the volume's layout.
 func Write(dir string, files map[string]string) error {
 	oldTS, err := os.Readlink(filepath.Join(dir, dataLink))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -56,10 +59,14 @@ func writeTimestamped(dir string, files map[string]string) (string, error) {
 		return "", fmt.Errorf("configvolume: %w", err)
 	}
 	for name, content := range files {
-		if strings.ContainsRune(name, '/') || strings.HasPrefix(name, "..") {
-			return "", fmt.Errorf("configvolume: %q: a name must have no folder and not start with '..'", name)
+		if strings.HasPrefix(name, "..") || strings.HasPrefix(name, "/") || slices.Contains(strings.Split(name, "/"), "..") {
+			return "", fmt.Errorf("configvolume: %q: a path must be relative, without '..', and not start with '..'", name)
 		}
-		if err := os.WriteFile(filepath.Join(ts, name), []byte(content), 0o644); err != nil {
+		p := filepath.Join(ts, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", fmt.Errorf("configvolume: %w", err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			return "", fmt.Errorf("configvolume: %w", err)
 		}
 	}
@@ -78,9 +85,10 @@ func swapData(dir, ts string) error {
 	return nil
 }
 
-// linkNames adds the visible link of each name that has none.
+// linkNames adds the visible link of each path's first element that has
+// none.
 func linkNames(dir string, files map[string]string) error {
-	for name := range files {
+	for name := range visible(files) {
 		link := filepath.Join(dir, name)
 		if _, err := os.Readlink(link); err == nil {
 			continue
@@ -92,15 +100,16 @@ func linkNames(dir string, files map[string]string) error {
 	return nil
 }
 
-// unlinkGone removes the visible links of the names in the old folder
-// that files no longer has.
+// unlinkGone removes the visible links of the old folder's entries that
+// no path of files starts with.
 func unlinkGone(dir, oldTS string, files map[string]string) error {
 	old, err := os.ReadDir(filepath.Join(dir, oldTS))
 	if err != nil {
 		return fmt.Errorf("configvolume: %w", err)
 	}
+	keep := visible(files)
 	for _, e := range old {
-		if _, ok := files[e.Name()]; ok {
+		if keep[e.Name()] {
 			continue
 		}
 		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
@@ -108,4 +117,15 @@ func unlinkGone(dir, oldTS string, files map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// visible are the first elements of the paths of files: the names the
+// volume shows.
+func visible(files map[string]string) map[string]bool {
+	names := map[string]bool{}
+	for p := range files {
+		first, _, _ := strings.Cut(p, "/")
+		names[first] = true
+	}
+	return names
 }

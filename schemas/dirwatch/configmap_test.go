@@ -20,6 +20,8 @@ func TestConfigMapVolume(t *testing.T) {
 		{"a new file", map[string]string{"a.yaml": "a2", "b.yaml": "b1", "c.yaml": "c1"}},
 		{"a removed file", map[string]string{"a.yaml": "a2", "c.yaml": "c1"}},
 		{"a changed file again", map[string]string{"a.yaml": "a3", "c.yaml": "c1"}},
+		{"a file in a folder", map[string]string{"a.yaml": "a3", "c.yaml": "c1", "sub/d.yaml": "d1"}},
+		{"a changed file in a folder", map[string]string{"a.yaml": "a3", "c.yaml": "c1", "sub/d.yaml": "d2"}},
 		{"every file removed", map[string]string{}},
 	}
 	dir := t.TempDir()
