@@ -4,7 +4,7 @@
 // the objects it renders, and on the values it refuses.
 //
 // TestDryRunServer sends every rendering to a real kube-apiserver
-// (internal/testkube) with `kubectl apply --dry-run=server`, and
+// (test/testkube) with `kubectl apply --dry-run=server`, and
 // TestPodServes runs specd with the flags of the rendered pod, its
 // volumes laid out as the kubelet lays them out.
 //

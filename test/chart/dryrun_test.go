@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specd-io/specd/internal/testkube"
+	"github.com/specd-io/specd/test/testkube"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
