@@ -108,6 +108,7 @@ test-unit:
 
 vet:
 	$(GO) vet ./...
+	cd tools/image && $(GO) vet ./...
 
 # The plugin protocol's Go code (plugins/proto/**/*.pb.go) from its .proto
 # files, with buf and the protoc-gen-go(-grpc) plugins at pinned versions,
@@ -144,6 +145,7 @@ fmt:
 verify: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) mod tidy -diff
+	cd tools/image && $(GO) mod tidy -diff
 
 # The load tool against a fresh specd serving the benchmark schema; see
 # docs/performance.md.
