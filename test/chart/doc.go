@@ -5,8 +5,9 @@
 //
 // TestDryRunServer sends every rendering to a real kube-apiserver
 // (test/testkube) with `kubectl apply --dry-run=server`, and
-// TestPodServes runs specd with the flags of the rendered pod, its
-// volumes laid out as the kubelet lays them out.
+// TestPodServes and TestPodsServeReplicated run specd with the flags of
+// the rendered pods, their volumes laid out as the kubelet lays them out
+// (the replicated ones on an etcd that wants client certificates).
 //
 // The tests use $HELM, $KUBECTL, $SPECD_BIN, $PLUGINS_DIR and
 // $KUBE_APISERVER when they are set (`make test` sets them), and build

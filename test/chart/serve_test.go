@@ -15,11 +15,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
 	"github.com/specd-io/specd/internal/configvolume"
 	"github.com/specd-io/specd/internal/testpki"
 	"github.com/specd-io/specd/internal/testproc"
@@ -38,50 +43,112 @@ var (
 // (through extraArgs and extraVolumes).
 const adminToken = "chart-test-admin-token"
 
-// TestPodServes runs specd as the chart's standalone pod would: its
-// flags as rendered, every path of them in a volume of the pod laid out
-// as the kubelet lays them out (the schemas and the audit policy from the
-// rendered ConfigMaps, the serving certificate and a token file from
-// Secrets), and nothing written outside them. specd must answer the
-// kubelet's probes, serve the schemas of the ConfigMap, audit to
-// standard output, and serve a schema file added by an update of the
-// ConfigMap as the kubelet makes it.
-func TestPodServes(t *testing.T) {
-	ca := testpki.NewCA(t, "chart-test-ca")
-	objs := render(t, standaloneValues(t, map[string]any{
-		"backup":            map[string]any{"enabled": false},
+// podValues are the values of TestPodServes's renderings: a token file
+// for the test's admin (extraArgs and extraVolumes), the serving
+// certificate from a Secret, and the shop schemas in the chart's
+// ConfigMap.
+func podValues(t *testing.T, more map[string]any) map[string]any {
+	v := map[string]any{
+		"schemas":           map[string]any{"files": shopSchemas(t)},
+		"audit":             map[string]any{"enabled": true},
 		"tls":               map[string]any{"source": "secret", "secret": map[string]any{"name": "specd-serving"}},
 		"extraArgs":         []any{"--token-auth-file=/etc/specd/tokens/tokens.csv"},
 		"extraVolumes":      []any{map[string]any{"name": "tokens", "secret": map[string]any{"secretName": "specd-tokens"}}},
 		"extraVolumeMounts": []any{map[string]any{"name": "tokens", "mountPath": "/etc/specd/tokens", "readOnly": true}},
-	}))
-	pod := statefulPod(t, objs)
-	c := container(t, pod)
-	fs := newPodFS(t, objs, pod, c, map[string]map[string]string{
-		"specd-serving": servingSecret(t, ca),
-		"specd-tokens":  {"tokens.csv": adminToken + `,chart-admin,1,"system:masters"` + "\n"},
-	})
-	proc := startPod(t, fs, c.Args)
-	url := awaitServing(t, proc)
-	client := httpsClient(ca)
-	for _, probe := range []string{"/livez", "/readyz"} {
-		if code := get(t, client, url+probe, ""); code != http.StatusOK {
-			t.Errorf("%s without credentials, as the kubelet probes: %d, want 200", probe, code)
-		}
 	}
-	if code := get(t, client, url+"/apis/shop.example.com/v1", adminToken); code != http.StatusOK {
+	maps.Copy(v, more)
+	return v
+}
+
+// runningPod is specd started as one pod of a rendering.
+type runningPod struct {
+	fs     *podFS
+	proc   *testproc.Proc
+	url    string
+	client *http.Client
+}
+
+// runPod starts specd as the pod template of a rendering would run: its
+// flags as rendered, every path of them in a volume of the pod laid out
+// as the kubelet lays them out (ConfigMaps as rendered, Secrets from
+// secrets), and nothing written outside them.
+func runPod(t *testing.T, objs objects, pod corev1.PodTemplateSpec, secrets map[string]map[string]string, ca *testpki.CA) *runningPod {
+	t.Helper()
+	c := container(t, pod)
+	secrets = maps.Clone(secrets)
+	if secrets == nil {
+		secrets = map[string]map[string]string{}
+	}
+	secrets["specd-serving"] = servingSecret(t, ca)
+	secrets["specd-tokens"] = map[string]string{"tokens.csv": adminToken + `,chart-admin,1,"system:masters"` + "\n"}
+	fs := newPodFS(t, objs, pod, c, secrets)
+	proc := startPod(t, fs, c.Args)
+	return &runningPod{fs: fs, proc: proc, url: awaitServing(t, proc), client: httpsClient(ca)}
+}
+
+// checkServes: the kubelet's probes answer without credentials, the
+// shop schemas are served to the admin, and the request is audited.
+func (p *runningPod) checkServes(t *testing.T) {
+	t.Helper()
+	for _, probe := range []string{"/livez", "/readyz"} {
+		waitStatus(t, p.client, p.url+probe, "", http.StatusOK)
+	}
+	if code := get(t, p.client, p.url+"/apis/shop.example.com/v1", adminToken); code != http.StatusOK {
 		t.Errorf("GET /apis/shop.example.com/v1 as the admin: %d, want 200", code)
 	}
-	checkAudited(t, proc, "/apis/shop.example.com/v1")
-	// An upgrade that adds a schema file to the ConfigMap: the kubelet
-	// writes a new folder and swings ..data to it.
+	checkAudited(t, p.proc, "/apis/shop.example.com/v1")
+}
+
+// TestPodServes: specd runs as the standalone StatefulSet's pod: it
+// answers the kubelet's probes, serves the schemas of the ConfigMap,
+// audits to standard output, and serves a schema file that an update of
+// the ConfigMap adds, as the kubelet writes it.
+func TestPodServes(t *testing.T) {
+	ca := testpki.NewCA(t, "chart-test-ca")
+	objs := render(t, standaloneValues(t, podValues(t, map[string]any{"backup": map[string]any{"enabled": false}})))
+	p := runPod(t, objs, statefulPod(t, objs), nil, ca)
+	p.checkServes(t)
 	files := maps.Clone(shopSchemas(t))
 	files["library-v1.yaml"] = readExample(t, "library.example.com/v1.yaml")
 	files["library-v1beta1.yaml"] = readExample(t, "library.example.com/v1beta1.yaml")
-	if err := configvolume.Write(fs.configMaps[fullname+"-schemas"], toStrings(files)); err != nil {
+	if err := configvolume.Write(p.fs.configMaps[fullname+"-schemas"], toStrings(files)); err != nil {
 		t.Fatal(err)
 	}
-	waitServed(t, client, url+"/apis/library.example.com/v1")
+	waitStatus(t, p.client, p.url+"/apis/library.example.com/v1", adminToken, http.StatusOK)
+}
+
+// TestPodsServeReplicated: two replicas of the replicated Deployment's
+// pod on one etcd that wants TLS and client certificates (its files from
+// the etcd Secret) both serve, and one of them leads.
+func TestPodsServeReplicated(t *testing.T) {
+	etcd := etcdtest.StartTLS(t)
+	ca := testpki.NewCA(t, "chart-test-ca")
+	objs := render(t, replicatedValues(podValues(t, map[string]any{
+		"etcd":    map[string]any{"servers": toAny(etcd.Endpoints), "tlsSecret": "etcd-client"},
+		"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": false}},
+	})))
+	var dep appsv1.Deployment
+	objs.get(t, "Deployment", fullname, &dep)
+	secrets := map[string]map[string]string{"etcd-client": {
+		"ca.crt": readFile(t, etcd.CAFile), "tls.crt": readFile(t, etcd.CertFile), "tls.key": readFile(t, etcd.KeyFile)}}
+	var pods []*runningPod
+	for range 2 {
+		p := runPod(t, objs, dep.Spec.Template, secrets, ca)
+		p.checkServes(t)
+		pods = append(pods, p)
+	}
+	// The election settles within a lease's time.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		leaders := pods[0].leading(t) + pods[1].leading(t)
+		if leaders == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replicas leading the background work: %v after 60s, want 1", leaders)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // startPod starts specd with the pod's args, its paths moved into fs,
@@ -173,23 +240,50 @@ func get(t *testing.T, client *http.Client, url, token string) int {
 	return resp.StatusCode
 }
 
-// waitServed waits until url answers 200 to the admin, as a reload
-// makes a new group served.
-func waitServed(t *testing.T, client *http.Client, url string) {
+// waitStatus waits until url answers code (with token as bearer when
+// not ""): a pod becoming ready, or a reload making a group served.
+func waitStatus(t *testing.T, client *http.Client, url, token string, code int) {
 	t.Helper()
-	// The watcher's debounce and the reload take well under a second;
+	// A reload takes well under a second after the watcher's debounce;
 	// the rest is slack for a busy machine.
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
-		code := get(t, client, url, adminToken)
-		if code == http.StatusOK {
+		got := get(t, client, url, token)
+		if got == code {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("GET %s: %d 30s after the ConfigMap's update, want 200 once reloaded", url, code)
+			t.Fatalf("GET %s: %d after 60s, want %d", url, got, code)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// leading is the pod's specd_leader{election="background"}: 1 when it
+// runs the background work, 0 otherwise or before it runs for it.
+func (p *runningPod) leading(t *testing.T) float64 {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, p.url+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := p.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), `specd_leader{election="background"} `); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	return 0 // not yet a candidate
 }
 
 // checkAudited: an audit event of uri on specd's standard output, one
@@ -211,6 +305,23 @@ func checkAudited(t *testing.T, proc *testproc.Proc, uri string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Errorf("no audit event of %s at level Metadata on specd's output", uri)
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
 }
 
 func readExample(t *testing.T, name string) string {
