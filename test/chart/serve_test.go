@@ -22,6 +22,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
@@ -101,13 +102,16 @@ func (p *runningPod) checkServes(t *testing.T) {
 
 // TestPodServes: specd runs as the standalone StatefulSet's pod: it
 // answers the kubelet's probes, serves the schemas of the ConfigMap,
-// audits to standard output, and serves a schema file that an update of
-// the ConfigMap adds, as the kubelet writes it.
+// audits to standard output, is backed up by the CronJob's command on
+// its claim, and serves a schema file that an update of the ConfigMap
+// adds, as the kubelet writes it.
 func TestPodServes(t *testing.T) {
 	ca := testpki.NewCA(t, "chart-test-ca")
-	objs := render(t, standaloneValues(t, podValues(t, map[string]any{"backup": map[string]any{"enabled": false}})))
+	objs := render(t, standaloneValues(t, podValues(t, map[string]any{
+		"backup": map[string]any{"enabled": true, "volume": map[string]any{"emptyDir": map[string]any{}}}})))
 	p := runPod(t, objs, statefulPod(t, objs), nil, ca)
 	p.checkServes(t)
+	checkBackupJob(t, objs, p)
 	files := maps.Clone(shopSchemas(t))
 	files["library-v1.yaml"] = readExample(t, "library.example.com/v1.yaml")
 	files["library-v1beta1.yaml"] = readExample(t, "library.example.com/v1beta1.yaml")
@@ -148,6 +152,42 @@ func TestPodsServeReplicated(t *testing.T) {
 			t.Fatalf("replicas leading the background work: %v after 60s, want 1", leaders)
 		}
 		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// checkBackupJob runs the backup CronJob's container as its Job would,
+// on the claim of the running pod p: the snapshot lands in the backup
+// volume, named after the Job.
+func checkBackupJob(t *testing.T, objs objects, p *runningPod) {
+	t.Helper()
+	var cj batchv1.CronJob
+	objs.get(t, "CronJob", fullname+"-backup", &cj)
+	c := cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0]
+	backup := t.TempDir()
+	job := &podFS{mounts: map[string]string{"/backup": backup, "/tmp": t.TempDir(), "/var/lib/specd": p.fs.path(t, "/var/lib/specd")}}
+	if mountPath(c, "backup") != "/backup" || mountPath(c, "data") != "/var/lib/specd" {
+		t.Fatalf("backup mounts %+v, want /backup and the claim at /var/lib/specd", c.VolumeMounts)
+	}
+	var args []string
+	for _, a := range c.Args {
+		// The kubelet expands $(JOB_NAME) from the env the Job's label
+		// fills; a CronJob names its Jobs NAME-MINUTES.
+		a = strings.ReplaceAll(a, "$(JOB_NAME)", cj.Name+"-29412345")
+		name, value, ok := strings.Cut(a, "=")
+		if strings.HasPrefix(a, "/") {
+			a = job.path(t, a)
+		} else if ok && strings.HasPrefix(value, "/") {
+			a = name + "=" + job.path(t, value)
+		}
+		args = append(args, a)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, specdTool.Path(t), args...).CombinedOutput(); err != nil {
+		t.Fatalf("specd %q: %v\n%s", args, err, out)
+	}
+	if fi, err := os.Stat(filepath.Join(backup, cj.Name+"-29412345.db")); err != nil || fi.Size() == 0 {
+		t.Errorf("the backup Job's snapshot: %v, want a file in the backup volume named after the Job", err)
 	}
 }
 
