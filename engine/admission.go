@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	genericrequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/plugins/hook"
@@ -230,17 +229,6 @@ func (a admitter) callValidate(ctx context.Context, h *schemas.Hooks, ar hook.Ad
 	return a.admission.Validate(ctx, h.Validate, ar)
 }
 
-// requestUser is the user that the server's authentication (or a
-// plugin's callback) put in ctx, as admission plugins are told it; the
-// zero UserInfo when there is none, as with authentication off.
-func requestUser(ctx context.Context) hook.UserInfo {
-	u, ok := genericrequest.UserFrom(ctx)
-	if !ok || u == nil {
-		return hook.UserInfo{}
-	}
-	return hook.UserInfo{Username: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}
-}
-
 // errNoPlugins answers a hook call of a Store made without Admission.
 var errNoPlugins = errors.New("engine: no plugins are configured")
 
@@ -294,3 +282,10 @@ var knownErrorType = map[field.ErrorType]bool{
 func (a admitter) check(r *schemas.Resource) WriteCheck {
 	return a.checks.of(r)
 }
+
+// WriteCheck vets one write of a resource before its validation plugin
+// sees it: req carries the object in the storage version (and the stored
+// one on update), and the request's context the user. An error refuses
+// the write and is answered as it is (a Status error keeps its code), so
+// that a check such as RBAC's escalation prevention answers 403.
+type WriteCheck func(ctx context.Context, req hook.AdmissionRequest) error

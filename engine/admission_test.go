@@ -120,7 +120,7 @@ func newAdmittingStore(tb testing.TB, a hook.Admission) *engine.Store {
 	prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
 	opts := engine.Options{Keys: engine.Keys{Prefix: prefix}, Now: func() time.Time { return testNow }}
 	if a != nil {
-		opts.Admission = func(engine.Objects) hook.Admission { return a }
+		opts.Admission = func(*engine.Store) hook.Admission { return a }
 	}
 	return engine.NewStore(etcdstorage.New(testClient), opts)
 }

@@ -368,7 +368,7 @@ func TestBookkeepingHiddenFromPlugins(t *testing.T) {
 	}
 	plugins := &fakePlugins{}
 	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Keys: engine.Keys{Prefix: newPrefix()}, Now: func() time.Time { return testNow },
-		Converter: set, Admission: func(engine.Objects) hook.Admission { return plugins }, Logger: slog.New(slog.DiscardHandler)})
+		Converter: set, Admission: func(*engine.Store) hook.Admission { return plugins }, Logger: slog.New(slog.DiscardHandler)})
 	r := reg.Group("frob.example.com").Resource("frobbers")
 	v1, v2 := r.Version("v1"), r.Version("v2")
 	v2.Hooks = &schemas.Hooks{Validate: "frob-policy", FailurePolicy: schemas.FailurePolicyFail, Timeout: time.Second}

@@ -58,7 +58,7 @@ func (s *Store) prepareCreate(ctx context.Context, w *write, body []byte) (*prep
 	if err != nil {
 		return nil, err
 	}
-	if err := s.mutateBody(rv, req); err != nil {
+	if err := s.mutators.body(rv, req); err != nil {
 		return nil, err
 	}
 	if s.createCheck != nil {
@@ -95,12 +95,12 @@ func (s *Store) prepareCreate(ctx context.Context, w *write, body []byte) (*prep
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(groupKind(r), req.meta.Name, errs)
 	}
-	s.trackCreate(w, req)
+	s.fields.trackCreate(w, req)
 	obj, err := encode(req.obj, len(body))
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.toStorage(rv, obj)
+	st, err := s.conv.toStorage(rv, obj)
 	if err != nil {
 		return nil, err
 	}

@@ -29,10 +29,28 @@
 // stringData, engine/configdata), WriteChecks may refuse it before it is
 // stored (engine/rbac's escalation checks, engine/configdata's validation).
 //
-// One file per verb: create.go, get.go, list.go, update.go, delete.go,
-// watch.go. Watches, and the lists that may be served from memory, go
-// through a Cache (engine/watchcache): one storage watch per resource
-// feeding the stored bytes of its objects and a window of recent events.
+// The files read top to bottom; none uses a file above it (hack/shape
+// -files engine draws them):
+//
+//   - the verbs, a file each: create.go, get.go, list.go (and
+//     watch_list.go, listselect.go), update.go, patch.go (and apply.go),
+//     delete.go, deletecollection.go, watch.go, the scale subresource
+//     (scale.go), and the Upkeep (upkeep.go, upkeep_gc.go);
+//   - the steps they share: reading one stored object (read.go), the
+//     pipeline every write of a stored object goes through (replace.go);
+//   - the Store, which composes the parts below (store.go);
+//   - the parts of the write path: admission (admission.go), mutation
+//     (mutate.go), Strategies (strategy.go), a patch decoded and applied
+//     (patcher.go), conversion (conversion.go), managed fields
+//     (managedfields.go), the conversion bookkeeping (bookkeeping.go),
+//     metadata (meta.go), decoding (decode.go), finalizers
+//     (finalizers.go), the write being made (write.go);
+//   - the surface (surface.go) and the values it takes (requests.go),
+//     and the helpers: keys, errors, selectors, continue tokens, limits.
+//
+// Watches, and the lists that may be served from memory, go through a
+// Cache (engine/watchcache): one storage watch per resource feeding the
+// stored bytes of its objects and a window of recent events.
 //
 // The root package declares the engine's surface once (surface.go):
 // Reader, Writer, Watcher and Subresources, composed as each caller needs

@@ -17,13 +17,5 @@ func (s *Store) Get(ctx context.Context, ref Ref) ([]byte, error) {
 	case ref.Subresource != "" && (ref.Subresource != "status" || !rv.StatusSubresource):
 		return nil, apierrors.NewNotFound(groupResource(rv.Resource), ref.Name)
 	}
-	kv, err := s.storage.Get(ctx, s.keys.Object(rv.Resource, ref.Namespace, ref.Name))
-	if err != nil {
-		return nil, storageError(rv.Resource, ref.Name, err)
-	}
-	obj, err := s.toVersion(rv, kv.Value)
-	if err != nil {
-		return nil, err
-	}
-	return served(obj, kv.ModRevision)
+	return s.getObject(ctx, ref)
 }

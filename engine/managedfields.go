@@ -21,6 +21,10 @@ import (
 // are collected (the key is a weak pointer).
 type fieldManagers struct {
 	m sync.Map // weak.Pointer[schemas.ResourceVersion] -> *fieldManagerEntry
+	// now stamps the entries a write makes; log hears of those it
+	// cannot make.
+	now func() time.Time
+	log *slog.Logger
 }
 
 type fieldManagerEntry struct {
@@ -29,14 +33,14 @@ type fieldManagerEntry struct {
 	err  error
 }
 
-// fieldManager returns the field manager of rv, building it once.
-func (s *Store) fieldManager(rv *schemas.ResourceVersion) (*fieldmanager.Manager, error) {
+// of returns the field manager of rv, building it once.
+func (f *fieldManagers) of(rv *schemas.ResourceVersion) (*fieldmanager.Manager, error) {
 	key := weak.Make(rv)
-	v, ok := s.fields.m.Load(key)
+	v, ok := f.m.Load(key)
 	if !ok {
 		var loaded bool
-		if v, loaded = s.fields.m.LoadOrStore(key, &fieldManagerEntry{}); !loaded {
-			m := &s.fields.m
+		if v, loaded = f.m.LoadOrStore(key, &fieldManagerEntry{}); !loaded {
+			m := &f.m
 			runtime.AddCleanup(rv, func(k weak.Pointer[schemas.ResourceVersion]) { m.Delete(k) }, key)
 		}
 	}
@@ -47,12 +51,12 @@ func (s *Store) fieldManager(rv *schemas.ResourceVersion) (*fieldmanager.Manager
 	return e.fm, e.err
 }
 
-// trackWrite sets metadata.managedFields of obj, the object w is about to
+// track sets metadata.managedFields of obj, the object w is about to
 // store, as kube-apiserver's field manager does for an update operation:
 // live is the stored object (nil on create), entries the managed fields
 // to start from. Like kube-apiserver it never fails the write: on an error
 // the managed fields are dropped and the error logged.
-func (s *Store) trackWrite(w *write, live, obj map[string]any, entries []metav1.ManagedFieldsEntry) {
+func (f *fieldManagers) track(w *write, live, obj map[string]any, entries []metav1.ManagedFieldsEntry) {
 	md, _ := obj["metadata"].(map[string]any)
 	if md == nil {
 		return
@@ -62,7 +66,7 @@ func (s *Store) trackWrite(w *write, live, obj map[string]any, entries []metav1.
 		return
 	}
 	rv := w.Version
-	fm, err := s.fieldManager(rv)
+	fm, err := f.of(rv)
 	if err == nil {
 		var out []metav1.ManagedFieldsEntry
 		// The field manager knows the status subresource only: an update
@@ -71,13 +75,13 @@ func (s *Store) trackWrite(w *write, live, obj map[string]any, entries []metav1.
 		if w.status() {
 			sub = "status"
 		}
-		out, _, err = fm.Update(live, obj, entries, fieldmanager.Write{Manager: w.opts.FieldManager, Subresource: sub, Now: s.now()})
+		out, _, err = fm.Update(live, obj, entries, fieldmanager.Write{Manager: w.opts.FieldManager, Subresource: sub, Now: f.now()})
 		if err == nil {
 			setManagedFields(md, out)
 			return
 		}
 	}
-	s.log.LogAttrs(context.Background(), slog.LevelWarn, "managed fields not tracked",
+	f.log.LogAttrs(context.Background(), slog.LevelWarn, "managed fields not tracked",
 		slog.String("resource", rv.Resource.GroupResource()), slog.Any("err", err))
 	delete(md, "managedFields")
 }
@@ -130,13 +134,13 @@ func setManagedFields(md map[string]any, entries []metav1.ManagedFieldsEntry) {
 }
 
 // trackCreate records a create in the new object's managed fields.
-func (s *Store) trackCreate(w *write, req *request) {
+func (f *fieldManagers) trackCreate(w *write, req *request) {
 	entries := updateEntries(req.meta.ManagedFields, nil, req.meta.ManagedFields != nil, false)
-	s.trackWrite(w, nil, req.obj, entries)
+	f.track(w, nil, req.obj, entries)
 }
 
 // trackUpdate records an update of old in the new object's managed fields.
-func (s *Store) trackUpdate(w *write, req *request, old *stored) {
+func (f *fieldManagers) trackUpdate(w *write, req *request, old *stored) {
 	entries := updateEntries(req.meta.ManagedFields, old.meta.ManagedFields, req.meta.ManagedFields != nil, w.status())
-	s.trackWrite(w, old.obj, req.obj, entries)
+	f.track(w, old.obj, req.obj, entries)
 }

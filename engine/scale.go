@@ -44,8 +44,7 @@ func (s *Store) getScale(ctx context.Context, ref Ref) ([]byte, error) {
 	if rv.Scale == nil {
 		return nil, apierrors.NewNotFound(groupResource(rv.Resource), ref.Name)
 	}
-	ref.Subresource = ""
-	obj, err := s.Get(ctx, ref)
+	obj, err := s.getObject(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +92,7 @@ func (s *Store) patchScale(ctx context.Context, req PatchRequest) (PatchResult, 
 	}
 	res, err := s.retryScale(pinned, func() (Result, error) {
 		return s.writeScale(ctx, req.Ref, req.Options.WriteOptions, func(live scaleState) (scaleChange, error) {
-			patched, wopts, err := p.apply(s, st, live.json)
+			patched, wopts, err := p.apply(&s.fields, st, live.json)
 			if err != nil {
 				return scaleChange{}, err
 			}
@@ -183,7 +182,7 @@ const invalidReplicas = math.MinInt32
 // answered as one; patchScale retries it.
 func (s *Store) writeScale(ctx context.Context, ref Ref, opts WriteOptions, change func(scaleState) (scaleChange, error)) (Result, error) {
 	rv := ref.Version
-	cur, err := s.Get(ctx, Ref{Version: rv, Namespace: ref.Namespace, Name: ref.Name})
+	cur, err := s.getObject(ctx, ref)
 	if err != nil {
 		return Result{}, err
 	}
@@ -245,7 +244,7 @@ func (s *Store) writeScale(ctx context.Context, ref Ref, opts WriteOptions, chan
 // fields it cannot compute are dropped.
 func (s *Store) trackScaleUpdate(live scaleState, body []byte, opts WriteOptions) (scaleChange, error) {
 	ch := scaleChange{body: body}
-	fm, err := s.fieldManager(scaleType())
+	fm, err := s.fields.of(scaleType())
 	if err != nil {
 		return scaleChange{}, err
 	}

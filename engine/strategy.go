@@ -87,11 +87,10 @@ type strategies byResource[*Strategy]
 // of returns the Strategy of r, nil for none.
 func (ss strategies) of(r *schemas.Resource) *Strategy { return byResource[*Strategy](ss).of(r) }
 
-// Subresources returns the update-only subresources r's Strategy serves
-// besides status and scale, sorted (nil for none): discovery and the
-// OpenAPI documents list them as kube-apiserver lists namespaces/finalize.
-func (s *Store) Subresources(r *schemas.Resource) []string {
-	st := s.strategies.of(r)
+// subresources returns the update-only subresources r's Strategy serves
+// besides status and scale, sorted (nil for none).
+func (ss strategies) subresources(r *schemas.Resource) []string {
+	st := ss.of(r)
 	if st == nil || len(st.Subresources) == 0 {
 		return nil
 	}
@@ -104,10 +103,10 @@ func (ss strategies) serves(r *schemas.Resource, subresource string) bool {
 	return st != nil && slices.Contains(st.Subresources, subresource)
 }
 
-// holdsOf returns the finalizing storage's test of whether a stored
-// value is held by its resource's Strategy, by key prefix; nil when no
-// Strategy holds objects.
-func (s *Store) holdsOf(ss strategies) func(key string, value []byte) bool {
+// holds returns the finalizing storage's test of whether a stored value
+// is held by its resource's Strategy, by key prefix under keys; nil when
+// no Strategy holds objects.
+func (ss strategies) holds(keys Keys) func(key string, value []byte) bool {
 	type prefixed struct {
 		prefix string
 		holds  func([]byte) bool
@@ -116,7 +115,7 @@ func (s *Store) holdsOf(ss strategies) func(key string, value []byte) bool {
 	for gr, st := range ss {
 		if st.Holds != nil {
 			r := &schemas.Resource{Group: gr.Group, Plural: gr.Resource}
-			held = append(held, prefixed{prefix: s.keys.Namespace(r, ""), holds: st.Holds})
+			held = append(held, prefixed{prefix: keys.Resource(r), holds: st.Holds})
 		}
 	}
 	if len(held) == 0 {

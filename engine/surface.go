@@ -12,18 +12,6 @@ import (
 // upkeep that background work does on stored objects (garbage
 // collection, migration, namespace clean-up) is Upkeep's, not this.
 
-// Ref names what a request acts on: one version of a resource, as the
-// caller's registry snapshot serves it; a namespace ("" for a
-// cluster-scoped resource, or for every namespace in a list or watch); an
-// object's name ("" for the collection); and a subresource ("" for the
-// object itself, else "status", "scale" or one that a Strategy serves).
-type Ref struct {
-	Version     *schemas.ResourceVersion
-	Namespace   string
-	Name        string
-	Subresource string
-}
-
 // Reader reads objects.
 type Reader interface {
 	// Get returns the object ref names, in ref's version; through the
@@ -77,23 +65,4 @@ type Objects interface {
 	Writer
 	Watcher
 	Subresources
-}
-
-var _ Objects = (*Store)(nil)
-
-// WriteRequest is one create or update: what it writes to, the body the
-// client sent (JSON), and the options of the write.
-type WriteRequest struct {
-	Ref
-	Body    []byte
-	Options WriteOptions
-}
-
-// PatchRequest is one patch: what it patches, the patch and its type, and
-// the options of the write.
-type PatchRequest struct {
-	Ref
-	Type    PatchType
-	Patch   []byte
-	Options PatchOptions
 }

@@ -39,7 +39,7 @@ func (u *Upkeep) Keys() Keys { return u.s.keys }
 // ToStorageVersion converts stored bytes of r to r's storage version, with
 // the conversion rules of r's registry snapshot.
 func (u *Upkeep) ToStorageVersion(r *schemas.Resource, obj []byte) ([]byte, error) {
-	return u.s.converterOf(r).Convert(obj, r.StorageAPIVersion())
+	return u.s.conv.of(r).Convert(obj, r.StorageAPIVersion())
 }
 
 // HeldNamespaces lists the namespaces in which objects of r are stored,

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 
+	genericrequest "k8s.io/apiserver/pkg/endpoints/request"
+
 	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
@@ -39,4 +41,15 @@ func (w *write) admissionRequest(version, namespace, name string, obj, old []byt
 		Operation: w.op, Subresource: w.Subresource,
 		Object: obj, OldObject: old, DryRun: w.opts.DryRun, UserInfo: w.user,
 	}
+}
+
+// requestUser is the user that the server's authentication (or a
+// plugin's callback) put in ctx, as admission plugins are told it; the
+// zero UserInfo when there is none, as with authentication off.
+func requestUser(ctx context.Context) hook.UserInfo {
+	u, ok := genericrequest.UserFrom(ctx)
+	if !ok || u == nil {
+		return hook.UserInfo{}
+	}
+	return hook.UserInfo{Username: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}
 }

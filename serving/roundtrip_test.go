@@ -12,7 +12,7 @@ import (
 )
 
 func TestProveRoundTrips(t *testing.T) {
-	dir := filepath.Join("..", "..", "examples", "conversion")
+	dir := filepath.Join("..", "examples", "conversion")
 	reg, err := schemas.Load(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -162,7 +162,7 @@ func newParts(cfg serveConfig, out outside, caches *watchcache.Caches, log *slog
 		crds:       crd.New(crd.Config{Registry: set.Registry, Schemas: set, Stored: out.stored, Logger: log})}
 	// A delete through any replica pulls the trigger of the elected one.
 	p.deletes = leader.NewSignal(out.etcd, "gc", p.trigger.Pull, log)
-	admission := func(self engine.Objects) hook.Admission {
+	admission := func(self *engine.Store) hook.Admission {
 		callbacks := controller.NewClient(self, set.Registry).WithAuthorizer(p.authz.authorizer())
 		p.host = plugins.NewHost(plugins.HostConfig{Catalog: out.catalog, Logger: log.With("component", "plugins"), Callbacks: callbacks})
 		return p.host
