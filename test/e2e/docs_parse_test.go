@@ -98,6 +98,14 @@ var docSecureLine = regexp.MustCompile(`(?m)^<!-- docs-test: secure -->$`)
 
 func docSecure(md string) bool { return docSecureLine.MatchString(md) }
 
+// docAggregatedLine marks a page whose examples need a Kubernetes host
+// cluster (docs/aggregation.md): test/aggregated runs them, not TestDocs.
+//
+//	<!-- docs-test: aggregated -->
+var docAggregatedLine = regexp.MustCompile(`(?m)^<!-- docs-test: aggregated -->$`)
+
+func docAggregated(md string) bool { return docAggregatedLine.MatchString(md) }
+
 // docSchemas returns the schema directories a page asks to be served
 // beside examples/schemas.
 func docSchemas(md string) []string {
