@@ -23,6 +23,9 @@ var leaves = []string{
 	"plugins/hook",
 }
 
+// testHelpers are the packages only tests import (see their rule).
+var testHelpers = []string{"internal/golden", "internal/testhttp", "internal/testpki", "internal/testproc", "internal/testschemas", "test/..."}
+
 // rule says what the module packages matching packages may import of the
 // module. Patterns are module-relative: "engine" is the engine root
 // package only, "engine/..." is it and every package under it.
@@ -59,6 +62,12 @@ var rules = withLeaves([]rule{
 		allow: []string{"plugins/sdk/...", "plugins/proto/..."}},
 	{name: "the plugin host imports no engine, server or cmd", packages: "plugins/...",
 		forbid: []string{"engine/...", "server/...", "cmd/..."}},
+	// The test helpers are packages of their own so that tests in many
+	// packages share them; only tests import them, and other helpers
+	// (the e2e harness, gizmotest), which only tests import in turn.
+	{name: "only tests and their helpers import the test helpers", packages: "...",
+		except: append([]string{"engine/internal/gizmotest"}, testHelpers...),
+		forbid: testHelpers},
 	{name: "etcdstorage implements the storage contract, not the engine", packages: "engine/etcdstorage/...",
 		allow: []string{"engine/storage/...", "engine/etcdstorage/...", "internal/..."}},
 })
@@ -244,8 +253,8 @@ func TestCheck(t *testing.T) {
 			want:  []string{`rule "the engine never imports server": engine/gc imports server (forbidden: server/..., cmd/...)`},
 		},
 		"something imports cmd": {
-			graph: map[string][]string{"test/e2e": {"cmd/specd"}, "cmd/specd": {}},
-			want:  []string{`rule "nothing imports cmd": test/e2e imports cmd/specd (forbidden: cmd/...)`},
+			graph: map[string][]string{"test/e2e/harness": {"cmd/specd"}, "cmd/specd": {}},
+			want:  []string{`rule "nothing imports cmd": test/e2e/harness imports cmd/specd (forbidden: cmd/...)`},
 		},
 		"converters import the engine": {
 			graph: map[string][]string{"converters": {"schemas", "engine"}, "engine": {}, "schemas": {}},
@@ -262,6 +271,10 @@ func TestCheck(t *testing.T) {
 		"a leaf imports the module": {
 			graph: map[string][]string{"plugins/hook": {"schemas"}, "schemas": {}},
 			want:  []string{`rule "leaf plugins/hook imports nothing of the module": plugins/hook imports schemas (allowed: nothing of the module)`},
+		},
+		"the server imports a test helper": {
+			graph: map[string][]string{"server": {"internal/testhttp"}, "internal/testhttp": {}},
+			want:  []string{`rule "only tests and their helpers import the test helpers": server imports internal/testhttp (forbidden: ` + strings.Join(testHelpers, ", ") + `)`},
 		},
 		"schemas import converters": {
 			graph: map[string][]string{"schemas/dirwatch": {"converters"}, "converters": {}},
