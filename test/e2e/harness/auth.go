@@ -27,7 +27,7 @@ type AuthCA struct{ *testpki.CA }
 // NewAuthCA makes a certificate authority named name.
 func NewAuthCA(t testing.TB, name string) *AuthCA { return &AuthCA{testpki.NewCA(t, name)} }
 
-// certPEM is the CA's certificate as PEM.
+// CertPEM is the CA's certificate as PEM.
 func (ca *AuthCA) CertPEM() []byte { return ca.PEM() }
 
 func pemKey(t testing.TB, key crypto.Signer) []byte {
@@ -39,7 +39,7 @@ func pemKey(t testing.TB, key crypto.Signer) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 }
 
-// issue signs a leaf certificate for usage; ips are its IP SANs.
+// Issue signs a leaf certificate for usage; ips are its IP SANs.
 func (ca *AuthCA) Issue(t testing.TB, subject pkix.Name, usage x509.ExtKeyUsage, ips ...net.IP) (certPEM, keyPEM []byte) {
 	t.Helper()
 	key := testpki.NewKey(t)
@@ -59,7 +59,7 @@ func (ca *AuthCA) Issue(t testing.TB, subject pkix.Name, usage x509.ExtKeyUsage,
 	return testpki.CertPEM(testpki.Sign(t, tmpl, ca.Cert, key, ca.Key)), pemKey(t, key)
 }
 
-// clientCert is a client certificate: CN the user, O the groups.
+// ClientCert is a client certificate: CN the user, O the groups.
 func (ca *AuthCA) ClientCert(t testing.TB, user string, groups ...string) *clientcmdapi.AuthInfo {
 	t.Helper()
 	cert, key := ca.Issue(t, pkix.Name{CommonName: user, Organization: groups}, x509.ExtKeyUsageClientAuth)
@@ -84,7 +84,7 @@ func NewOIDCIssuer(t testing.TB) *OIDCIssuer {
 	return &OIDCIssuer{Issuer: iss, CAFile: WriteFile(t, t.TempDir(), "oidc-ca.pem", string(iss.CAPEM()))}
 }
 
-// idToken signs an id token for sub in groups, valid for an hour.
+// IDToken signs an id token for sub in groups, valid for an hour.
 func (iss *OIDCIssuer) IDToken(t testing.TB, sub string, groups ...string) string {
 	t.Helper()
 	now := time.Now()

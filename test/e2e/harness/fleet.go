@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,11 +22,8 @@ var (
 )
 
 const (
-	// ConvergeTimeout bounds the wait for a reconciler to reach what a
-	// fleet asks; it takes milliseconds.
-	ConvergeTimeout = 30 * time.Second
-	ShipsFinalizer  = "fleet.example.com/ships"
-	fleetLabel      = "fleet.example.com/fleet"
+	ShipsFinalizer = "fleet.example.com/ships"
+	fleetLabel     = "fleet.example.com/fleet"
 )
 
 // WaitShips waits until the fleet has exactly the ships <fleet>-0..n-1.
@@ -76,22 +72,6 @@ func WaitFleet(t *testing.T, ctx context.Context, dyn dynamic.Interface, name st
 		return ready == n && observed == f.GetGeneration() && readyTrue, fmt.Sprintf("generation %d, status %v", f.GetGeneration(), status)
 	})
 	return fleet
-}
-
-// Converge fails the test unless cond holds within ConvergeTimeout.
-func Converge(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(ConvergeTimeout)
-	last := ""
-	for time.Now().Before(deadline) {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		last = state
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s: not within %s; last: %s", what, ConvergeTimeout, last)
 }
 
 var eventsGVR = schema.GroupVersionResource{Version: "v1", Resource: "events"}

@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"bufio"
 	"encoding/json"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -95,7 +97,7 @@ func CauseOn(err error, field string) (metav1.StatusCause, bool) {
 	return metav1.StatusCause{}, false
 }
 
-// path walks nested maps; nil when a step is missing.
+// Path walks nested maps; nil when a step is missing.
 func Path(obj map[string]any, keys ...string) any {
 	var cur any = obj
 	for _, k := range keys {
@@ -172,4 +174,18 @@ func CheckStatus(t *testing.T, resp testhttp.Result, code int, reason metav1.Sta
 			status, code, reason)
 	}
 	return status
+}
+
+// MetricValue is the value of one series of specd's /metrics, as written
+// there ("" when absent).
+func MetricValue(t *testing.T, client *http.Client, s *Specd, series string) string {
+	t.Helper()
+	r := testhttp.Do(t, client, testhttp.Request{URL: s.URL + "/metrics"})
+	sc := bufio.NewScanner(strings.NewReader(r.Body))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
+			return v
+		}
+	}
+	return ""
 }

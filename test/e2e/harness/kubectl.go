@@ -15,7 +15,7 @@ import (
 // KubectlTimeout bounds one kubectl run.
 const KubectlTimeout = 30 * time.Second
 
-// kubectl runs the pinned kubectl against one specd, with its own
+// Kubectl runs the pinned kubectl against one specd, with its own
 // kubeconfig and home directory (so discovery caches never mix servers).
 type Kubectl struct {
 	kubeconfig string

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// fence is one fenced code block of a Markdown file.
+// Fence is one fenced code block of a Markdown file.
 type Fence struct {
 	Line  int    // line of the opening fence
 	End   int    // line of the closing fence
@@ -16,7 +16,7 @@ type Fence struct {
 
 var fenceOpen = regexp.MustCompile("^( {0,3})(```+|~~~+)\\s*([^\\s`]*)")
 
-// fences splits Markdown into its fenced code blocks.
+// Fences splits Markdown into its fenced code blocks.
 func Fences(md string) ([]Fence, error) {
 	lines := strings.Split(md, "\n")
 	var out []Fence

@@ -111,7 +111,7 @@ func Compact(v any) string {
 	return strings.TrimSpace(buf.String())
 }
 
-// pretty indents a JSON body for a failure message; other bodies are
+// Pretty indents a JSON body for a failure message; other bodies are
 // returned as they are.
 func Pretty(body []byte) string {
 	var buf bytes.Buffer

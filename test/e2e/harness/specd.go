@@ -46,7 +46,7 @@ type SpecdOptions struct {
 	// Args are more flags for specd serve, such as --disable.
 	Args []string
 	// NoWait: StartSpecd returns once the process runs, without waiting
-	// for /readyz (the test calls waitReady, which sets Addr and URL).
+	// for /readyz (the test calls WaitReady, which sets Addr and URL).
 	NoWait bool
 	// Secure serves HTTPS with the certificates specd generates (the
 	// default of specd serve); without it specd runs with
@@ -54,7 +54,7 @@ type SpecdOptions struct {
 	Secure bool
 }
 
-// specd is one running `specd serve`.
+// Specd is one running `specd serve`.
 type Specd struct {
 	Addr    string // host:port it serves on, as it logs it
 	URL     string // http(s)://Addr
@@ -186,7 +186,7 @@ func (s *Specd) setAddress(scheme, addr string) error {
 	return nil
 }
 
-// waitReady waits until specd has said where it serves and /readyz
+// WaitReady waits until specd has said where it serves and /readyz
 // answers 200 there.
 func (s *Specd) WaitReady(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
@@ -255,7 +255,7 @@ func (s *Specd) Options() SpecdOptions { return s.opts }
 // reads at once.
 type SyncBuffer = testproc.Buffer
 
-// exitErr is how specd ended; valid once exited is closed.
+// ExitErr is how specd ended; valid once exited is closed.
 func (s *Specd) ExitErr() error { return s.proc.Err() }
 
 // WriteFile writes content to name under dir and returns the path.

@@ -1,53 +1,57 @@
 package harness
 
 import (
-	"bufio"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/specd-io/specd/internal/testhttp"
 )
 
 // GCTimeout bounds the wait for the garbage collector; it acts within
 // milliseconds of a delete.
 const GCTimeout = 15 * time.Second
 
-// eventually polls cond until it holds or GCTimeout passes.
-func Eventually(t *testing.T, what string, cond func() bool) {
+// ConvergeTimeout bounds the wait for a reconciler to reach what a fleet
+// asks; it takes milliseconds.
+const ConvergeTimeout = 30 * time.Second
+
+// Eventually fails the test unless cond holds within GCTimeout, polling
+// it every 200 ms (a cond often runs kubectl).
+func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(GCTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, GCTimeout)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	poll(t, GCTimeout, 200*time.Millisecond, what, stateless(cond))
 }
 
-// MetricValue is the value of one series of specd's /metrics, as written
-// there ("" when absent).
-func MetricValue(t *testing.T, client *http.Client, s *Specd, series string) string {
+// WaitFor fails the test unless cond holds within timeout.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	r := testhttp.Do(t, client, testhttp.Request{URL: s.URL + "/metrics"})
-	sc := bufio.NewScanner(strings.NewReader(r.Body))
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
-			return v
-		}
-	}
-	return ""
+	poll(t, timeout, 100*time.Millisecond, what, stateless(cond))
 }
 
-// WaitFor polls cond until it holds, failing the test after timeout.
-func WaitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+// Converge fails the test unless cond holds within ConvergeTimeout;
+// failing, it says the state cond last reported.
+func Converge(t testing.TB, what string, cond func() (bool, string)) {
+	t.Helper()
+	poll(t, ConvergeTimeout, 50*time.Millisecond, what, cond)
+}
+
+// poll calls cond every interval until it holds, and fails the test once
+// timeout has passed, with what and the state cond last reported.
+func poll(t testing.TB, timeout, interval time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after %s", what, timeout)
+	for {
+		ok, state := cond()
+		switch {
+		case ok:
+			return
+		case time.Now().After(deadline) && state != "":
+			t.Fatalf("%s: not within %s; last: %s", what, timeout, state)
+		case time.Now().After(deadline):
+			t.Fatalf("%s: not within %s", what, timeout)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(interval)
 	}
+}
+
+func stateless(cond func() bool) func() (bool, string) {
+	return func() (bool, string) { return cond(), "" }
 }
