@@ -19,15 +19,11 @@ func RestConfig(s *Specd) *rest.Config {
 // DynamicClient is a dynamic client of s.
 func DynamicClient(t testing.TB, s *Specd) *dynamic.DynamicClient {
 	t.Helper()
-	c, err := dynamic.NewForConfig(RestConfig(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return DynamicClientFor(t, RestConfig(s))
 }
 
 // DynamicClientFor is a dynamic client of cfg.
-func DynamicClientFor(t *testing.T, cfg *rest.Config) *dynamic.DynamicClient {
+func DynamicClientFor(t testing.TB, cfg *rest.Config) *dynamic.DynamicClient {
 	t.Helper()
 	c, err := dynamic.NewForConfig(cfg)
 	if err != nil {
