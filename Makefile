@@ -37,7 +37,7 @@ KUBECTL_LDFLAGS = -X $(KUBE_VERSION_PKG).gitVersion=$(KUBECTL_VERSION) \
 	-X $(KUBE_VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 
 # KUBECTL_BIN is where it goes; the e2e tests, run without $$KUBECTL, build
-# theirs through this target too.
+# theirs through this target too, into bin/e2e (test/e2e/harness).
 KUBECTL_BIN ?= bin/kubectl
 
 kubectl:
