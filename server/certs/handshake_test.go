@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 
+	"github.com/specd-io/specd/internal/testhttp"
 	"github.com/specd-io/specd/internal/testpki"
 )
 
@@ -50,7 +51,7 @@ func TestHandshakeCAs(t *testing.T) {
 			cfg := clientTLS(t, f.CACert)
 			cfg.Certificates = []tls.Certificate{pair}
 			client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
-			if got := get(t, client, url); got != tc.want {
+			if got := testhttp.Do(t, client, testhttp.Request{URL: url}).Body; got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
