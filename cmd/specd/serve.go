@@ -54,11 +54,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 	// The k8s.io/apiserver packages specd serves with log through klog.
 	klog.SetSlogLogger(log)
 	tightenGC()
-	if err := serve(ctx, cfg, log); err != nil {
-		fmt.Fprintf(stderr, "specd serve: %v\n", err)
-		return 1
-	}
-	return 0
+	return exitCode(serve(ctx, cfg, log), "specd serve", stderr)
 }
 
 // outside is what serve opens before it builds anything on it: the API's
