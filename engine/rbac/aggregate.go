@@ -10,7 +10,6 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -113,7 +112,7 @@ func (ix *index) aggregations() map[string][]rbacv1.PolicyRule {
 			continue
 		}
 		rules := ix.gather(cr)
-		if !equality.Semantic.DeepEqual(rules, cr.Rules) {
+		if !rulesEqual(rules, cr.Rules) {
 			out[name] = rules
 		}
 	}
@@ -136,9 +135,9 @@ func (ix *index) gather(cr *rbacv1.ClusterRole) []rbacv1.PolicyRule {
 		}
 	}
 	slices.SortFunc(matched, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
-	rules := []rbacv1.PolicyRule{}
+	rules, seen := []rbacv1.PolicyRule{}, ruleSet{}
 	for _, m := range matched {
-		rules = addMissingRules(rules, m.Rules)
+		rules = seen.addMissing(rules, m.Rules)
 	}
 	return rules
 }
