@@ -102,26 +102,55 @@ func (g *Aggregator) aggregate(ctx context.Context) error {
 }
 
 // aggregations returns the rules each aggregated ClusterRole should have,
-// for those that have other rules now.
+// for those that have other rules now. A role that aggregates another
+// aggregated role (admin gathers edit, which gathers view) gathers the
+// rules that one is to have, not those it has now, so that one pass
+// writes each role once: writing them a link of the chain per pass, as
+// kube's controller does, rewrote edit and admin, which list every
+// resource of the schemas, several times per CRD. The end is the same.
 func (ix *index) aggregations() map[string][]rbacv1.PolicyRule {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	out := map[string][]rbacv1.PolicyRule{}
-	for name, cr := range ix.clusterRoles {
-		if cr.AggregationRule == nil {
-			continue
+	var aggregated []*rbacv1.ClusterRole
+	for _, cr := range ix.clusterRoles {
+		if cr.AggregationRule != nil {
+			aggregated = append(aggregated, cr)
 		}
-		rules := ix.gather(cr)
-		if !rulesEqual(rules, cr.Rules) {
-			out[name] = rules
+	}
+	next := map[string][]rbacv1.PolicyRule{}
+	rulesOf := func(cr *rbacv1.ClusterRole) []rbacv1.PolicyRule {
+		if rules, ok := next[cr.Name]; ok {
+			return rules
+		}
+		return cr.Rules
+	}
+	// A chain of k aggregated roles settles in k passes; roles that
+	// aggregate each other in a cycle stop there too, with what they
+	// gathered so far.
+	for range len(aggregated) + 1 {
+		changed := false
+		for _, cr := range aggregated {
+			if rules := ix.gather(cr, rulesOf); !rulesEqual(rules, rulesOf(cr)) {
+				next[cr.Name], changed = rules, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	out := map[string][]rbacv1.PolicyRule{}
+	for _, cr := range aggregated {
+		if rules, ok := next[cr.Name]; ok && !rulesEqual(rules, cr.Rules) {
+			out[cr.Name] = rules
 		}
 	}
 	return out
 }
 
-// gather returns the union of the rules of the ClusterRoles cr's
-// selectors match, other than cr, taken in name order without repeats.
-func (ix *index) gather(cr *rbacv1.ClusterRole) []rbacv1.PolicyRule {
+// gather returns the union of the rules (rulesOf) of the ClusterRoles
+// cr's selectors match, other than cr, taken in name order without
+// repeats.
+func (ix *index) gather(cr *rbacv1.ClusterRole, rulesOf func(*rbacv1.ClusterRole) []rbacv1.PolicyRule) []rbacv1.PolicyRule {
 	var matched []*rbacv1.ClusterRole
 	for _, sel := range cr.AggregationRule.ClusterRoleSelectors {
 		s, err := metav1.LabelSelectorAsSelector(&sel)
@@ -137,7 +166,7 @@ func (ix *index) gather(cr *rbacv1.ClusterRole) []rbacv1.PolicyRule {
 	slices.SortFunc(matched, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
 	rules, seen := []rbacv1.PolicyRule{}, ruleSet{}
 	for _, m := range matched {
-		rules = seen.addMissing(rules, m.Rules)
+		rules = seen.addMissing(rules, rulesOf(m))
 	}
 	return rules
 }
