@@ -10,6 +10,7 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -82,23 +83,37 @@ func (g *Aggregator) Settle(ctx context.Context) error {
 const settlePause = 10 * time.Millisecond
 
 // aggregate writes the rules of each aggregated ClusterRole that are not
-// yet what its selectors gather.
+// yet what its selectors gather. It writes the role it read with its new
+// rules, on condition that it is still the stored one: a merge patch of
+// the rules decoded and merged the whole role again, and these list every
+// resource of the schemas. A role changed since is left to the pass its
+// change brings.
 func (g *Aggregator) aggregate(ctx context.Context) error {
 	rv := clusterRoleResource(g.Registry())
 	if rv == nil {
 		return fmt.Errorf("%s.%s is not served", plurals[clusterRoles], Group)
 	}
-	for name, rules := range g.Authorizer.ix.aggregations() {
-		patch, err := json.Marshal(map[string]any{"rules": rules})
+	for name, agg := range g.Authorizer.ix.aggregations() {
+		next := *agg.from
+		next.Rules = agg.rules
+		body, err := json.Marshal(&next)
 		if err != nil {
-			return fmt.Errorf("encode rules of %q: %w", name, err)
+			return fmt.Errorf("encode clusterrole %q: %w", name, err)
 		}
-		if _, err := g.Objects.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: name}, Type: engine.MergePatchType, Patch: patch, Options: engine.PatchOptions{
-			WriteOptions: engine.WriteOptions{FieldManager: "clusterrole-aggregation-controller"}}}); err != nil {
+		_, err = g.Objects.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: name}, Body: body,
+			Options: engine.WriteOptions{FieldManager: "clusterrole-aggregation-controller"}})
+		if err != nil && !apierrors.IsConflict(err) {
 			return fmt.Errorf("update rules of clusterrole %q: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// aggregation is the rules an aggregated ClusterRole is to have, and the
+// role as they were gathered for it.
+type aggregation struct {
+	from  *rbacv1.ClusterRole
+	rules []rbacv1.PolicyRule
 }
 
 // aggregations returns the rules each aggregated ClusterRole should have,
@@ -108,7 +123,7 @@ func (g *Aggregator) aggregate(ctx context.Context) error {
 // writes each role once: writing them a link of the chain per pass, as
 // kube's controller does, rewrote edit and admin, which list every
 // resource of the schemas, several times per CRD. The end is the same.
-func (ix *index) aggregations() map[string][]rbacv1.PolicyRule {
+func (ix *index) aggregations() map[string]aggregation {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var aggregated []*rbacv1.ClusterRole
@@ -138,10 +153,10 @@ func (ix *index) aggregations() map[string][]rbacv1.PolicyRule {
 			break
 		}
 	}
-	out := map[string][]rbacv1.PolicyRule{}
+	out := map[string]aggregation{}
 	for _, cr := range aggregated {
 		if rules, ok := next[cr.Name]; ok && !rulesEqual(rules, cr.Rules) {
-			out[cr.Name] = rules
+			out[cr.Name] = aggregation{from: cr, rules: rules}
 		}
 	}
 	return out

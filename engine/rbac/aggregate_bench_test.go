@@ -25,9 +25,9 @@ func schemaGroups(n int) *index {
 	}
 	ix.put(schemaRole(SchemaViewRole, AggregateToView, view[:n-1]))
 	ix.put(schemaRole(SchemaEditRole, AggregateToEdit, edit[:n-1]))
-	for name, rules := range ix.aggregations() {
+	for name, agg := range ix.aggregations() {
 		cr := ix.clusterRoles[name].DeepCopy()
-		cr.Rules = rules
+		cr.Rules = agg.rules
 		ix.put(cr)
 	}
 	ix.put(schemaRole(SchemaViewRole, AggregateToView, view))

@@ -51,9 +51,9 @@ func TestRuleKeyIsSemanticEquality(t *testing.T) {
 // once; after it there is nothing left to aggregate.
 func TestAggregationSettlesInOnePass(t *testing.T) {
 	ix := schemaGroups(5)
-	for name, rules := range ix.aggregations() {
+	for name, agg := range ix.aggregations() {
 		cr := ix.clusterRoles[name].DeepCopy()
-		cr.Rules = rules
+		cr.Rules = agg.rules
 		ix.put(cr)
 	}
 	if left := ix.aggregations(); len(left) != 0 {
