@@ -28,9 +28,11 @@ import (
 	"github.com/specd-io/specd/engine/etcdcare"
 	"github.com/specd-io/specd/engine/gc"
 	"github.com/specd-io/specd/engine/leader"
+	"github.com/specd-io/specd/engine/memstorage"
 	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/engine/namespace"
 	"github.com/specd-io/specd/engine/rbac"
+	"github.com/specd-io/specd/engine/statusapi"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/plugins"
@@ -80,6 +82,9 @@ type outside struct {
 	// stored.
 	stored  migrate.StoredObjects
 	schemas *serving.Set
+	// status keeps specd's own status.specd.io objects, under their
+	// prefix of storage (engine/statusapi).
+	status *memstorage.Storage
 }
 
 // storedReadTimeout bounds the compatibility gate's read of the versions
@@ -125,6 +130,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	defer opened.Close()
 	out.storage, out.etcd = encrypt(opened.Storage), opened.Client
+	out.status = memstorage.New(0)
+	out.storage = memstorage.Route(out.storage, statusapi.Prefix(engine.Keys{}), out.status)
 	out.stored = migrate.StoredObjects{Storage: out.storage, Keys: engine.Keys{}, Timeout: storedReadTimeout}
 	// After the embedded etcd, which vets --data-dir's permissions before
 	// anything is written there.
@@ -202,6 +209,8 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	defer caches.Close()
 	p := newParts(cfg, out, caches, log)
 	defer p.host.Close()
+	defer statusapi.Start(ctx, statusapi.Config{Memory: out.status, Keys: engine.Keys{}, Schemas: set, SchemaDir: cfg.Schemas,
+		Storage: out.storage, Plugins: pluginStates(p.host), Logger: log})()
 	stopNamespaces, err := p.namespaces.Start(ctx, p.store)
 	if err != nil {
 		return err
