@@ -270,6 +270,7 @@ func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *s
 		MinRequestTimeout: cfg.Chain.minRequestTimeout(),
 		Profiling:         cfg.Profiling,
 		Extra:             reviews.Groups(reviews.Config{Authorizer: p.authz.authorizer(), RuleResolver: p.authz.rbac}),
+		Console:           cfg.console(),
 	})
 }
 
