@@ -19,6 +19,15 @@ func (p *publisher) fileName(name string) string {
 	return filepath.ToSlash(rel)
 }
 
+// inMessage is msg with the schema directory left out of the paths it
+// quotes, as fileName shows them.
+func (p *publisher) inMessage(msg string) string {
+	if p.cfg.SchemaDir == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, filepath.Clean(p.cfg.SchemaDir)+string(filepath.Separator), "")
+}
+
 // objectName makes a file's path an object name: a path segment, lower
 // case, its slashes turned into dots ("shop/v1.yaml" is "shop.v1.yaml").
 func objectName(path string) string {

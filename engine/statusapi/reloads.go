@@ -32,7 +32,7 @@ func (p *publisher) reloads(outcomes []serving.Outcome) map[string]any {
 		if !ok {
 			continue
 		}
-		st := reloadStatus{Result: result, Trigger: o.Trigger, At: timestamp(o.At), Message: o.Message,
+		st := reloadStatus{Result: result, Trigger: o.Trigger, At: timestamp(o.At), Message: p.inMessage(o.Message),
 			Added: o.Added, Changed: o.Changed, Removed: o.Removed, ProblemCount: len(o.Problems)}
 		for _, pr := range o.Problems {
 			st.Problems = append(st.Problems, p.problem(pr))

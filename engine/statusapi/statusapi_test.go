@@ -159,6 +159,9 @@ func TestSchemaFilesAndReloads(t *testing.T) {
 	if r := reloads["reload-00000002"]; r.Status["result"] != "Failed" || r.Status["trigger"] != "test" {
 		t.Fatalf("second reload = %+v, want Failed by test", r)
 	}
+	if msg, _ := reloads["reload-00000002"].Status["message"].(string); !strings.Contains(msg, "broken.yaml") || strings.Contains(msg, e.dir) {
+		t.Fatalf("second reload's message %q, want broken.yaml named without the server's directory", msg)
+	}
 }
 
 func TestRefusedReload(t *testing.T) {
