@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"bufio"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -188,4 +190,38 @@ func (w *statusWatch) until(t *testing.T, ok func(statusEvent) bool) statusEvent
 			t.Fatalf("no such event within %s", statusWatchTimeout)
 		}
 	}
+}
+
+// TestConsoleFlag: the console's files answer anyone, with no
+// credentials, and --console=false serves none.
+func TestConsoleFlag(t *testing.T) {
+	t.Parallel()
+	on := startSpecd(t, specdOptions{Secure: true})
+	off := startSpecd(t, specdOptions{Secure: true, Args: []string{"--console=false"}})
+	for _, tc := range []struct {
+		s    *specd
+		code int
+	}{{on, http.StatusOK}, {off, http.StatusNotFound}} {
+		resp, err := anonymousClient(t, tc.s).Get(tc.s.URL + "/console/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.code {
+			t.Errorf("GET /console/ without credentials, %v: %s, want %d", tc.s.opts.Args, resp.Status, tc.code)
+		}
+	}
+}
+
+// anonymousClient trusts the CA specd generated and sends no
+// credentials.
+func anonymousClient(t *testing.T, s *specd) *http.Client {
+	t.Helper()
+	ca, err := os.ReadFile(filepath.Join(s.DataDir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	return &http.Client{Timeout: clientTimeout, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }

@@ -53,7 +53,7 @@ export class API {
     const headers = { Accept: opts.accept || "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     if (opts.contentType) headers["Content-Type"] = opts.contentType;
-    const resp = await fetch(path, { method, headers, body: opts.body, signal: opts.signal, credentials: "omit", cache: "no-store" });
+    const resp = await fetch(path, { method, headers, body: opts.body, signal: opts.signal, credentials: "same-origin", cache: "no-store" });
     if (!resp.ok) {
       /** @type {Status} */
       let status = { message: `HTTP ${resp.status}` };
