@@ -12,12 +12,14 @@ import (
 
 	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/specd-io/specd/server"
 	"github.com/specd-io/specd/server/auditlog"
 	"github.com/specd-io/specd/server/authn"
 	"github.com/specd-io/specd/server/certs"
+	"github.com/specd-io/specd/server/delegated"
 	"github.com/specd-io/specd/server/filters"
 	"github.com/specd-io/specd/server/filters/fairness"
 )
@@ -81,18 +83,28 @@ type requestChain struct {
 	auditPolicy   audit.PolicyRuleEvaluator
 	auditBackend  audit.Backend
 	fairness      *fairness.Controller // nil without priority and fairness
+	// delegation decides the host's users when specd serves aggregated.
+	delegation *delegated.Delegation
 }
 
 // openChain opens the authenticators and the audit log. serving is nil
 // with --insecure-serving, where every request is system:unsecured.
-func openChain(ctx context.Context, flags chainFlags, serving *certs.Serving, log *slog.Logger) (*requestChain, error) {
+// Aggregated (agg), specd's own users come first, then the host's.
+func openChain(ctx context.Context, flags chainFlags, serving *certs.Serving, agg *aggregation, log *slog.Logger) (*requestChain, error) {
 	c := &requestChain{flags: flags}
 	if serving != nil {
-		a, err := authn.New(ctx, flags.Authn.Config(serving.ClientCA()))
+		cfg := flags.Authn.Config(serving.ClientCA())
+		anonymous := cfg.Anonymous
+		if agg != nil {
+			// The host's anonymous user, decided by the host.
+			cfg.Anonymous = false
+			c.delegation = agg.delegation
+		}
+		a, err := authn.New(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
-		c.authenticator = a
+		c.authenticator = agg.chainAuthenticator(a, anonymous)
 	}
 	policy, backend, err := auditlog.New(flags.Audit)
 	if err != nil {
@@ -122,12 +134,27 @@ func (c *requestChain) close() {
 	}
 }
 
+// decider is who decides the requests of the chain: local, specd's
+// authorizer, or, aggregated, local for specd's own users and the host
+// for the others.
+func (c *requestChain) decider(local authorizer.Authorizer) authorizer.UnconditionalAuthorizer {
+	if c.delegation == nil {
+		return local
+	}
+	return c.delegation.Authorizer(local)
+}
+
 // wrap puts h behind the chain: authentication, impersonation, audit,
 // the in-flight limits and timeout, then authorization by authz.
-func (c *requestChain) wrap(h http.Handler, authz authorizer.Authorizer) http.Handler {
+func (c *requestChain) wrap(h http.Handler, authz authorizer.UnconditionalAuthorizer) http.Handler {
+	var requestHeader *authenticatorfactory.RequestHeaderConfig
+	if c.delegation != nil {
+		requestHeader = c.delegation.RequestHeaderConfig()
+	}
 	return filters.Wrap(h, filters.Config{
 		Authenticator:               c.authenticator,
 		Authorizer:                  authz,
+		RequestHeader:               requestHeader,
 		AuditPolicy:                 c.auditPolicy,
 		AuditBackend:                c.auditBackend,
 		Insecure:                    c.authenticator == nil,

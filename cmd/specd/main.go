@@ -17,6 +17,7 @@ const usage = `specd serves Kubernetes-style APIs declared in OpenAPI files.
 Usage:
   specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR] [--watch=false] [--allow-breaking]
   specd check --schemas DIR [--previous DIR [--etcd-servers URL,...]] [--output text|json] [--seed N] [--rounds N]
+  specd apiservices --schemas DIR --apiservice-service NAMESPACE/NAME [--apiservice-port N] [--apiservice-ca-file FILE]
   specd bench [flags]
   specd snapshot save FILE [--data-dir DIR | --etcd-servers URL]
   specd snapshot restore FILE --data-dir DIR
@@ -44,6 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return checkCommand(ctx, args[1:], stdout, stderr)
 	case "snapshot":
 		return snapshotCommand(ctx, args[1:], stdout, stderr)
+	case "apiservices":
+		return apiservicesCommand(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	case "version", "--version":

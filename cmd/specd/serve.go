@@ -41,6 +41,7 @@ import (
 	"github.com/specd-io/specd/schemas/builtin"
 	"github.com/specd-io/specd/schemas/builtin/gotypes"
 	"github.com/specd-io/specd/server"
+	"github.com/specd-io/specd/server/apiservices"
 	"github.com/specd-io/specd/server/certs"
 	"github.com/specd-io/specd/server/resetconn"
 	"github.com/specd-io/specd/server/reviews"
@@ -85,6 +86,8 @@ type outside struct {
 	// status keeps specd's own status.specd.io objects, under their
 	// prefix of storage (engine/statusapi).
 	status *memstorage.Storage
+	// agg is the host cluster when specd serves aggregated, else nil.
+	agg *aggregation
 }
 
 // storedReadTimeout bounds the compatibility gate's read of the versions
@@ -108,6 +111,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	defer out.listener.Close()
+	if out.agg, err = openAggregation(ctx, cfg.Aggregation, log); err != nil {
+		return err
+	}
 	if out.catalog, err = plugins.OpenCatalog(cfg.Plugins, log.With("component", "plugins")); err != nil {
 		return fmt.Errorf("--plugins: %w", err)
 	}
@@ -135,10 +141,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	out.stored = migrate.StoredObjects{Storage: out.storage, Keys: engine.Keys{}, Timeout: storedReadTimeout}
 	// After the embedded etcd, which vets --data-dir's permissions before
 	// anything is written there.
-	if out.tls, err = cfg.TLS.open(ctx, cfg.DataDir, cfg.Listen, out.listener.Addr(), log); err != nil {
+	if out.tls, err = cfg.TLS.open(ctx, cfg.DataDir, cfg.Listen, out.listener.Addr(), out.agg.handshakeCAs(), log); err != nil {
 		return err
 	}
-	if out.chain, err = openChain(ctx, cfg.Chain, out.tls, log); err != nil {
+	if out.chain, err = openChain(ctx, cfg.Chain, out.tls, out.agg, log); err != nil {
 		return err
 	}
 	defer out.chain.close()
@@ -171,12 +177,12 @@ func newParts(cfg serveConfig, out outside, caches *watchcache.Caches, log *slog
 	p.deletes = leader.NewSignal(out.etcd, "gc", p.trigger.Pull, log)
 	admission := func(self *engine.Store) hook.Admission {
 		callbacks := controller.NewClient(self, set.Registry).WithAuthorizer(p.authz.authorizer())
-		p.host = plugins.NewHost(plugins.HostConfig{Catalog: out.catalog, Logger: log.With("component", "plugins"), Callbacks: callbacks})
+		p.host = plugins.NewHost(plugins.HostConfig{Catalog: out.catalog, Logger: log.With("component", "plugins"), Callbacks: callbacks, Events: out.agg.events()})
 		return p.host
 	}
 	p.store = engine.NewStore(out.storage, engine.Options{Logger: log, Cache: p.caches, OnDelete: p.deletes.Raise,
 		Converters: set.ConverterFor, Admission: admission, MaxObjectBytes: cfg.objectLimit(), WriteChecks: p.writeChecks(), Mutators: configdata.Mutators(),
-		TTL: cfg.ttl(), NamespaceCheck: p.namespaces, CreateCheck: p.crds.CreateCheck, Strategies: p.strategies(),
+		TTL: cfg.ttl(), NamespaceCheck: out.agg.namespaceCheck(p.namespaces), CreateCheck: p.crds.CreateCheck, Strategies: p.strategies(),
 		StrategicPatchMeta: gotypes.PatchMeta})
 	return p
 }
@@ -226,33 +232,40 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	}
 	defer stopAuthz()
 	migration := migrate.NewRunner(ctx, p.store.Upkeep(), set.Registry(), log)
+	registrar, err := out.agg.registrar(cfg.DataDir, out.listener.Addr(), log)
+	if err != nil {
+		return err
+	}
 	var ready atomic.Bool
 	handler := newServer(cfg, out, p, ready.Load, log)
 	// No request reaches specd's routes unauthenticated or unauthorized.
-	chained := out.chain.wrap(handler, p.authz.authorizer())
+	chained := out.chain.wrap(handler, out.chain.decider(p.authz.authorizer()))
 	httpServer, httpDone := startHTTP(out.listener, chained, handler.CloseWatches, out.tls, log)
 	ready.Store(true)
 	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.
-	reloads := set.Serve(ctx, out.stored, p.caches, migration, policy)
+	reloads := set.Serve(ctx, out.stored, append([]serving.Follower{p.caches, migration, policy}, followers(registrar)...)...)
 	defer reloads.Stop()
 	// CRD objects feed the same reloads as the schema files.
 	defer background.New(p.crds.Feed(crd.FeedConfig{Store: p.store, Reloads: reloads})).Start(ctx)()
 	// The elected replica runs the background work; it stops (migration
 	// progress kept, leadership resigned) before the storage closes.
-	defer background.New(p.elected(cfg, out, migration, aggregator, log)).Start(ctx)()
+	defer background.New(p.elected(cfg, out, migration, aggregator, registrar, log)).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
 }
 
 // elected is the background work that runs on the elected replica only.
-func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner, aggregator *rbac.Aggregator, log *slog.Logger) background.Job {
+// Aggregated, the host's namespace controller empties namespaces, and
+// registrar puts the APIServices back now and then.
+func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner, aggregator *rbac.Aggregator, registrar *apiservices.Registrar, log *slog.Logger) background.Job {
 	set := out.schemas
-	collector := gc.New(p.store.Upkeep(), set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: p.trigger})
+	collector := gc.New(p.store.Upkeep(), set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: p.trigger, ForeignGroups: out.agg.foreignGroups()})
 	namespaces := namespace.NewController(namespace.ControllerConfig{Store: p.store, Upkeep: p.store.Upkeep(), Registry: set.Registry, Logger: log})
 	controllers := controller.Job(controller.ServeConfig{Store: p.store, Reconciler: p.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})
 	leading := leader.Config{Client: out.etcd, Key: leader.Key, ID: leader.ReplicaID(out.listener.Addr().String()), Logger: log}
-	return leader.Jobs(leading, collector, p.deletes, migration, aggregator, p.crds.Elected(p.store), etcdcare.New(cfg.etcdCare(out.etcd, log)),
-		controllers, namespaces.Elected(p.namespaces))
+	jobs := []background.Job{collector, p.deletes, migration, aggregator, p.crds.Elected(p.store), etcdcare.New(cfg.etcdCare(out.etcd, log)), controllers}
+	jobs = append(jobs, out.agg.localNamespaces(namespaces.Elected(p.namespaces))...)
+	return leader.Jobs(leading, append(jobs, registrarJob(registrar, set.Registry)...)...)
 }
 
 // newServer is the API's handler on the parts, before the request chain.
@@ -269,7 +282,7 @@ func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *s
 		Version:           server.KubeVersion(specdVersion),
 		MinRequestTimeout: cfg.Chain.minRequestTimeout(),
 		Profiling:         cfg.Profiling,
-		Extra:             reviews.Groups(reviews.Config{Authorizer: p.authz.authorizer(), RuleResolver: p.authz.rbac}),
+		Extra:             reviews.Groups(reviews.Config{Authorizer: out.chain.decider(p.authz.authorizer()), RuleResolver: p.authz.rbac}),
 		Console:           cfg.console(),
 	})
 }

@@ -58,6 +58,8 @@ type serveConfig struct {
 	Encryption encryptionFlag
 	// EtcdCare are the flags of etcd's compaction, quota and checks.
 	EtcdCare etcdCareFlags
+	// Aggregation are the flags of serving aggregated (--aggregated).
+	Aggregation aggregationFlags
 }
 
 // objectLimit is the largest object a write stores: --max-object-bytes;
@@ -110,6 +112,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	cfg.Chain.register(fs)
 	cfg.Encryption.register(fs)
 	cfg.EtcdCare.register(fs)
+	cfg.Aggregation.register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&cfg.Console, "console", true, "serve the console, a web page that uses the API with the user's own credentials, at /console/ (docs/console.md)")
@@ -158,6 +161,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		return cfg, err
 	}
 	if err := cfg.TLS.check(cfg.Listen); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Aggregation.check(cfg.TLS); err != nil {
 		return cfg, err
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {

@@ -98,6 +98,14 @@ func TestParseServeFlags(t *testing.T) {
 		"unknown log level":                {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
 		"stray argument":                   {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
 		"unknown flag":                     {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
+		"registering needs aggregated":     {args: []string{"--schemas", "s", "--register-apiservices"}, wantErr: "need --aggregated"},
+		"delegating flag needs aggregated": {args: []string{"--schemas", "s", "--requestheader-allowed-names", "x"}, wantErr: "--requestheader-allowed-names needs --aggregated"},
+		"aggregated needs TLS":             {args: []string{"--schemas", "s", "--aggregated", "--insecure-serving"}, wantErr: "--aggregated needs TLS"},
+		"registering needs a Service":      {args: []string{"--schemas", "s", "--aggregated", "--register-apiservices"}, wantErr: `--apiservice-service "": want NAMESPACE/NAME`},
+		"own certificate needs its CA": {args: []string{"--schemas", "s", "--aggregated", "--register-apiservices", "--apiservice-service", "n/s",
+			"--tls-cert-file", "c", "--tls-private-key-file", "k"}, wantErr: "needs --apiservice-ca-file"},
+		"tls-sans with own certificate": {args: []string{"--schemas", "s", "--tls-sans", "a.b.svc", "--tls-cert-file", "c", "--tls-private-key-file", "k"},
+			wantErr: "--tls-sans adds names"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -120,6 +128,9 @@ func TestParseServeFlags(t *testing.T) {
 			if !slices.Contains(tc.args, "--profiling=false") {
 				tc.want.Profiling = true // --profiling's default, as kube-apiserver's
 			}
+			if tc.want.Aggregation.Port == 0 {
+				tc.want.Aggregation = aggregationDefaults(t)
+			}
 			if tc.want.EventTTL == 0 {
 				tc.want.EventTTL = time.Hour // --event-ttl's default, as kube-apiserver's
 			}
@@ -128,6 +139,16 @@ func TestParseServeFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// aggregationDefaults are the aggregation flags when none is given.
+func aggregationDefaults(t *testing.T) aggregationFlags {
+	t.Helper()
+	cfg, err := parseServeFlags([]string{"--schemas", "s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Aggregation
 }
 
 // securityDefaults are the authorization mode and request chain flags when

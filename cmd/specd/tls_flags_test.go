@@ -19,7 +19,7 @@ func TestServingTLSOpen(t *testing.T) {
 	dir := t.TempDir()
 	for _, port := range []string{"1234", "5678"} {
 		addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: atoi(t, port)}
-		serving, err := servingTLS{}.open(t.Context(), dir, "127.0.0.1:0", addr, log)
+		serving, err := servingTLS{}.open(t.Context(), dir, "127.0.0.1:0", addr, nil, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestServingTLSOpen(t *testing.T) {
 		}
 	}
 	insecureDir := t.TempDir()
-	serving, err := servingTLS{Insecure: true}.open(t.Context(), insecureDir, "127.0.0.1:0", &net.TCPAddr{}, log)
+	serving, err := servingTLS{Insecure: true}.open(t.Context(), insecureDir, "127.0.0.1:0", &net.TCPAddr{}, nil, log)
 	if err != nil || serving != nil {
 		t.Fatalf("insecure: %v, %v; want no TLS", serving, err)
 	}
