@@ -216,7 +216,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	p := newParts(cfg, out, caches, log)
 	defer p.host.Close()
 	defer statusapi.Start(ctx, statusapi.Config{Memory: out.status, Keys: engine.Keys{}, Schemas: set, SchemaDir: cfg.Schemas,
-		Storage: out.storage, Plugins: pluginStates(p.host), Logger: log})()
+		Storage: out.storage, Plugins: pluginStates(p.host), Cluster: statusCluster{out.etcd}, Logger: log})()
 	stopNamespaces, err := p.namespaces.Start(ctx, p.store)
 	if err != nil {
 		return err

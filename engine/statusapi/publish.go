@@ -20,6 +20,8 @@ var (
 	conversionKind = kind{"Conversion", "conversions"}
 	migrationKind  = kind{"StorageMigration", "storagemigrations"}
 	pluginKind     = kind{"Plugin", "plugins"}
+	replicaKind    = kind{"Replica", "replicas"}
+	etcdMemberKind = kind{"EtcdMember", "etcdmembers"}
 )
 
 // publisher writes the objects of each kind, and only those that

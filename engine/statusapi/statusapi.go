@@ -48,9 +48,19 @@ type Config struct {
 	Plugins func() []Plugin
 	// PluginInterval is how often Plugins is read; a second when 0.
 	PluginInterval time.Duration
+	// Cluster reads the replicas' election and the etcd members; nil
+	// for neither.
+	Cluster Cluster
+	// ClusterInterval is how often Cluster is read; DefaultClusterInterval
+	// when 0.
+	ClusterInterval time.Duration
 	// Logger gets the writes that fail; slog.Default() when nil.
 	Logger *slog.Logger
 }
+
+// DefaultClusterInterval is how often the election and etcd are read: a
+// new leader shows within it.
+const DefaultClusterInterval = 2 * time.Second
 
 // Start writes the objects and keeps them current until ctx ends or the
 // returned stop is called, which waits for the writer to end.
@@ -60,6 +70,9 @@ func Start(ctx context.Context, cfg Config) (stop func()) {
 	}
 	if cfg.PluginInterval <= 0 {
 		cfg.PluginInterval = time.Second
+	}
+	if cfg.ClusterInterval <= 0 {
+		cfg.ClusterInterval = DefaultClusterInterval
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	p := newPublisher(cfg)
@@ -74,11 +87,15 @@ func Start(ctx context.Context, cfg Config) (stop func()) {
 }
 
 // run writes every kind, then each again when what it is built from
-// changes: a reload, the plugins' state, a migration state.
+// changes: a reload, the plugins' state, a migration state; and the
+// election and etcd every ClusterInterval.
 func (p *publisher) run(ctx context.Context, migrations <-chan []migrationObject) {
 	tick := time.NewTicker(p.cfg.PluginInterval)
 	defer tick.Stop()
+	clusterTick := time.NewTicker(p.cfg.ClusterInterval)
+	defer clusterTick.Stop()
 	next := p.reloaded(ctx)
+	p.cluster(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -87,6 +104,8 @@ func (p *publisher) run(ctx context.Context, migrations <-chan []migrationObject
 			next = p.reloaded(ctx)
 		case <-tick.C:
 			p.publish(ctx, pluginKind, p.plugins())
+		case <-clusterTick.C:
+			p.cluster(ctx)
 		case ms := <-migrations:
 			p.publish(ctx, migrationKind, migrationObjects(ms))
 		}

@@ -3,6 +3,7 @@ package statusapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -56,6 +57,33 @@ type env struct {
 	mem     *memstorage.Storage
 	base    *memstorage.Storage
 	plugins *pluginList
+	cluster *fakeCluster
+}
+
+// fakeCluster answers what a test sets, or an error.
+type fakeCluster struct {
+	mu       sync.Mutex
+	replicas []statusapi.Replica
+	members  []statusapi.EtcdMember
+	err      error
+}
+
+func (c *fakeCluster) set(rs []statusapi.Replica, ms []statusapi.EtcdMember, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.replicas, c.members, c.err = rs, ms, err
+}
+
+func (c *fakeCluster) Replicas(context.Context) ([]statusapi.Replica, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.replicas, c.err
+}
+
+func (c *fakeCluster) EtcdMembers(context.Context) ([]statusapi.EtcdMember, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.members, c.err
 }
 
 type pluginList struct {
@@ -89,8 +117,10 @@ func start(t *testing.T, files map[string]string) *env {
 	e.reloads = set.Serve(t.Context(), nil)
 	t.Cleanup(e.reloads.Stop)
 	routed := memstorage.Route(e.base, statusapi.Prefix(engine.Keys{}), e.mem)
+	e.cluster = &fakeCluster{}
 	stop := statusapi.Start(t.Context(), statusapi.Config{Memory: e.mem, Keys: engine.Keys{}, Schemas: set, SchemaDir: e.dir,
-		Storage: routed, Plugins: e.plugins.get, PluginInterval: 20 * time.Millisecond, Logger: log})
+		Storage: routed, Plugins: e.plugins.get, PluginInterval: 20 * time.Millisecond,
+		Cluster: e.cluster, ClusterInterval: 20 * time.Millisecond, Logger: log})
 	t.Cleanup(stop)
 	return e
 }
@@ -221,4 +251,31 @@ func TestMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.await(t, "storagemigrations", func(m map[string]object) bool { return m["frobbers.frob.example.com"].Status["done"] == true })
+}
+
+// TestCluster: the replicas' election and the etcd members show as
+// read, a change of leader too, and a failed reading keeps what was
+// shown.
+func TestCluster(t *testing.T) {
+	e := start(t, map[string]string{"frob-v1.yaml": frobV1, "frob-v2.yaml": frobV2})
+	a, b := "host-a/127.0.0.1:8080/10", "host-b/127.0.0.1:8081/11"
+	e.cluster.set([]statusapi.Replica{{ID: a, Leader: true}, {ID: b}},
+		[]statusapi.EtcdMember{{Name: "m1", ID: 0xab, Leader: true, Version: "3.7.3"}, {Name: "m2", ID: 0xcd, Err: "connection refused"}}, nil)
+	reps := e.await(t, "replicas", func(m map[string]object) bool { return len(m) == 2 })
+	if r := reps["host-a.127.0.0.1-8080.10"].Status; r["role"] != "Leader" || r["host"] != "host-a" || r["address"] != "127.0.0.1:8080" {
+		t.Fatalf("replica a = %+v", r)
+	}
+	members := e.await(t, "etcdmembers", func(m map[string]object) bool { return len(m) == 2 })
+	if m := members["m2"].Status; m["health"] != "Unhealthy" || m["error"] != "connection refused" || m["id"] != "cd" {
+		t.Fatalf("member m2 = %+v", m)
+	}
+	e.cluster.set([]statusapi.Replica{{ID: b, Leader: true}}, nil, nil)
+	e.await(t, "replicas", func(m map[string]object) bool {
+		return len(m) == 1 && m["host-b.127.0.0.1-8081.11"].Status["role"] == "Leader"
+	})
+	e.cluster.set(nil, nil, errors.New("etcd unreachable"))
+	time.Sleep(100 * time.Millisecond)
+	if reps := e.list(t, "replicas"); len(reps) != 1 {
+		t.Fatalf("replicas after a failed reading: %v, want the last read kept", reps)
+	}
 }

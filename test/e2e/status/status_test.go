@@ -42,19 +42,20 @@ func statusServer(t *testing.T) (*harness.Specd, *harness.Kubectl, string) {
 // TestStatusResources: specd's own state is served as read-only
 // status.specd.io resources: kubectl lists them with their columns, a
 // watch sees a broken file and a refused reload as they happen, no one
-// writes them, and view reads them but plugins.
+// writes them, and view reads them but plugins, replicas and etcd
+// members.
 func TestStatusResources(t *testing.T) {
 	t.Parallel()
 	s, k, dir := statusServer(t)
 	t.Run("discovery", func(t *testing.T) {
 		got := strings.Fields(k.OK(t, "api-resources", "--api-group=status.specd.io", "-o", "name"))
-		want := []string{"conversions.status.specd.io", "plugins.status.specd.io", "schemafiles.status.specd.io",
-			"schemareloads.status.specd.io", "storagemigrations.status.specd.io"}
+		want := []string{"conversions.status.specd.io", "etcdmembers.status.specd.io", "plugins.status.specd.io", "replicas.status.specd.io",
+			"schemafiles.status.specd.io", "schemareloads.status.specd.io", "storagemigrations.status.specd.io"}
 		if !slices.Equal(got, want) {
 			t.Errorf("api-resources: %v, want %v", got, want)
 		}
 	})
-	t.Run("columns", func(t *testing.T) { testStatusColumns(t, k) })
+	t.Run("columns", func(t *testing.T) { testStatusColumns(t, s, k) })
 	watch := openStatusWatch(t, s, "schemafiles")
 	t.Run("a broken file", func(t *testing.T) {
 		harness.WriteFile(t, dir, "broken.yaml", "openapi: 3.0.3\ninfo: {title: x, version: v1}\nx-specd: {group: 7}\n")
@@ -96,14 +97,16 @@ func TestStatusResources(t *testing.T) {
 		for _, res := range []string{"schemareloads", "conversions", "storagemigrations"} {
 			k.OK(t, "get", res, "--as", "val")
 		}
-		if stderr := k.Fail(t, "get", "plugins", "--as", "val"); !strings.Contains(stderr, "Forbidden") {
-			t.Errorf("val lists plugins: %q, want Forbidden", stderr)
+		for _, res := range []string{"plugins", "replicas", "etcdmembers"} {
+			if stderr := k.Fail(t, "get", res, "--as", "val"); !strings.Contains(stderr, "Forbidden") {
+				t.Errorf("val lists %s: %q, want Forbidden", res, stderr)
+			}
 		}
 	})
 }
 
 // testStatusColumns: each kind's printer columns say what it is about.
-func testStatusColumns(t *testing.T, k *harness.Kubectl) {
+func testStatusColumns(t *testing.T, s *harness.Specd, k *harness.Kubectl) {
 	files := harness.ParseTable(t, k.OK(t, "get", "schemafiles"))
 	if row := files.Row("NAME", "shop.example.com.v1.yaml"); row["PATH"] != "shop.example.com/v1.yaml" || row["PHASE"] != "Loaded" ||
 		row["KINDS"] != "Book, Warehouse, Widget" || row["PROBLEMS"] != "0" {
@@ -119,6 +122,14 @@ func testStatusColumns(t *testing.T, k *harness.Kubectl) {
 	}
 	if got := k.OK(t, "get", "schemareloads", "-o", "jsonpath={.items[0].status.result}/{.items[0].status.trigger}"); got != "Applied/initial" {
 		t.Errorf("first reload: %q, want Applied/initial", got)
+	}
+	// The one replica leads, on the address it serves; the embedded etcd
+	// is one healthy member, its leader.
+	harness.Eventually(t, "the replica leads", func() bool {
+		return k.OK(t, "get", "replicas", "-o", "jsonpath={.items[*].status.role} {.items[*].status.address}") == "Leader "+s.Addr
+	})
+	if got := k.OK(t, "get", "etcdmembers", "-o", "jsonpath={.items[*].status.health} {.items[*].status.leader}"); got != "Healthy true" {
+		t.Errorf("etcd members: %q, want one Healthy leader", got)
 	}
 }
 
