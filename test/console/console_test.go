@@ -12,7 +12,7 @@ import (
 
 // TestConsole drives the console in headless Chromium against a real
 // specd: token login, the discovery tree, specd's state with a broken
-// schema file, a list that follows another client's write, create from
+// schema file, the leading replica and the etcd member, a list that follows another client's write, create from
 // YAML, a 422 shown at its field, and a viewer who sees no edit or
 // delete.
 func TestConsole(t *testing.T) {
@@ -41,7 +41,8 @@ func TestConsole(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(s.Schemas, "broken.yaml"), []byte(broken), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		run(t, admin, "the file's problem shown", waitText("#specd-schemafiles", "#/x-specd/group"), waitText("#specd-schemareloads", "Failed"))
+		run(t, admin, "the file's problem shown", waitText("#specd-schemafiles", "#/x-specd/group"), waitText("#specd-schemareloads", "Failed"),
+			waitText("#specd-replicas", "Leader"), waitText("#specd-etcdmembers", "Healthy"))
 		text := value(t, admin, "read the files", chromedp.Text(chromedp.ID("specd-schemafiles")))
 		if !strings.Contains(text, "broken.yaml#/x-specd/group must be a string") {
 			t.Errorf("schema files: %q, want broken.yaml's problem with its pointer", text)

@@ -18,6 +18,8 @@ const sections = [
   { plural: "conversions", title: "Conversion", render: conversions },
   { plural: "storagemigrations", title: "Storage migrations", render: migrations },
   { plural: "plugins", title: "Plugins", render: plugins },
+  { plural: "replicas", title: "Replicas", render: replicas },
+  { plural: "etcdmembers", title: "etcd", render: etcdMembers },
 ];
 
 /**
@@ -135,4 +137,29 @@ function plugins(items) {
     h("ul", {}, ...(p.status.bindings || []).map((/** @type {any} */ b) => h("li", {},
       `${b.hook} ${b.resource}.${b.group}/${b.version}${b.failurePolicy ? ` (failurePolicy ${b.failurePolicy})` : ""}`))),
     `${p.status.user} (${p.status.clusterRole})`, p.status.lastError || ""]), "No plugin.");
+}
+
+/** @param {any[]} items */
+function replicas(items) {
+  const sorted = [...items].sort((a, b) => (a.status.role === "Leader" ? -1 : 0) - (b.status.role === "Leader" ? -1 : 0));
+  return table(["Replica", "Role", "Host", "Address"], sorted.map((r) => [
+    r.status.id, h("span", { class: r.status.role === "Leader" ? "ok" : "" }, r.status.role), r.status.host || "", r.status.address || ""]),
+  "No replica in the election.");
+}
+
+/** @param {number} n bytes @returns {string} */
+function size(n) {
+  if (!n) return "";
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return `${n.toFixed(i ? 1 : 0)} ${units[i]}`;
+}
+
+/** @param {any[]} items */
+function etcdMembers(items) {
+  return table(["Member", "Health", "Raft leader", "Version", "Database (in use)", "Alarms or error"], items.map((m) => [
+    m.status.name || m.status.id, h("span", { class: m.status.health === "Healthy" ? "ok" : "error" }, m.status.health),
+    m.status.leader ? "yes" : "no", m.status.version || "", `${size(m.status.dbSize)} (${size(m.status.dbSizeInUse)})`,
+    [...(m.status.alarms || []), m.status.error || ""].filter(Boolean).join("; ")]), "No etcd member.");
 }
