@@ -10,6 +10,7 @@
 // files and talk only to its own origin.
 //
 // The page is native ES modules with JSDoc types: no build step, nothing
-// generated. docs/console.md is the user's guide; test/console drives it
+// generated. jsconfig.json (not embedded) is how tsc --checkJs checks
+// them. docs/console.md is the user's guide; test/console drives it
 // in headless Chromium against a real specd.
 package console

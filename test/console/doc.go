@@ -7,5 +7,9 @@
 // Each scenario saves a screenshot (PNG) in its artifact directory: run
 // with -artifacts to keep them (go test -artifacts -outputdir DIR).
 //
+// TestTypes type-checks the console's modules by their JSDoc types with
+// the TypeScript test/clients/ts pins (tsc --checkJs, through
+// server/console/jsconfig.json): it needs node and npm.
+//
 // It is a module of its own so that chromedp is no dependency of specd.
 package console

@@ -26,9 +26,12 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** @param {HTMLElement} el @param {...(Node|string)} children */
+/**
+ * Replaces el's children, leaving out the empty ones as h does.
+ * @param {HTMLElement} el @param {...(Node|string|null|undefined|false)} children
+ */
 export function replace(el, ...children) {
-  el.replaceChildren(...children);
+  el.replaceChildren(.../** @type {(Node|string)[]} */ (children.filter((c) => c !== null && c !== undefined && c !== false)));
 }
 
 /**
@@ -41,6 +44,6 @@ export function errorView(err) {
   const causes = (err && err.status && err.status.details && err.status.details.causes) || [];
   return h("div", { class: "error", role: "alert" },
     h("p", {}, err && err.code ? `${err.code} ${err.status.reason || ""}: ${err.message}` : String(err)),
-    causes.length ? h("ul", { class: "causes" }, ...causes.map((c) =>
+    causes.length ? h("ul", { class: "causes" }, ...causes.map((/** @type {{field?: string, message?: string, reason?: string}} */ c) =>
       h("li", { "data-field": c.field || "" }, h("code", {}, c.field || ""), " ", c.message || c.reason || ""))) : null);
 }
