@@ -17,7 +17,7 @@ const stepTimeout = 20 * time.Second
 
 // newBrowser starts headless Chromium for the test and closes it (and
 // every process it started) when the test ends.
-func newBrowser(t *testing.T) context.Context {
+func newBrowser(t testing.TB) context.Context {
 	t.Helper()
 	exe := os.Getenv("CHROMIUM")
 	if exe == "" {
@@ -50,7 +50,7 @@ func newBrowser(t *testing.T) context.Context {
 
 // newTab is a new tab of browser (its own sessionStorage), closed when
 // the test ends.
-func newTab(t *testing.T, browser context.Context) context.Context {
+func newTab(t testing.TB, browser context.Context) context.Context {
 	t.Helper()
 	tab, cancel := chromedp.NewContext(browser)
 	t.Cleanup(cancel)
@@ -64,7 +64,7 @@ func newTab(t *testing.T, browser context.Context) context.Context {
 
 // run runs actions in tab within stepTimeout, failing the test with what
 // step failed.
-func run(t *testing.T, tab context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+func run(t testing.TB, tab context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(tab, stepTimeout)
 	defer cancel()
@@ -85,7 +85,7 @@ func pageText(tab context.Context) string {
 }
 
 // value runs one action that answers a value, within stepTimeout.
-func value[T any](t *testing.T, tab context.Context, what string, action chromedp.Action[T]) T {
+func value[T any](t testing.TB, tab context.Context, what string, action chromedp.Action[T]) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(tab, stepTimeout)
 	defer cancel()
@@ -98,7 +98,7 @@ func value[T any](t *testing.T, tab context.Context, what string, action chromed
 
 // screenshot saves the page as name.png in the test's artifact
 // directory.
-func screenshot(t *testing.T, tab context.Context, name string) {
+func screenshot(t testing.TB, tab context.Context, name string) {
 	t.Helper()
 	png := value(t, tab, "screenshot", chromedp.FullScreenshot(100))
 	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), name+".png"), png, 0o644); err != nil {
@@ -107,7 +107,7 @@ func screenshot(t *testing.T, tab context.Context, name string) {
 }
 
 // login opens the console in tab and logs in with token.
-func login(t *testing.T, tab context.Context, s *specd, token, user string) {
+func login(t testing.TB, tab context.Context, s *specd, token, user string) {
 	t.Helper()
 	run(t, tab, "log in as "+user,
 		chromedp.Navigate(s.URL+"/console/"),

@@ -42,7 +42,7 @@ type specd struct {
 }
 
 // binary is $name, or what build makes in dir.
-func binary(t *testing.T, env, dir string, build ...string) string {
+func binary(t testing.TB, env, dir string, build ...string) string {
 	t.Helper()
 	if p := os.Getenv(env); p != "" {
 		abs, err := filepath.Abs(p)
@@ -65,7 +65,7 @@ var servingLine = regexp.MustCompile(`msg=serving address=(https://\S+)`)
 // startSpecd runs specd on a loopback port of the kernel's choosing
 // with the example schemas, plugins and tokenFile, and stops it when the
 // test ends.
-func startSpecd(t *testing.T, args ...string) *specd {
+func startSpecd(t testing.TB, args ...string) *specd {
 	t.Helper()
 	bin := t.TempDir()
 	specdBin := binary(t, "SPECD_BIN", filepath.Join(bin, "specd"), "./cmd/specd")
@@ -109,7 +109,7 @@ func startSpecd(t *testing.T, args ...string) *specd {
 
 // waitReady waits for specd's address, trusts the CA it generated, and
 // waits for /readyz.
-func (s *specd) waitReady(t *testing.T, log *syncBuffer, data string, exited <-chan struct{}) {
+func (s *specd) waitReady(t testing.TB, log *syncBuffer, data string, exited <-chan struct{}) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for s.URL == "" {
@@ -168,7 +168,7 @@ func (s *specd) do(ctx context.Context, method, path, token, body string) (int, 
 
 // mustDo sends a request as the admin and fails the test unless it is
 // answered with want.
-func (s *specd) mustDo(t *testing.T, method, path, body string, want int) string {
+func (s *specd) mustDo(t testing.TB, method, path, body string, want int) string {
 	t.Helper()
 	code, out, err := s.do(t.Context(), method, path, adminToken, body)
 	if err != nil || code != want {

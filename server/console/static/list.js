@@ -33,6 +33,8 @@ export async function listView(api, r, query, view, signal) {
     try {
       const table = await api.table(withLimit(path));
       replace(rows, tableView(api, r, table, canDelete, render));
+      // For docs/performance.md: when the first rows are on screen.
+      if (performance.getEntriesByName("specd-console:rows").length === 0) performance.mark("specd-console:rows");
       status.textContent = `${table.rows.length} shown${table.metadata.continue ? ", more on the server: narrow the filters" : ""}. Live.`;
       return table.metadata.resourceVersion;
     } catch (err) {
