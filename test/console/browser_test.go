@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -125,16 +126,11 @@ func waitText(sel, text string) chromedp.Action[chromedp.Void] {
 		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(stepTimeout))
 }
 
-// quote is s as a JavaScript string literal.
+// quote is s as a JavaScript string literal: JSON's strings are.
 func quote(s string) string {
-	b := []byte{'"'}
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b = append(b, '\\', byte(r))
-		default:
-			b = append(b, string(r)...)
-		}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // a string always marshals
 	}
-	return string(append(b, '"'))
+	return string(b)
 }

@@ -13,7 +13,7 @@ import (
 // TestConsole drives the console in headless Chromium against a real
 // specd: token login, the discovery tree, specd's state with a broken
 // schema file, the leading replica and the etcd member, a list that follows another client's write, create from
-// YAML, a 422 shown at its field, and a viewer who sees no edit or
+// YAML, one object in both versions of its kind, a 422 shown at its field, and a viewer who sees no edit or
 // delete.
 func TestConsole(t *testing.T) {
 	s := startSpecd(t)
@@ -67,6 +67,15 @@ func TestConsole(t *testing.T) {
 			waitText("#yaml", "name: from-yaml"), waitText("#yaml", "size: 4"))
 		screenshot(t, admin, "created")
 		s.mustDo(t, http.MethodGet, "/apis/shop.example.com/v1/namespaces/default/widgets/from-yaml", "", http.StatusOK)
+	})
+	t.Run("one object in both versions", func(t *testing.T) {
+		run(t, admin, "the widget in v1 and v2beta1", chromedp.Navigate(s.URL+"/console/#/o/shop.example.com/v1/widgets/default/from-yaml"),
+			waitText("#versions", "apiVersion: shop.example.com/v1\n"), waitText("#versions", "apiVersion: shop.example.com/v2beta1"))
+		text := value(t, admin, "read the versions", chromedp.Text(chromedp.ID("versions")))
+		if strings.Count(text, "name: from-yaml") != 2 {
+			t.Errorf("the versions shown: %q, want the widget in both", text)
+		}
+		screenshot(t, admin, "versions")
 	})
 	t.Run("a 422 at its field", func(t *testing.T) {
 		yaml := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: bad\n  namespace: default\nspec:\n  color: purple\n"

@@ -94,7 +94,10 @@ async function route(api, groups) {
     return;
   }
   if (what === "r") await listView(api, r, query, view, current.signal);
-  else if (what === "o") await objectView(api, r, parts[4] === "-" ? "" : parts[4], parts[5], view);
+  else if (what === "o") {
+    const g = groups.find((x) => x.name === r.group);
+    await objectView(api, r, parts[4] === "-" ? "" : parts[4], parts[5], view, g ? g.versions : [r.version]);
+  }
   else if (what === "new") createView(api, r, query.get("ns") || "default", view);
 }
 

@@ -27,8 +27,9 @@ function shown(obj, all) {
  * @param {string} ns "" for a cluster-scoped object
  * @param {string} name
  * @param {HTMLElement} view
+ * @param {string[]} versions the versions its group serves
  */
-export async function objectView(api, r, ns, name, view) {
+export async function objectView(api, r, ns, name, view, versions) {
   const path = `${collectionPath(r, ns)}/${encodeURIComponent(name)}`;
   let obj;
   try {
@@ -47,7 +48,33 @@ export async function objectView(api, r, ns, name, view) {
     h("h2", {}, `${r.kind} ${name}`, ns ? h("span", { class: "hint" }, ` in ${ns}`) : null),
     h("p", {}, toggle, h("label", { for: "show-all" }, " Show managedFields and status")),
     canUpdate ? h("p", {}, h("button", { type: "button", id: "edit", onclick: () => edit(api, path, obj, editor) }, "Edit")) : null,
-    pre, editor);
+    pre, editor, h("div", { id: "versions" }));
+  if (versions.length > 1) inVersions(api, r, ns, name, versions, /** @type {HTMLElement} */ (view.querySelector("#versions")));
+}
+
+/**
+ * The object in every version its group serves, side by side: specd
+ * converts it from the storage version by the kind's rules
+ * (status.specd.io Conversion says which).
+ * @param {import("./api.js").API} api @param {import("./discovery.js").Resource} r
+ * @param {string} ns @param {string} name @param {string[]} versions @param {HTMLElement} out
+ */
+async function inVersions(api, r, ns, name, versions, out) {
+  const shownIn = await Promise.all(versions.map(async (version) => {
+    try {
+      const obj = await api.get(`${collectionPath({ ...r, version }, ns)}/${encodeURIComponent(name)}`);
+      return { version, obj };
+    } catch {
+      return null; // the kind is not served in this version
+    }
+  }));
+  const found = shownIn.filter((x) => x !== null);
+  if (found.length < 2) return;
+  replace(out, h("h3", {}, "In every served version"),
+    h("p", { class: "hint" }, "One stored object, converted by the rules of the kind's Conversion (specd status)."),
+    h("div", { class: "side-by-side" }, ...found.map((x) => h("section", { "aria-label": `In ${x.version}` },
+      h("h4", {}, /** @type {{version: string}} */ (x).version),
+      h("pre", { tabindex: "0" }, toYAML(shown(/** @type {{obj: any}} */ (x).obj, false)))))));
 }
 
 /**
