@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -58,5 +61,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "specd: unknown command %q\n\n%s", args[0], usage)
 		return 2
+	}
+}
+
+// errUsage marks an error in the command line: exit code 2.
+var errUsage = errors.New("usage")
+
+// exitCode is a command's exit code for err, which it prints: 0 for none
+// or -h, 2 for a usage error, 1 for any other.
+func exitCode(err error, command string, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "%s: %s\n", command, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+		return 2
+	default:
+		fmt.Fprintf(stderr, "%s: %v\n", command, err)
+		return 1
 	}
 }

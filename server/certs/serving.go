@@ -123,8 +123,14 @@ func run(ctx context.Context, r dynamiccertificates.ControllerRunner) error {
 
 // TLSConfig is the configuration to serve with (http.Server.TLSConfig):
 // each new handshake gets the certificate and client CAs on disk at that
-// moment. It speaks HTTP/2 and HTTP/1.1.
-func (s *Serving) TLSConfig() *tls.Config { return s.tlsConfig }
+// moment. It speaks HTTP/2 and HTTP/1.1. A nil *Serving, plain HTTP
+// (--insecure-serving), has none.
+func (s *Serving) TLSConfig() *tls.Config {
+	if s == nil {
+		return nil
+	}
+	return s.tlsConfig
+}
 
 // ClientCA is the reloading bundle of client CAs, for the x509
 // authenticator (its VerifyOptions); nil when no client CA was given.

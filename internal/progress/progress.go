@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"fmt"
@@ -7,16 +7,16 @@ import (
 	"strings"
 )
 
-// progressBar draws "label [=====     ] 12/40" on one terminal line.
-type progressBar struct {
+// Bar draws "label [=====     ] 12/40" on one terminal line.
+type Bar struct {
 	w     io.Writer
 	label string
 	drawn bool
 }
 
-// newProgressBar returns a bar on w when w is a terminal, else nil: logs
+// New returns a bar on w when w is a terminal, else nil: logs
 // and CI output get no control characters.
-func newProgressBar(w io.Writer, label string) *progressBar {
+func New(w io.Writer, label string) *Bar {
 	f, ok := w.(*os.File)
 	if !ok {
 		return nil
@@ -25,12 +25,12 @@ func newProgressBar(w io.Writer, label string) *progressBar {
 	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
 		return nil
 	}
-	return &progressBar{w: w, label: label}
+	return &Bar{w: w, label: label}
 }
 
 const barWidth = 30
 
-func (b *progressBar) update(done, total int) {
+func (b *Bar) Update(done, total int) {
 	if total == 0 {
 		return
 	}
@@ -39,8 +39,8 @@ func (b *progressBar) update(done, total int) {
 	b.drawn = true
 }
 
-// done clears the bar's line.
-func (b *progressBar) done() {
+// Done clears the bar's line.
+func (b *Bar) Done() {
 	if b.drawn {
 		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", len(b.label)+barWidth+24))
 	}

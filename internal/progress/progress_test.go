@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 
 func TestProgressBarOnlyOnTerminals(t *testing.T) {
 	var b strings.Builder
-	if newProgressBar(&b, "fuzz") != nil {
+	if New(&b, "fuzz") != nil {
 		t.Error("a bar on a strings.Builder")
 	}
 	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
@@ -17,17 +17,17 @@ func TestProgressBarOnlyOnTerminals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if newProgressBar(f, "fuzz") != nil {
+	if New(f, "fuzz") != nil {
 		t.Error("a bar on a regular file")
 	}
 }
 
 func TestProgressBarDraws(t *testing.T) {
 	var b strings.Builder
-	bar := &progressBar{w: &b, label: "fuzz"}
-	bar.update(1, 4)
-	bar.update(4, 4)
-	bar.done()
+	bar := &Bar{w: &b, label: "fuzz"}
+	bar.Update(1, 4)
+	bar.Update(4, 4)
+	bar.Done()
 	want := "\rfuzz [=======                       ] 1/4" +
 		"\rfuzz [==============================] 4/4" +
 		"\r" + strings.Repeat(" ", len("fuzz")+barWidth+24) + "\r"

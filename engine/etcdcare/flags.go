@@ -1,20 +1,14 @@
-package main
+package etcdcare
 
 import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/specd-io/specd/engine/etcdcare"
-	"github.com/specd-io/specd/engine/etcdstorage"
 )
 
-// etcdCareFlags say how specd looks after etcd (engine/etcdcare).
-type etcdCareFlags struct {
+// Flags say how specd looks after etcd.
+type Flags struct {
 	// CompactionInterval is --etcd-compaction-interval, as
 	// kube-apiserver's; 0: specd does not compact.
 	CompactionInterval time.Duration
@@ -29,16 +23,18 @@ type etcdCareFlags struct {
 // defaultCompactionInterval is kube-apiserver's.
 const defaultCompactionInterval = 5 * time.Minute
 
-func (f *etcdCareFlags) register(fs *flag.FlagSet) {
+// Register defines the flags on fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.CompactionInterval, "etcd-compaction-interval", defaultCompactionInterval,
 		"how often specd compacts etcd's history, keeping the last interval of it; 0: specd does not compact (the embedded etcd then compacts itself hourly)")
-	fs.DurationVar(&f.CheckInterval, "etcd-check-interval", etcdcare.DefaultCheckInterval,
+	fs.DurationVar(&f.CheckInterval, "etcd-check-interval", DefaultCheckInterval,
 		"how often specd reads etcd's database size and alarms, defragments the embedded etcd when it is mostly free space, and frees it after a NOSPACE alarm")
 	fs.Int64Var(&f.QuotaBackendBytes, "etcd-quota-backend-bytes", 0,
 		"the embedded etcd's --quota-backend-bytes: past it writes are refused until space is freed (default 0: etcd's 2 GiB)")
 }
 
-func (f etcdCareFlags) check(servers []string) error {
+// Check says what is wrong with the flags, given the --etcd-servers.
+func (f Flags) Check(servers []string) error {
 	switch {
 	case f.CompactionInterval < 0:
 		return fmt.Errorf("--etcd-compaction-interval %v: must not be negative", f.CompactionInterval)
@@ -50,28 +46,4 @@ func (f etcdCareFlags) check(servers []string) error {
 		return errors.New("--etcd-quota-backend-bytes is the embedded etcd's: an external etcd has its own --quota-backend-bytes")
 	}
 	return nil
-}
-
-// embeddedEtcd is the configuration of the embedded etcd. It compacts
-// its own history only when specd does not.
-func (c serveConfig) embeddedEtcd(log *slog.Logger) etcdstorage.EmbeddedConfig {
-	history := time.Duration(0)
-	if c.EtcdCare.CompactionInterval > 0 {
-		history = -1
-	}
-	return etcdstorage.EmbeddedConfig{DataDir: c.DataDir, Logger: log, MaxValueBytes: c.objectLimit(),
-		History: history, QuotaBackendBytes: c.EtcdCare.QuotaBackendBytes}
-}
-
-// etcdCare is the configuration of the upkeep of the etcd client talks
-// to.
-// etcd is what etcdcare.Open opens: the cluster of --etcd-servers, or the
-// embedded etcd.
-func (c serveConfig) etcd(log *slog.Logger) etcdcare.OpenConfig {
-	return etcdcare.OpenConfig{Servers: c.EtcdServers, Client: c.EtcdTLS.clientConfig(c.EtcdServers, log), Embedded: c.embeddedEtcd(log), Logger: log}
-}
-
-func (c serveConfig) etcdCare(client *clientv3.Client, log *slog.Logger) etcdcare.Config {
-	return etcdcare.Config{Client: client, Embedded: len(c.EtcdServers) == 0,
-		CompactionInterval: c.EtcdCare.CompactionInterval, CheckInterval: c.EtcdCare.CheckInterval, Logger: log}
 }

@@ -1,4 +1,4 @@
-package main
+package certs
 
 import (
 	"io"
@@ -11,15 +11,15 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// TestServingTLSOpen: without files, specd generates its certificates
+// TestFlagsOpen: without files, specd generates its certificates
 // into the data dir and writes an admin kubeconfig for the address it is
 // bound to, again on every start; --insecure-serving serves without TLS.
-func TestServingTLSOpen(t *testing.T) {
+func TestFlagsOpen(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	dir := t.TempDir()
 	for _, port := range []string{"1234", "5678"} {
 		addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: atoi(t, port)}
-		serving, err := servingTLS{}.open(t.Context(), dir, "127.0.0.1:0", addr, nil, log)
+		serving, err := Flags{}.Open(t.Context(), Place{DataDir: dir, Listen: "127.0.0.1:0", Addr: addr}, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestServingTLSOpen(t *testing.T) {
 		}
 	}
 	insecureDir := t.TempDir()
-	serving, err := servingTLS{Insecure: true}.open(t.Context(), insecureDir, "127.0.0.1:0", &net.TCPAddr{}, nil, log)
+	serving, err := Flags{Insecure: true}.Open(t.Context(), Place{DataDir: insecureDir, Listen: "127.0.0.1:0", Addr: &net.TCPAddr{}}, log)
 	if err != nil || serving != nil {
 		t.Fatalf("insecure: %v, %v; want no TLS", serving, err)
 	}

@@ -1,4 +1,4 @@
-package main
+package certs
 
 import (
 	"context"
@@ -9,19 +9,18 @@ import (
 	"net"
 	"path/filepath"
 
+	"github.com/specd-io/specd/internal/cliflag"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
-
-	"github.com/specd-io/specd/server/certs"
 )
 
-// adminKubeconfig is the kubeconfig specd writes into --data-dir when it
+// AdminKubeconfig is the kubeconfig specd writes into --data-dir when it
 // generates its certificates.
-const adminKubeconfig = "admin.kubeconfig"
+const AdminKubeconfig = "admin.kubeconfig"
 
-// servingTLS is how the API is served: the files --tls-cert-file,
-// --tls-private-key-file and --client-ca-file name (kube-apiserver's flags
-// of the same names), or plain HTTP with --insecure-serving.
-type servingTLS struct {
+// Flags are how the API is served: the files --tls-cert-file,
+// --tls-private-key-file and --client-ca-file name (kube-apiserver's
+// flags of the same names), or plain HTTP with --insecure-serving.
+type Flags struct {
 	CertFile, KeyFile, ClientCAFile string
 	Insecure                        bool
 	// SANs (--tls-sans) are more names and addresses the generated
@@ -29,16 +28,17 @@ type servingTLS struct {
 	SANs []string
 }
 
-func (s *servingTLS) register(fs *flag.FlagSet) {
+// Register defines the flags on fs.
+func (s *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&s.CertFile, "tls-cert-file", "", "PEM file of the serving certificate (with its chain); without it specd generates a CA, a serving certificate and an admin kubeconfig into --data-dir")
 	fs.StringVar(&s.KeyFile, "tls-private-key-file", "", "PEM file of the key of --tls-cert-file")
 	fs.StringVar(&s.ClientCAFile, "client-ca-file", "", "PEM file of the CAs whose client certificates authenticate users (CN the user, O the groups), beside specd's own generated CA")
-	fs.Var((*listFlag)(&s.SANs), "tls-sans", "more DNS names and IP addresses for the serving certificate specd generates (such as SERVICE.NAMESPACE.svc, which a host cluster's aggregator checks); repeatable or comma-separated")
+	fs.Var((*cliflag.List)(&s.SANs), "tls-sans", "more DNS names and IP addresses for the serving certificate specd generates (such as SERVICE.NAMESPACE.svc, which a host cluster's aggregator checks); repeatable or comma-separated")
 	fs.BoolVar(&s.Insecure, "insecure-serving", false, "serve plain HTTP, without TLS; only on a loopback --listen address, for development")
 }
 
-// check says what is wrong with the flags, given --listen.
-func (s servingTLS) check(listen string) error {
+// Check says what is wrong with the flags, given --listen.
+func (s Flags) Check(listen string) error {
 	switch {
 	case s.Insecure && (s.CertFile != "" || s.KeyFile != "" || s.ClientCAFile != ""):
 		return errors.New("--insecure-serving serves plain HTTP: it does not go with --tls-cert-file, --tls-private-key-file or --client-ca-file")
@@ -61,35 +61,53 @@ func isLoopback(listen string) bool {
 	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
-// open is the TLS the API serves with until ctx ends, nil with
+// Place is where Open serves: the data directory, the --listen address,
+// the address the listener is bound to, and the CAs a client's
+// certificate is asked for at the handshake beyond the client CAs (a
+// host cluster's front proxy's).
+type Place struct {
+	DataDir, Listen string
+	Addr            net.Addr
+	HandshakeCAs    dynamiccertificates.CAContentProvider
+}
+
+// Open is the TLS the API serves with until ctx ends, nil with
 // --insecure-serving. Without --tls-cert-file the certificates are
-// generated into dataDir (kept across starts) and the admin kubeconfig
-// there is written for the address the listener is bound to.
-func (s servingTLS) open(ctx context.Context, dataDir, listen string, addr net.Addr, handshakeCAs dynamiccertificates.CAContentProvider, log *slog.Logger) (*certs.Serving, error) {
+// generated into the data directory (kept across starts) and the admin
+// kubeconfig there is written for the address the listener is bound to.
+func (s Flags) Open(ctx context.Context, at Place, log *slog.Logger) (*Serving, error) {
 	if s.Insecure {
-		log.Warn("serving plain HTTP (--insecure-serving): no TLS, so anyone on this machine can read and forge requests", "address", addr.String())
+		log.Warn("serving plain HTTP (--insecure-serving): no TLS, so anyone on this machine can read and forge requests", "address", at.Addr.String())
 		return nil, nil
 	}
-	cfg := certs.ServingConfig{CertFile: s.CertFile, KeyFile: s.KeyFile, HandshakeCAs: handshakeCAs}
+	cfg := ServingConfig{CertFile: s.CertFile, KeyFile: s.KeyFile, HandshakeCAs: at.HandshakeCAs}
 	if s.CertFile == "" {
-		hosts, err := certs.Hosts(listen)
-		if err != nil {
-			return nil, err
-		}
-		hosts = append(hosts, s.SANs...)
-		files, err := certs.Ensure(dataDir, hosts)
+		files, err := s.generate(at, log)
 		if err != nil {
 			return nil, err
 		}
 		cfg.CertFile, cfg.KeyFile, cfg.ClientCAFiles = files.ServingCert, files.ServingKey, []string{files.CACert}
-		kubeconfig := filepath.Join(dataDir, adminKubeconfig)
-		if err := certs.WriteKubeconfig(kubeconfig, certs.LocalURL("https", addr), files); err != nil {
-			return nil, err
-		}
-		log.Info("admin kubeconfig written", "path", kubeconfig)
 	}
 	if s.ClientCAFile != "" {
 		cfg.ClientCAFiles = append(cfg.ClientCAFiles, s.ClientCAFile)
 	}
-	return certs.NewServing(ctx, cfg)
+	return NewServing(ctx, cfg)
+}
+
+// generate makes the certificates and writes the admin kubeconfig.
+func (s Flags) generate(at Place, log *slog.Logger) (Files, error) {
+	hosts, err := Hosts(at.Listen)
+	if err != nil {
+		return Files{}, err
+	}
+	files, err := Ensure(at.DataDir, append(hosts, s.SANs...))
+	if err != nil {
+		return Files{}, err
+	}
+	kubeconfig := filepath.Join(at.DataDir, AdminKubeconfig)
+	if err := WriteKubeconfig(kubeconfig, LocalURL("https", at.Addr), files); err != nil {
+		return Files{}, err
+	}
+	log.Info("admin kubeconfig written", "path", kubeconfig)
+	return files, nil
 }
