@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build run test test-unit test-image fuzz kubectl kube kube-apiserver kube-controller-manager helm controller plugins image proto proto-tools proto-check bench bench-compare vet fmt verify clean
+.PHONY: build run test test-unit test-image test-console fuzz kubectl kube kube-apiserver kube-controller-manager helm controller plugins image proto proto-tools proto-check bench bench-compare vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
@@ -111,7 +111,16 @@ test: build kubectl helm controller plugins kube vet
 	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins \
 	KUBE_APISERVER=$(CURDIR)/$(KUBE_APISERVER_BIN) KUBE_CONTROLLER_MANAGER=$(CURDIR)/$(KUBE_CONTROLLER_MANAGER_BIN) $(GO) test -count=1 -timeout 15m ./...
 	$(MAKE) test-image
+	$(MAKE) test-console
 	$(MAKE) fuzz
+
+# The console (server/console) in headless Chromium, Debian's chromium
+# package (.ci/run installs it), driven by chromedp in test/console, a
+# module of its own. Screenshots of each scenario go to
+# bin/console-artifacts.
+test-console: build plugins
+	mkdir -p bin/console-artifacts
+	cd test/console && SPECD_BIN=$(CURDIR)/bin/specd PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 10m -artifacts -outputdir $(CURDIR)/bin/console-artifacts ./...
 
 # FuzzWritePath for a bounded number of inputs (20-40 s on two cores);
 # `make fuzz FUZZTIME=200000x` runs it longer. The budget is a count: with
@@ -129,6 +138,7 @@ test-unit:
 vet:
 	$(GO) vet ./...
 	cd tools/image && $(GO) vet ./...
+	cd test/console && $(GO) vet ./...
 
 # The plugin protocol's Go code (plugins/proto/**/*.pb.go) from its .proto
 # files, with buf and the protoc-gen-go(-grpc) plugins at pinned versions,
@@ -166,6 +176,7 @@ verify: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) mod tidy -diff
 	cd tools/image && $(GO) mod tidy -diff
+	cd test/console && $(GO) mod tidy -diff
 
 # The load tool against a fresh specd serving the benchmark schema; see
 # docs/performance.md.

@@ -33,6 +33,12 @@ type Keys struct {
 	Prefix string
 }
 
+// Root is the prefix of every key: k.Prefix or DefaultPrefix.
+func (k Keys) Root() string { return k.prefix() }
+
+// Group is the prefix of the keys of group's resources.
+func (k Keys) Group(group string) string { return k.prefix() + GroupKey(group) + "/" }
+
 // prefix is k.Prefix or DefaultPrefix.
 func (k Keys) prefix() string {
 	if k.Prefix == "" {

@@ -63,6 +63,9 @@ type Config struct {
 	// Extra are groups served by handlers of their own (extra.go), listed
 	// in discovery before the schemas' groups.
 	Extra []ExtraGroup
+	// Console, when set, serves /console/ (server/console); nil turns
+	// the console off (--console=false).
+	Console http.Handler
 }
 
 // Server is specd's http.Handler.
@@ -134,6 +137,9 @@ func (s *Server) routes() *mux.Router {
 
 	if s.cfg.Profiling {
 		routeProfiling(r)
+	}
+	if s.cfg.Console != nil {
+		r.PathPrefix("/console/").Handler(s.cfg.Console)
 	}
 	s.routeExtras(r)
 	// Every resource path, split by serveResource: one pattern keeps

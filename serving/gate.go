@@ -27,6 +27,7 @@ import (
 // and are served again when it returns.
 func (s *Set) gate(ctx context.Context, served, next *world, stored check.StoredObjects) error {
 	var refused []schemas.Problem
+	var rules []string
 	for _, f := range check.CompareStored(ctx, served.reg, next.reg, stored) {
 		if f.Severity != check.Error {
 			if f.Severity == check.Warning {
@@ -40,11 +41,12 @@ func (s *Set) gate(ctx context.Context, served, next *world, stored check.Stored
 		}
 		refused = append(refused, schemas.Problem{File: f.File, Pointer: f.Pointer,
 			Message: fmt.Sprintf("%s (%s)", f.Message, f.Rule)})
+		rules = append(rules, f.Rule)
 	}
 	if len(refused) == 0 {
 		return nil
 	}
-	return &refusedError{problems: refused}
+	return &refusedError{problems: refused, rules: rules}
 }
 
 // allowed reports whether a breaking finding may be applied, and why.
@@ -77,11 +79,18 @@ func (s *Set) allowed(served, next *world, f check.Finding) (bool, string) {
 	return false, ""
 }
 
-// refusedError lists the breaking changes a reload was refused for.
-type refusedError struct{ problems []schemas.Problem }
+// AllowBreakingHint says how to let a refused change through.
+const AllowBreakingHint = "allow them with x-specd.allowBreaking: true in the file, or --allow-breaking"
+
+// refusedError lists the breaking changes a reload was refused for, and
+// the compatibility rule each breaks.
+type refusedError struct {
+	problems []schemas.Problem
+	rules    []string
+}
 
 func (e *refusedError) Error() string {
-	lines := []string{fmt.Sprintf("%v: %d breaking change(s); allow them with x-specd.allowBreaking: true in the file, or --allow-breaking", ErrRefused, len(e.problems))}
+	lines := []string{fmt.Sprintf("%v: %d breaking change(s); %s", ErrRefused, len(e.problems), AllowBreakingHint)}
 	for _, p := range e.problems {
 		lines = append(lines, "  "+p.String())
 	}

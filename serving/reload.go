@@ -99,16 +99,16 @@ func (r *Reloads) reload(ctx context.Context, trigger string) error {
 		return err
 	}
 	if next == served {
-		s.status.succeeded(time.Now(), trigger)
+		s.status.succeeded(Outcome{At: time.Now(), Trigger: trigger, Result: "unchanged"})
 		observeReload("unchanged", took)
 		s.log.Debug("schemas unchanged", "trigger", trigger)
 		return nil
 	}
 	s.swap(served, next)
 	r.afterSwap(ctx, served, next)
-	s.status.succeeded(time.Now(), trigger)
-	observeReload("applied", time.Since(start))
 	added, changed, removed := diffResources(served.reg, next.reg)
+	s.status.succeeded(Outcome{At: time.Now(), Trigger: trigger, Result: "applied", Added: added, Changed: changed, Removed: removed})
+	observeReload("applied", time.Since(start))
 	s.log.Info("schemas reloaded", "trigger", trigger, "took", time.Since(start).Round(time.Millisecond),
 		"added", added, "changed", changed, "removed", removed)
 	return nil

@@ -144,7 +144,7 @@ func (s *Set) start(ctx context.Context) error {
 		return err
 	}
 	s.current.Store(w)
-	s.status.succeeded(time.Now(), "initial")
+	s.status.succeeded(Outcome{At: time.Now(), Trigger: "initial", Result: "applied"})
 	return nil
 }
 

@@ -51,20 +51,29 @@ type reloadStatus struct {
 	lastErr error
 	at      time.Time
 	trigger string
+	// outcomes are the last keptOutcomes outcomes (outcome.go); next is
+	// closed when one more is recorded.
+	outcomes []Outcome
+	seq      uint64
+	next     chan struct{}
 }
 
-func (s *reloadStatus) succeeded(at time.Time, trigger string) {
+// succeeded records a load that serves: o's Result is "applied" or
+// "unchanged" ("applied" for the first load).
+func (s *reloadStatus) succeeded(o Outcome) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lastErr, s.at, s.trigger = nil, at, trigger
+	s.lastErr, s.at, s.trigger = nil, o.At, o.Trigger
+	s.record(o)
 	reloadErrors.Set(0)
-	reloadLastSuccess.Set(float64(at.UnixNano()) / 1e9)
+	reloadLastSuccess.Set(float64(o.At.UnixNano()) / 1e9)
 }
 
 func (s *reloadStatus) failed(at time.Time, trigger string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lastErr, s.at, s.trigger = err, at, trigger
+	s.record(Outcome{At: at, Trigger: trigger, Result: resultOf(err), Message: oneLine(err), Problems: problemsOf(err)})
 	reloadErrors.Set(float64(problemCount(err)))
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -25,9 +26,11 @@ import (
 	"github.com/specd-io/specd/engine/etcdcare"
 	"github.com/specd-io/specd/engine/gc"
 	"github.com/specd-io/specd/engine/leader"
+	"github.com/specd-io/specd/engine/memstorage"
 	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/engine/namespace"
 	"github.com/specd-io/specd/engine/rbac"
+	"github.com/specd-io/specd/engine/statusapi"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/plugins"
@@ -40,6 +43,7 @@ import (
 	"github.com/specd-io/specd/server/apiservices"
 	"github.com/specd-io/specd/server/certs"
 	"github.com/specd-io/specd/server/chain"
+	"github.com/specd-io/specd/server/console"
 	"github.com/specd-io/specd/server/httpserve"
 	"github.com/specd-io/specd/server/reviews"
 	"github.com/specd-io/specd/serving"
@@ -72,6 +76,9 @@ type outside struct {
 	// stored.
 	stored  migrate.StoredObjects
 	schemas *serving.Set
+	// status keeps specd's own status.specd.io objects, under their
+	// prefix of storage (engine/statusapi).
+	status *memstorage.Storage
 	// agg is the host cluster when specd serves aggregated, else nil.
 	agg *aggregated.Host
 }
@@ -122,6 +129,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	defer opened.Close()
 	out.storage, out.etcd = encrypt(opened.Storage), opened.Client
+	out.status = memstorage.New(0)
+	out.storage = memstorage.Route(out.storage, statusapi.Prefix(engine.Keys{}), out.status)
 	out.stored = migrate.StoredObjects{Storage: out.storage, Keys: engine.Keys{}, Timeout: storedReadTimeout}
 	// After the embedded etcd, which vets --data-dir's permissions before
 	// anything is written there.
@@ -199,6 +208,8 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	defer caches.Close()
 	p := newParts(cfg, out, caches, log)
 	defer p.host.Close()
+	defer statusapi.Start(ctx, statusapi.Config{Memory: out.status, Keys: engine.Keys{}, Schemas: set, SchemaDir: cfg.Schemas,
+		Storage: out.storage, Plugins: pluginStates(p.host), Cluster: statusapi.EtcdCluster{Client: out.etcd}, Logger: log})()
 	stopNamespaces, err := p.namespaces.Start(ctx, p.store)
 	if err != nil {
 		return err
@@ -254,6 +265,10 @@ func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner,
 // newServer is the API's handler on the parts, before the request chain.
 func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *slog.Logger) *server.Server {
 	set := out.schemas
+	var ui http.Handler // nil with --console=false
+	if cfg.Console {
+		ui = console.Handler()
+	}
 	return server.New(server.Config{
 		Registry: set.Registry,
 		Checks: []server.Check{{Name: "etcd", Check: etcdcare.Healthy(out.etcd)}, {Name: "schemas", Check: set.ReadyCheck, Informational: true},
@@ -266,6 +281,7 @@ func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *s
 		MinRequestTimeout: cfg.Chain.ServerMinRequestTimeout(),
 		Profiling:         cfg.Profiling,
 		Extra:             reviews.Groups(reviews.Config{Authorizer: out.chain.Decider(p.authz.Authorizer()), RuleResolver: p.authz.RBAC}),
+		Console:           ui,
 	})
 }
 

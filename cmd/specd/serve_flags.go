@@ -57,6 +57,8 @@ type serveConfig struct {
 	Authorization rbac.Mode
 	// Profiling (--profiling) serves Go's profiles at /debug/pprof/.
 	Profiling bool
+	// Console (--console) serves the console's files at /console/.
+	Console bool
 	// Chain are the flags of authentication, audit and request limits.
 	Chain chain.Flags
 	// Encryption is --encryption-provider-config.
@@ -107,6 +109,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	cfg.Aggregation.Register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&cfg.Console, "console", true, "serve the console, a web page that uses the API with the user's own credentials, at /console/ (docs/console.md)")
 	fs.BoolVar(&cfg.Profiling, "profiling", true, "serve Go's profiles at /debug/pprof/ to users authorized for that path (system:masters, or nonResourceURLs in a ClusterRole)")
 	fs.Var((*cliflag.List)(&cfg.Disable), "disable", "a group (G), group version (G/V) or resource (G/V/R) not to serve, the core group named api (api/v1/events); repeatable or comma-separated")
 	watch := fs.Bool("watch", true, "reload the schemas when files under --schemas change (SIGHUP always reloads)")

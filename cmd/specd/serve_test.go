@@ -52,6 +52,10 @@ func TestParseServeFlags(t *testing.T) {
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
 				EtcdServers: []string{"https://etcd:2379"}, EtcdTLS: etcdstorage.TLSFlags{CAFile: "ca.crt", CertFile: "c.crt", KeyFile: "c.key"}},
 		},
+		"console off": {
+			args: []string{"--schemas", "s", "--console=false"},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, Console: false},
+		},
 		"profiling off": {
 			args: []string{"--schemas", "s", "--profiling=false"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, Profiling: false},
@@ -133,6 +137,9 @@ func TestParseServeFlags(t *testing.T) {
 			}
 			if !slices.Contains(tc.args, "--profiling=false") {
 				tc.want.Profiling = true // --profiling's default, as kube-apiserver's
+			}
+			if !slices.Contains(tc.args, "--console=false") {
+				tc.want.Console = true // the console is served unless turned off
 			}
 			if tc.want.Aggregation.Port == 0 {
 				tc.want.Aggregation = aggregationDefaults(t)

@@ -38,7 +38,7 @@ func (mg *Migrator) StateKey(r *schemas.Resource) string {
 	return mg.statePrefix() + engine.GroupKey(r.Group) + "/" + r.Plural
 }
 
-func (mg *Migrator) statePrefix() string { return mg.upkeep.Keys().Prefix + "_storage-migrations/" }
+func (mg *Migrator) statePrefix() string { return StatePrefix(mg.upkeep.Keys()) }
 
 // ForgetStale deletes the recorded state of every resource of reg whose
 // migration was to another version than its storage version now, and

@@ -96,7 +96,8 @@ func aggregateToEditRules() []rbacv1.PolicyRule {
 }
 
 // aggregateToViewRules: read the core namespaced kinds but secrets, and
-// namespaces; never RBAC.
+// namespaces; never RBAC. Of specd's status, what shows nothing secret:
+// not plugins, whose last error may quote an object a plugin was given.
 func aggregateToViewRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{Verbs: readVerbs, APIGroups: []string{""}, Resources: []string{"bindings", "configmaps", "endpoints", "events",
@@ -107,6 +108,7 @@ func aggregateToViewRules() []rbacv1.PolicyRule {
 		{Verbs: readVerbs, APIGroups: []string{""}, Resources: []string{"namespaces"}},
 		{Verbs: readVerbs, APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}},
 		{Verbs: readVerbs, APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}},
+		{Verbs: readVerbs, APIGroups: []string{StatusGroup}, Resources: []string{"conversions", "schemafiles", "schemareloads", "storagemigrations"}},
 	}
 }
 

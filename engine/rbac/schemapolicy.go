@@ -14,12 +14,15 @@ const (
 	SchemaEditRole = "specd:aggregate-to-edit"
 )
 
+// StatusGroup is specd's own status.specd.io (engine/statusapi).
+const StatusGroup = "status.specd.io"
+
 // SchemaPolicy gives view and edit (and so admin, which aggregates edit)
 // the resources of every group reg serves from the user's schemas: two
 // ClusterRoles labelled AggregateToView (read, with the status and scale
 // subresources) and AggregateToEdit (write, with scale). The API groups
-// of Kubernetes itself ("" and *.k8s.io, *.kubernetes.io) are left to
-// DefaultPolicy. Its Exact is set: a group removed from the schemas
+// of Kubernetes itself ("" and *.k8s.io, *.kubernetes.io) and specd's
+// status.specd.io are left to DefaultPolicy. Its Exact is set: a group removed from the schemas
 // leaves the roles when they are reconciled.
 func SchemaPolicy(reg *schemas.Registry) Policy {
 	var view, edit []rbacv1.PolicyRule
@@ -67,10 +70,11 @@ func groupResources(g *schemas.Group) (read, write []string) {
 	return read, write
 }
 
-// builtinGroup reports whether a group is Kubernetes' own.
+// builtinGroup reports whether a group is Kubernetes' own, or specd's
+// own status group, whose view rules DefaultPolicy gives.
 func builtinGroup(name string) bool {
 	return name == "" || strings.HasSuffix(name, ".k8s.io") || strings.HasSuffix(name, ".kubernetes.io") ||
-		name == "k8s.io" || name == "kubernetes.io"
+		name == "k8s.io" || name == "kubernetes.io" || name == StatusGroup
 }
 
 func schemaRole(name, label string, rules []rbacv1.PolicyRule) *rbacv1.ClusterRole {

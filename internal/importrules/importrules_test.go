@@ -61,6 +61,8 @@ var rules = withLeaves([]rule{
 		allow: []string{"engine/storage", "engine/fieldmanager", "engine/internal/...", "schemas/...", "converters", "plugins/hook", "internal/..."}},
 	{name: "etcdstorage implements the storage contract, not the engine", packages: "engine/etcdstorage/...",
 		allow: []string{"engine/storage/...", "engine/etcdstorage/...", "internal/..."}},
+	{name: "memstorage implements the storage contract, not the engine", packages: "engine/memstorage/...",
+		allow: []string{"engine/storage/...", "engine/memstorage/...", "internal/..."}},
 	{name: "serving stands on schemas, converters and check", packages: "serving/...",
 		allow: []string{"serving/...", "check/...", "converters/...", "schemas/...", "internal/..."}},
 	{name: "check stands on schemas and converters", packages: "check/...",

@@ -28,7 +28,8 @@ const Name = "builtin"
 
 // reservedGroups are the groups that user schema files may not declare:
 // the groups of FS's files (the core group "", coordination.k8s.io,
-// events.k8s.io, whose Events are the core group's, and RBAC), and those
+// events.k8s.io, whose Events are the core group's, RBAC, and specd's own
+// status.specd.io, whose objects engine/statusapi writes), and those
 // specd serves in code (authentication.k8s.io and authorization.k8s.io
 // reviews).
 var reservedGroups = []string{
@@ -39,6 +40,7 @@ var reservedGroups = []string{
 	"coordination.k8s.io",
 	"events.k8s.io",
 	"rbac.authorization.k8s.io",
+	"status.specd.io",
 }
 
 // ReservedGroups returns the API groups that user schema files may not

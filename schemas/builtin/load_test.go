@@ -16,7 +16,7 @@ import (
 
 const (
 	rbacFile     = "builtin/rbac.authorization.k8s.io/v1.yaml"
-	builtinFiles = 5 // core, apiextensions.k8s.io, coordination.k8s.io, events.k8s.io and RBAC
+	builtinFiles = 6 // core, apiextensions.k8s.io, coordination.k8s.io, events.k8s.io, RBAC and status.specd.io
 )
 
 func TestLoaderLoadsBuiltinsWithTheDirectory(t *testing.T) {

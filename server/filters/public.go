@@ -12,8 +12,11 @@ import (
 
 // publicPaths answer anyone, as kube's system:public-info-viewer role
 // bound to system:authenticated and system:unauthenticated lets them:
-// probes and version checks carry no credentials.
-var publicPaths = []string{"/livez", "/readyz", "/healthz", "/version"}
+// probes and version checks carry no credentials. So do the console's
+// static files (server/console), which hold no data: a browser fetches
+// them before the user has logged in, and the page then sends the
+// user's credentials with each API request.
+var publicPaths = []string{"/livez", "/readyz", "/healthz", "/version", "/console"}
 
 // isPublic reports whether path is a public path or one under it.
 func isPublic(path string) bool {
