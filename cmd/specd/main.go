@@ -7,10 +7,24 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/specd-io/specd/server"
 )
 
-// version is set at build time with -ldflags "-X main.specdVersion=...".
-var specdVersion = "v0.1.0-dev"
+// The build sets these with -ldflags "-X main.specdVersion=..." (make
+// build the version; hack/release all four). What is left empty is read
+// from what the go command recorded (server.Build).
+var (
+	specdVersion = server.DevVersion
+	gitCommit    string
+	gitTreeState string
+	buildDate    string
+)
+
+// build is what this binary says of its source.
+func build() server.Build {
+	return server.Build{Version: specdVersion, Commit: gitCommit, TreeState: gitTreeState, Date: buildDate}
+}
 
 const usage = `specd serves Kubernetes-style APIs declared in OpenAPI files.
 
@@ -47,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "bench":
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, specdVersion)
+		fmt.Fprintln(stdout, build().Resolved().Version)
 		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

@@ -257,7 +257,7 @@ func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *s
 		Store:             p.store,
 		Ready:             ready,
 		Logger:            log,
-		Version:           server.KubeVersion(specdVersion),
+		Version:           server.KubeVersion(build()),
 		MinRequestTimeout: cfg.Chain.minRequestTimeout(),
 		Profiling:         cfg.Profiling,
 		Extra:             reviews.Groups(reviews.Config{Authorizer: p.authz.authorizer(), RuleResolver: p.authz.rbac}),
