@@ -50,6 +50,27 @@ func BenchmarkCreate(b *testing.B) {
 	})
 }
 
+// BenchmarkUpdate replaces one object in the embedded etcd again and
+// again, each update carrying the resourceVersion the last one answered.
+func BenchmarkUpdate(b *testing.B) {
+	s, _ := newStore(b)
+	rv := widgets(b)
+	ctx := context.Background()
+	cur := mustCreate(b, s, rv, "default", benchBody)
+	ref := engine.Ref{Version: rv, Namespace: "default", Name: "w1"}
+	b.ReportAllocs()
+	size := 3
+	for b.Loop() {
+		size = 3 + (size+1)%5
+		body := withRV(widget("w1", size), cur)
+		res, err := s.Update(ctx, engine.WriteRequest{Ref: ref, Body: []byte(body)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cur = res.Object
+	}
+}
+
 // BenchmarkGet reads one object from the embedded etcd, from parallel
 // clients.
 func BenchmarkGet(b *testing.B) {

@@ -16,7 +16,7 @@ import (
 //   - Every write puts it back: an update, patch, apply or status write
 //     starts from the stored object in the request's version, and its
 //     annotation goes on the new object just before the object is
-//     converted to the storage version (prepareUpdateOpts), after the
+//     converted to the storage version (encodeUpdate, replace.go), after the
 //     managed fields are tracked, so it is never a field of the client's.
 //     A client of a narrow version that reads, changes and writes back an
 //     object keeps what only the wider versions hold.
