@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build release run test test-unit test-image fuzz kubectl kube-apiserver helm controller plugins image proto proto-tools proto-check bench vet fmt verify clean
+.PHONY: build release release-check run test test-unit test-image fuzz kubectl kube-apiserver helm controller plugins image proto proto-tools proto-check bench vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
@@ -17,6 +17,11 @@ RELEASE_DIR ?= bin/release
 
 release:
 	$(GO) run ./hack/release -version $(VERSION) -out $(RELEASE_DIR)
+
+# The release's own tests, with the slow one: go install ...@VERSION from a
+# module proxy holding HEAD (a full build of specd in a new module cache).
+release-check:
+	SPECD_TEST_GO_INSTALL=1 $(GO) test -timeout 60m ./hack/release/
 
 # Embedded etcd (data in ./data), the example schemas and plugins, on
 # https://127.0.0.1:8080 with certificates generated into ./data; then
