@@ -111,6 +111,8 @@ func openChain(ctx context.Context, flags chainFlags, serving *certs.Serving, lo
 		if err := c.fairness.Run(ctx); err != nil {
 			return nil, err
 		}
+	} else {
+		filters.RecordInFlight(ctx)
 	}
 	return c, nil
 }

@@ -1,12 +1,14 @@
 package filters
 
 import (
+	"context"
 	"net/http"
 	"time"
 
 	endpointsmetrics "k8s.io/apiserver/pkg/endpoints/metrics"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/endpoints/responsewriter"
+	serverfilters "k8s.io/apiserver/pkg/server/filters"
 )
 
 // withRequestMetrics records every API request that reaches specd's
@@ -38,4 +40,11 @@ func withRequestMetrics(h http.Handler) http.Handler {
 			info.Resource, info.Subresource, endpointsmetrics.CleanScope(info), endpointsmetrics.APIServerComponent,
 			false, "", delegate.Status(), delegate.ContentLength(), time.Since(received))
 	})
+}
+
+// RecordInFlight keeps apiserver_current_inflight_requests up to date,
+// every second while ctx lasts, for the in-flight bounds (without
+// priority and fairness, whose controller keeps it).
+func RecordInFlight(ctx context.Context) {
+	serverfilters.StartMaxInFlightWatermarkMaintenance(ctx.Done())
 }

@@ -24,10 +24,24 @@ other-token,other,2002
 // /metrics with no other grant, and finds kube-apiserver's request
 // metrics, with kube's names and labels, for a request the test made; a
 // user outside the group is refused.
+// The in-flight gauge is kept by priority and fairness, or by the
+// in-flight bounds when it is off: both are tried.
 func TestRequestMetrics(t *testing.T) {
 	t.Parallel()
-	s := startSpecd(t, specdOptions{Secure: true, Args: []string{
-		"--token-auth-file", writeFile(t, t.TempDir(), "tokens.csv", metricsTokens)}})
+	for name, args := range map[string][]string{
+		"priority and fairness": nil,
+		"in-flight bounds":      {"--enable-priority-and-fairness=false"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testRequestMetrics(t, args)
+		})
+	}
+}
+
+func testRequestMetrics(t *testing.T, args []string) {
+	s := startSpecd(t, specdOptions{Secure: true, Args: append([]string{
+		"--token-auth-file", writeFile(t, t.TempDir(), "tokens.csv", metricsTokens)}, args...)})
 	newKubectl(t, s).OK(t, "create", "-f", filepath.Join(repoRoot, "examples", "objects", "widget.yaml"))
 	created := map[string]string{"verb": "POST", "dry_run": "", "group": "shop.example.com", "version": "v1",
 		"resource": "widgets", "subresource": "", "scope": "resource", "component": "apiserver"}
@@ -45,6 +59,11 @@ func TestRequestMetrics(t *testing.T) {
 	}
 	if n := histogramCount(families["apiserver_request_duration_seconds"], created); n < 1 {
 		t.Errorf("apiserver_request_duration_seconds_count%v = %v, want >= 1", created, n)
+	}
+	for _, kind := range []string{"readOnly", "mutating"} {
+		if !hasSeries(families["apiserver_current_inflight_requests"], map[string]string{"request_kind": kind}) {
+			t.Errorf("no apiserver_current_inflight_requests{request_kind=%q}", kind)
+		}
 	}
 	if code, body := scrape(t, s, "other-token"); code != http.StatusForbidden {
 		t.Errorf("/metrics as a user outside system:monitoring: HTTP %d, want 403\n%s", code, body)
@@ -122,4 +141,13 @@ func histogramCount(f *dto.MetricFamily, want map[string]string) uint64 {
 		}
 	}
 	return 0
+}
+
+func hasSeries(f *dto.MetricFamily, want map[string]string) bool {
+	for _, m := range f.GetMetric() {
+		if matches(m, want) {
+			return true
+		}
+	}
+	return false
 }
