@@ -1,7 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -34,7 +37,7 @@ Usage:
   specd bench [flags]
   specd snapshot save FILE [--data-dir DIR | --etcd-servers URL]
   specd snapshot restore FILE --data-dir DIR
-  specd version
+  specd version [-o json|yaml]
 
 Run "specd COMMAND -h" for a command's flags.
 `
@@ -61,8 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "bench":
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, build().Resolved().Version)
-		return 0
+		return versionCommand(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -70,4 +72,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "specd: unknown command %q\n\n%s", args[0], usage)
 		return 2
 	}
+}
+
+// versionCommand prints specd's version, or with -o json|yaml the
+// Kubernetes version it serves, its commit, build date and platform.
+func versionCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("specd version", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	output := fs.String("output", "", "json or yaml: the Kubernetes version, commit, build date and platform too")
+	fs.StringVar(output, "o", "", "shorthand for --output")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: specd version [-o json|yaml]")
+			return 0
+		}
+		fmt.Fprintf(stderr, "specd version: %v\n", cmp.Or(err, fmt.Errorf("unexpected argument %q", fs.Arg(0))))
+		return 2
+	}
+	if *output == "" {
+		fmt.Fprintln(stdout, build().Resolved().Version)
+		return 0
+	}
+	b, err := build().Report().Format(*output)
+	if err != nil {
+		fmt.Fprintf(stderr, "specd version: %v\n", err)
+		return 2
+	}
+	_, _ = stdout.Write(b)
+	return 0
 }
