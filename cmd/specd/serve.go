@@ -45,8 +45,8 @@ import (
 	"github.com/specd-io/specd/serving"
 )
 
-func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
-	cfg, err := parseServeFlags(args, stderr)
+func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseServeFlags(args, stdout)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
