@@ -32,7 +32,7 @@ func build() server.Build {
 const usage = `specd serves Kubernetes-style APIs declared in OpenAPI files.
 
 Usage:
-  specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR] [--watch=false] [--allow-breaking]
+  specd serve --schemas DIR [--data-dir DIR] [--listen HOST:PORT] [--plugins DIR] [--etcd-servers URL,...] [--watch=false] [--allow-breaking]
   specd check --schemas DIR [--previous DIR [--etcd-servers URL,...]] [--output text|json] [--seed N] [--rounds N]
   specd bench [flags]
   specd snapshot save FILE [--data-dir DIR | --etcd-servers URL]
