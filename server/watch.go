@@ -124,11 +124,12 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	defer watch.Stop()
-	s.stream(ctx, sw, watch, table)
+	s.stream(ctx, sw, watch, table, enc.meta)
 }
 
 // stream copies events to the client until the watch or ctx ends.
-func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Watch, table *tableBuilder) {
+// With meta, each object is its PartialObjectMetadata.
+func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Watch, table *tableBuilder, meta bool) {
 	for {
 		ev, ready, err := watch.Ready(ctx)
 		if err == nil && !ready {
@@ -146,6 +147,9 @@ func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Wat
 			return
 		}
 		obj := ev.Object
+		if meta {
+			obj = partialObject(obj)
+		}
 		if table != nil && ev.Type != storage.EventBookmark {
 			table.cells.now = s.cfg.Now() // ages as of this event
 			if obj, err = table.object(obj).encode(); err != nil {
