@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build release release-check run test test-unit test-image fuzz kubectl kube kube-apiserver kube-controller-manager helm controller plugins image proto proto-tools proto-check bench vet fmt verify clean
+.PHONY: build release release-check run test test-unit test-image fuzz kubectl kube kube-apiserver kube-controller-manager helm controller plugins image proto proto-tools proto-check bench bench-compare vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
@@ -186,6 +186,12 @@ verify: vet
 # docs/performance.md.
 bench: build
 	./hack/bench.sh
+
+# Go benchmarks BENCH of package PKG at git ref BASE (main) against the
+# work tree, in ROUNDS (4) alternating rounds, compared by benchstat:
+#   make bench-compare PKG=./engine/rbac/ BENCH=BenchmarkAggregations BASE=main
+bench-compare:
+	PKG="$(PKG)" BENCH="$(BENCH)" BASE="$(BASE)" ROUNDS="$(ROUNDS)" ./hack/bench-compare.sh
 
 clean:
 	rm -rf bin

@@ -23,12 +23,8 @@ func Compare(previous, next *schemas.Registry) []Finding {
 func CompareStored(ctx context.Context, previous, next *schemas.Registry, stored StoredObjects) []Finding {
 	c := &comparer{Report: &Report{}, ctx: ctx, stored: stored}
 	for _, og := range previous.Groups() {
-		ng := next.Group(og.Name)
 		for _, ores := range og.Resources {
-			var nres *schemas.Resource
-			if ng != nil {
-				nres = ng.Resource(ores.Plural)
-			}
+			nres := next.Resource(ores.GroupResource())
 			if sameBytes(ores, nres) {
 				continue
 			}

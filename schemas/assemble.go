@@ -23,6 +23,9 @@ func assemble(files []*fileDecl, probs *problems) *Registry {
 			mergeGroupVersion(first, fd, probs)
 			continue
 		}
+		// Clipped, the first merge copies the resources, which the parsed
+		// declarations share; later merges append to that copy.
+		fd.resources = slices.Clip(fd.resources)
 		seen[key] = fd
 		byGroup[fd.group] = append(byGroup[fd.group], fd)
 	}
@@ -46,7 +49,7 @@ func mergeGroupVersion(first, fd *fileDecl, probs *problems) {
 		probs.add(fd.file, "/info/version", "group version %s/%s is already declared in %s", fd.group, fd.version, first.file)
 		return
 	}
-	first.resources = append(slices.Clip(first.resources), fd.resources...)
+	first.resources = append(first.resources, fd.resources...)
 }
 
 // kindDecls is a kind of a group and its declarations, in the group's

@@ -196,16 +196,14 @@ func reportUnusedSides(sides map[string]*sideRules, used map[*sideRules]map[stri
 // checkWebhooks refuses a CRD with several versions whose conversion
 // strategy is Webhook and for which no specd rules are given.
 func checkWebhooks(crds map[*crdOrigin][]*fileDecl, sides map[string]*sideRules, probs *problems) {
-	origins := make([]*crdOrigin, 0, len(crds))
-	for o := range crds {
-		origins = append(origins, o)
-	}
-	sort.Slice(origins, func(i, j int) bool { return origins[i].file+origins[i].name < origins[j].file+origins[j].name })
-	for _, origin := range origins {
-		fds := crds[origin]
-		if origin.webhook == "" || len(fds) < 2 || origin.hasRules || sides[origin.name] != nil {
-			continue
+	var refused []*crdOrigin
+	for origin, fds := range crds {
+		if origin.webhook != "" && len(fds) >= 2 && !origin.hasRules && sides[origin.name] == nil {
+			refused = append(refused, origin)
 		}
+	}
+	sort.Slice(refused, func(i, j int) bool { return refused[i].file+refused[i].name < refused[j].file+refused[j].name })
+	for _, origin := range refused {
 		probs.add(origin.file, origin.webhook, "%s", webhookMessage(origin.name))
 	}
 }

@@ -35,7 +35,16 @@ const (
 type Registry struct {
 	groups  []*Group // sorted by name
 	byGroup map[string]*Group
+	// byPlural and byVersion index the groups' resources, so that a
+	// look-up (every request makes one, every reload one per resource)
+	// costs the same with thousands of resources in a group as with one.
+	byPlural  map[groupPlural]*Resource
+	byVersion map[groupVersionPlural]*ResourceVersion
 }
+
+type groupPlural struct{ group, plural string }
+
+type groupVersionPlural struct{ group, version, plural string }
 
 // Group is an API group and the versions it serves.
 type Group struct {
@@ -188,11 +197,30 @@ type SelectableField struct {
 // NewRegistry builds a registry from groups. Load is the usual way in; this
 // is for callers that assemble groups themselves (tests, generators).
 func NewRegistry(groups []*Group) *Registry {
-	r := &Registry{groups: groups, byGroup: make(map[string]*Group, len(groups))}
+	r := &Registry{groups: groups, byGroup: make(map[string]*Group, len(groups)),
+		byPlural: map[groupPlural]*Resource{}, byVersion: map[groupVersionPlural]*ResourceVersion{}}
 	for _, g := range groups {
 		r.byGroup[g.Name] = g
+		r.index(g)
 	}
 	return r
+}
+
+// index adds g's resources to the indexes; the first of a name wins, as
+// in a scan of the lists.
+func (r *Registry) index(g *Group) {
+	for _, res := range g.Resources {
+		if k := (groupPlural{g.Name, res.Plural}); r.byPlural[k] == nil {
+			r.byPlural[k] = res
+		}
+	}
+	for _, gv := range g.Versions {
+		for _, rv := range gv.Resources {
+			if k := (groupVersionPlural{g.Name, gv.Version, rv.Resource.Plural}); r.byVersion[k] == nil {
+				r.byVersion[k] = rv
+			}
+		}
+	}
 }
 
 // Groups returns every served group, sorted by name.
@@ -219,14 +247,8 @@ func (r *Registry) GroupVersion(group, version string) *GroupVersion {
 // /api/version/plural for the core group, ""), or nil
 // (also when that version of the resource is not served).
 func (r *Registry) Lookup(group, version, plural string) *ResourceVersion {
-	gv := r.GroupVersion(group, version)
-	if gv == nil {
-		return nil
-	}
-	for _, rv := range gv.Resources {
-		if rv.Resource.Plural == plural && rv.Served() {
-			return rv
-		}
+	if rv := r.byVersion[groupVersionPlural{group, version, plural}]; rv != nil && rv.Served() {
+		return rv
 	}
 	return nil
 }
@@ -395,9 +417,5 @@ func (r *Registry) Resources() []*Resource {
 // or nil.
 func (r *Registry) Resource(groupResource string) *Resource {
 	plural, group, _ := strings.Cut(groupResource, ".")
-	g := r.Group(group)
-	if g == nil {
-		return nil
-	}
-	return g.Resource(plural)
+	return r.byPlural[groupPlural{group, plural}]
 }

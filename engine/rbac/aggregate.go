@@ -10,7 +10,7 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -83,46 +83,89 @@ func (g *Aggregator) Settle(ctx context.Context) error {
 const settlePause = 10 * time.Millisecond
 
 // aggregate writes the rules of each aggregated ClusterRole that are not
-// yet what its selectors gather.
+// yet what its selectors gather. It writes the role it read with its new
+// rules, on condition that it is still the stored one: a merge patch of
+// the rules decoded and merged the whole role again, and these list every
+// resource of the schemas. A role changed since is left to the pass its
+// change brings.
 func (g *Aggregator) aggregate(ctx context.Context) error {
 	rv := clusterRoleResource(g.Registry())
 	if rv == nil {
 		return fmt.Errorf("%s.%s is not served", plurals[clusterRoles], Group)
 	}
-	for name, rules := range g.Authorizer.ix.aggregations() {
-		patch, err := json.Marshal(map[string]any{"rules": rules})
+	for name, agg := range g.Authorizer.ix.aggregations() {
+		next := *agg.from
+		next.Rules = agg.rules
+		body, err := json.Marshal(&next)
 		if err != nil {
-			return fmt.Errorf("encode rules of %q: %w", name, err)
+			return fmt.Errorf("encode clusterrole %q: %w", name, err)
 		}
-		if _, err := g.Objects.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: name}, Type: engine.MergePatchType, Patch: patch, Options: engine.PatchOptions{
-			WriteOptions: engine.WriteOptions{FieldManager: "clusterrole-aggregation-controller"}}}); err != nil {
+		_, err = g.Objects.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: name}, Body: body,
+			Options: engine.WriteOptions{FieldManager: "clusterrole-aggregation-controller"}})
+		if err != nil && !apierrors.IsConflict(err) {
 			return fmt.Errorf("update rules of clusterrole %q: %w", name, err)
 		}
 	}
 	return nil
 }
 
+// aggregation is the rules an aggregated ClusterRole is to have, and the
+// role as they were gathered for it.
+type aggregation struct {
+	from  *rbacv1.ClusterRole
+	rules []rbacv1.PolicyRule
+}
+
 // aggregations returns the rules each aggregated ClusterRole should have,
-// for those that have other rules now.
-func (ix *index) aggregations() map[string][]rbacv1.PolicyRule {
+// for those that have other rules now. A role that aggregates another
+// aggregated role (admin gathers edit, which gathers view) gathers the
+// rules that one is to have, not those it has now, so that one pass
+// writes each role once: writing them a link of the chain per pass, as
+// kube's controller does, rewrote edit and admin, which list every
+// resource of the schemas, several times per CRD. The end is the same.
+func (ix *index) aggregations() map[string]aggregation {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	out := map[string][]rbacv1.PolicyRule{}
-	for name, cr := range ix.clusterRoles {
-		if cr.AggregationRule == nil {
-			continue
+	var aggregated []*rbacv1.ClusterRole
+	for _, cr := range ix.clusterRoles {
+		if cr.AggregationRule != nil {
+			aggregated = append(aggregated, cr)
 		}
-		rules := ix.gather(cr)
-		if !equality.Semantic.DeepEqual(rules, cr.Rules) {
-			out[name] = rules
+	}
+	next := map[string][]rbacv1.PolicyRule{}
+	rulesOf := func(cr *rbacv1.ClusterRole) []rbacv1.PolicyRule {
+		if rules, ok := next[cr.Name]; ok {
+			return rules
+		}
+		return cr.Rules
+	}
+	// A chain of k aggregated roles settles in k passes; roles that
+	// aggregate each other in a cycle stop there too, with what they
+	// gathered so far.
+	for range len(aggregated) + 1 {
+		changed := false
+		for _, cr := range aggregated {
+			if rules := ix.gather(cr, rulesOf); !rulesEqual(rules, rulesOf(cr)) {
+				next[cr.Name], changed = rules, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	out := map[string]aggregation{}
+	for _, cr := range aggregated {
+		if rules, ok := next[cr.Name]; ok && !rulesEqual(rules, cr.Rules) {
+			out[cr.Name] = aggregation{from: cr, rules: rules}
 		}
 	}
 	return out
 }
 
-// gather returns the union of the rules of the ClusterRoles cr's
-// selectors match, other than cr, taken in name order without repeats.
-func (ix *index) gather(cr *rbacv1.ClusterRole) []rbacv1.PolicyRule {
+// gather returns the union of the rules (rulesOf) of the ClusterRoles
+// cr's selectors match, other than cr, taken in name order without
+// repeats.
+func (ix *index) gather(cr *rbacv1.ClusterRole, rulesOf func(*rbacv1.ClusterRole) []rbacv1.PolicyRule) []rbacv1.PolicyRule {
 	var matched []*rbacv1.ClusterRole
 	for _, sel := range cr.AggregationRule.ClusterRoleSelectors {
 		s, err := metav1.LabelSelectorAsSelector(&sel)
@@ -136,9 +179,9 @@ func (ix *index) gather(cr *rbacv1.ClusterRole) []rbacv1.PolicyRule {
 		}
 	}
 	slices.SortFunc(matched, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
-	rules := []rbacv1.PolicyRule{}
+	rules, seen := []rbacv1.PolicyRule{}, ruleSet{}
 	for _, m := range matched {
-		rules = addMissingRules(rules, m.Rules)
+		rules = seen.addMissing(rules, rulesOf(m))
 	}
 	return rules
 }

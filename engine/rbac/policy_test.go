@@ -30,9 +30,9 @@ func policyAuthorizer(t *testing.T) *Authorizer {
 		}
 	}
 	for range 3 { // view feeds edit, which feeds admin
-		for name, rules := range a.ix.aggregations() {
+		for name, agg := range a.ix.aggregations() {
 			r := a.ix.clusterRoles[name].DeepCopy()
-			r.Rules = rules
+			r.Rules = agg.rules
 			a.ix.put(r)
 		}
 	}

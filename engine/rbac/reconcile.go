@@ -102,7 +102,7 @@ func reconcileRole(cur, want *rbacv1.ClusterRole, exact bool) bool {
 	if !exact {
 		rules = addMissingRules(cur.Rules, want.Rules)
 	}
-	if !equality.Semantic.DeepEqual(cur.Rules, rules) {
+	if !rulesEqual(cur.Rules, rules) {
 		cur.Rules, changed = rules, true
 	}
 	return changed
@@ -155,14 +155,4 @@ func addMissing(cur, want map[string]string) (map[string]string, bool) {
 		}
 	}
 	return cur, changed
-}
-
-// addMissingRules appends to dst each rule of src it does not hold yet.
-func addMissingRules(dst, src []rbacv1.PolicyRule) []rbacv1.PolicyRule {
-	for _, r := range src {
-		if !slices.ContainsFunc(dst, func(x rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(x, r) }) {
-			dst = append(dst, r)
-		}
-	}
-	return dst
 }

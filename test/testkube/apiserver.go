@@ -4,14 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,15 +19,16 @@ import (
 	"github.com/specd-io/specd/internal/testproc"
 )
 
-// port is kube-apiserver's port on its loopback address.
-const port = 6443
+// servingOn is the line test/kube's kube-apiserver prints first with
+// --secure-port=0: where it serves, on a port the kernel picked.
+var servingOn = regexp.MustCompile(`serving on (https://127\.0\.0\.1:\d+)`)
 
 // readyTimeout bounds kube-apiserver's start to /readyz.
 const readyTimeout = 2 * time.Minute
 
 // APIServer is a running kube-apiserver.
 type APIServer struct {
-	// URL is where it serves: https://127.X.Y.Z:6443.
+	// URL is where it serves: https://127.0.0.1:PORT.
 	URL string
 	// Kubeconfig is an admin's (system:masters) kubeconfig file.
 	Kubeconfig string
@@ -49,58 +48,47 @@ func Start(t testing.TB, bin string) *APIServer {
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	_, etcd := etcdtest.StartServing(t)
 	p := newPKI(t, dir)
-	for range 5 {
-		s, err := start(t, bin, dir, p, etcd, randomLoopback())
-		if err == nil {
-			return s
-		}
-		if !errors.Is(err, errAddressInUse) {
-			t.Fatal(err)
-		}
-	}
-	t.Fatal("testkube: five loopback addresses in use")
-	return nil
-}
-
-var errAddressInUse = errors.New("testkube: address in use")
-
-// randomLoopback is an address of 127.0.0.0/8 other than 127.0.0.1.
-func randomLoopback() net.IP {
-	return net.IPv4(127, byte(1+rand.IntN(254)), byte(rand.IntN(256)), byte(1+rand.IntN(254)))
-}
-
-// start runs kube-apiserver on ip and waits for its /readyz.
-func start(t testing.TB, bin, dir string, p *pki, etcd []string, ip net.IP) (*APIServer, error) {
-	t.Helper()
-	p.serving(t, ip)
-	s := &APIServer{URL: fmt.Sprintf("https://%s", net.JoinHostPort(ip.String(), fmt.Sprint(port)))}
-	s.Kubeconfig = p.kubeconfig(t, s.URL)
-	proc, err := testproc.Start(exec.Command(bin, flags(dir, ip, etcd)...))
+	p.serving(t)
+	s, err := start(bin, dir, p, etcd)
 	if err != nil {
-		return nil, err
-	}
-	s.proc = proc
-	if err := s.waitReady(p); err != nil {
-		proc.Kill()
-		if strings.Contains(proc.Out().String(), "address already in use") {
-			return nil, errAddressInUse
-		}
-		return nil, fmt.Errorf("%w\n%s", err, tail(proc.Out().String()))
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if !proc.Stop(syscall.SIGTERM, 30*time.Second) {
+		if !s.proc.Stop(syscall.SIGTERM, 30*time.Second) {
 			t.Errorf("kube-apiserver did not stop within 30s of SIGTERM")
 		}
 	})
+	s.Kubeconfig = p.kubeconfig(t, s.URL)
+	return s
+}
+
+// start runs kube-apiserver on a port of 127.0.0.1 it picks and waits for
+// its /readyz.
+func start(bin, dir string, p *pki, etcd []string) (*APIServer, error) {
+	proc, err := testproc.Start(exec.Command(bin, flags(dir, etcd)...))
+	if err != nil {
+		return nil, err
+	}
+	s := &APIServer{proc: proc}
+	m, err := proc.Await(servingOn, readyTimeout)
+	if err == nil {
+		s.URL = m[1]
+		err = s.waitReady(p)
+	}
+	if err != nil {
+		proc.Kill()
+		return nil, fmt.Errorf("%w\n%s", err, tail(proc.Out().String()))
+	}
 	return s, nil
 }
 
 // flags are kube-apiserver's: the least it runs with, RBAC on.
-func flags(dir string, ip net.IP, etcd []string) []string {
+// --secure-port=0 needs test/kube's kube-apiserver (make kube-apiserver).
+func flags(dir string, etcd []string) []string {
 	f := func(name string) string { return filepath.Join(dir, name) }
 	return []string{
 		"--etcd-servers=" + strings.Join(etcd, ","),
-		"--bind-address=" + ip.String(), "--advertise-address=" + ip.String(), fmt.Sprintf("--secure-port=%d", port),
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=0",
 		"--tls-cert-file=" + f("serving.crt"), "--tls-private-key-file=" + f("serving.key"),
 		"--client-ca-file=" + f("ca.crt"), "--cert-dir=" + dir,
 		"--service-account-issuer=https://kubernetes.default.svc",

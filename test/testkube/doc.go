@@ -7,8 +7,8 @@
 // validation of any built-in kind), such as the server-side dry run of
 // the Helm chart's manifests, use it.
 //
-// kube-apiserver refuses --secure-port=0, and no port may be picked by
-// binding and closing it, so it binds a fixed port on an address of
-// 127.0.0.0/8 chosen at random, and tries another address if that one is
-// taken.
+// It runs test/kube's kube-apiserver command (make kube-apiserver), which
+// takes --secure-port=0: it serves on a port of 127.0.0.1 the kernel
+// picks and prints which, since kube's own flag refuses 0 and no port may
+// be picked by binding and closing it.
 package testkube

@@ -46,12 +46,12 @@ func newPKI(t testing.TB, dir string) *pki {
 	return p
 }
 
-// serving writes the serving certificate for ip.
-func (p *pki) serving(t testing.TB, ip net.IP) {
+// serving writes the serving certificate for 127.0.0.1.
+func (p *pki) serving(t testing.TB) {
 	t.Helper()
 	p.sign(t, "serving", &x509.Certificate{
 		Subject:     pkix.Name{CommonName: "kube-apiserver"},
-		IPAddresses: []net.IP{ip},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
 		DNSNames:    []string{"kubernetes", "kubernetes.default", "kubernetes.default.svc"},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	})

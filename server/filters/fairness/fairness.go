@@ -97,11 +97,12 @@ func (c *Controller) configured(ctx context.Context) bool {
 // requests other than watches pass, a watch holds its seat until its
 // handler says it has started (utilflowcontrol.WatchInitialized), and a
 // request that waits longer than a quarter of its deadline in its queue
-// gets 429 with Retry-After.
+// gets 429 with Retry-After. Requests of system:masters, which the
+// built-in configuration exempts, skip it (skipExempt).
 func (c *Controller) Wrap(h http.Handler, long apirequest.LongRunningRequestCheck, requestTimeout time.Duration) http.Handler {
 	wait := defaultWaitLimit
 	if requestTimeout > 0 {
 		wait = requestTimeout / 4
 	}
-	return serverfilters.WithPriorityAndFairness(h, long, c.fc, c.estimate, wait)
+	return skipExempt(h, serverfilters.WithPriorityAndFairness(h, long, c.fc, c.estimate, wait))
 }

@@ -1,0 +1,40 @@
+package serving
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// BenchmarkSetDeclaredScale is the reload the CRD API makes when the
+// (n+1)th CRD of a group is created next to n served ones, and when it
+// is deleted again, at n = 10, 100 and 1,000: the schema set's part of a
+// CRD create. What one reload costs should not grow with n.
+//
+//	go test ./serving/ -run '^$' -bench BenchmarkSetDeclaredScale -benchmem
+func BenchmarkSetDeclaredScale(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("crds=%d", n), func(b *testing.B) {
+			s := benchSet(b, b.TempDir())
+			defer s.Close()
+			r := s.Serve(context.Background(), nil)
+			defer r.Stop()
+			decls := make([]*schemas.Declarations, 0, n+1)
+			for i := range n + 1 {
+				decls = append(decls, benchCRD(i))
+			}
+			if err := r.SetDeclared(context.Background(), decls[:n]); err != nil {
+				b.Fatal(err)
+			}
+			k := n
+			for b.Loop() {
+				k = 2*n + 1 - k // n+1, then n: one CRD added, then removed
+				if err := r.SetDeclared(context.Background(), decls[:k]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
