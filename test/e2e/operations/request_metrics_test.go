@@ -54,7 +54,9 @@ func testRequestMetrics(t *testing.T, args []string) {
 			return false, fmt.Sprintf("HTTP %d: %s", code, body)
 		}
 		families = parseMetrics(t, body)
-		return true, ""
+		// The in-flight gauge is set by a loop every second.
+		return hasSeries(families["apiserver_current_inflight_requests"], map[string]string{"request_kind": "readOnly"}),
+			"no apiserver_current_inflight_requests yet"
 	})
 	if n := counterOf(families["apiserver_request_total"], withLabels(created, "code", "201")); n < 1 {
 		t.Errorf("apiserver_request_total%v = %v, want >= 1", created, n)
