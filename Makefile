@@ -3,10 +3,25 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build run test test-unit test-image test-console fuzz kubectl kube kube-apiserver kube-controller-manager helm controller plugins image proto proto-tools proto-check bench bench-compare vet fmt verify clean
+.PHONY: build release release-check run test test-unit test-image test-console fuzz kubectl kube kube-apiserver kube-controller-manager helm controller plugins image proto proto-tools proto-check bench bench-compare vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
+
+# specd for every supported platform (linux and darwin, amd64 and arm64)
+# into RELEASE_DIR, as specd-VERSION-OS-ARCH, with SHA256SUMS: static,
+# stamped with VERSION, the commit and its date, and reproducible (the same
+# commit and Go release give the same bytes; hack/release says how).
+#   make release VERSION=v0.2.0
+RELEASE_DIR ?= bin/release
+
+release:
+	$(GO) run ./hack/release -version $(VERSION) -out $(RELEASE_DIR)
+
+# The release's own tests, with the slow one: go install ...@VERSION from a
+# module proxy holding HEAD (a full build of specd in a new module cache).
+release-check:
+	SPECD_TEST_GO_INSTALL=1 $(GO) test -timeout 60m ./hack/release/
 
 # Embedded etcd (data in ./data), the example schemas and plugins, on
 # https://127.0.0.1:8080 with certificates generated into ./data; then

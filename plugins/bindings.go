@@ -13,6 +13,13 @@ import (
 // reconcile bindings of the storage version of a resource that is served.
 // It reads the directory again first: a plugin dropped into it with the
 // schema that binds it serves without a restart.
+//
+// Without a plugins directory nothing is refused: the bindings are
+// logged as a warning and their calls fail by their failure policy, as
+// kube-apiserver serves while a webhook is unreachable. A directory that
+// lacks a plugin is a broken deployment; no directory at all is a choice
+// (`specd serve --schemas examples/schemas` on a fresh clone, before
+// `make plugins`), and the kinds without plugins serve as they are.
 func (c *Catalog) CheckBindings(reg *schemas.Registry) error {
 	added, err := c.Rescan()
 	if err != nil {
@@ -21,6 +28,21 @@ func (c *Catalog) CheckBindings(reg *schemas.Registry) error {
 	if len(added) > 0 {
 		c.log.Info("new plugins in the plugins directory", "dir", c.dir, "plugins", added)
 	}
+	problems := c.unbound(reg)
+	if len(problems) == 0 {
+		return nil
+	}
+	if c.dir == "" {
+		for _, pr := range problems {
+			c.log.Warn("a schema binds a plugin, but no --plugins directory was given: its calls fail by its failurePolicy", "binding", pr.String())
+		}
+		return nil
+	}
+	return &schemas.LoadError{Problems: problems}
+}
+
+// unbound are the active bindings of reg whose plugin the catalog lacks.
+func (c *Catalog) unbound(reg *schemas.Registry) []schemas.Problem {
 	var problems []schemas.Problem
 	for _, b := range activeBindings(reg) {
 		if !c.Has(b.Plugin) {
@@ -28,10 +50,7 @@ func (c *Catalog) CheckBindings(reg *schemas.Registry) error {
 				Message: fmt.Sprintf("%s plugin %q: %s", b.Hook, b.Plugin, c.missing())})
 		}
 	}
-	if len(problems) > 0 {
-		return &schemas.LoadError{Problems: problems}
-	}
-	return nil
+	return problems
 }
 
 // binding is a hook binding and the schema file that declares it.

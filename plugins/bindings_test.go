@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -36,14 +37,9 @@ func TestCheckBindings(t *testing.T) {
 			plugins: []string{"ship-policy"},
 			want:    []string{fleetFile + `#/components/schemas/Fleet/x-specd-hooks/reconcile: reconcile plugin "fleet-controller": the plugins directory DIR has no executable of that name`},
 		},
-		"no --plugins": {
-			noDir: true,
-			want: []string{
-				fleetFile + `#/components/schemas/Fleet/x-specd-hooks/reconcile: reconcile plugin "fleet-controller": no --plugins directory was given`,
-				fleetFile + `#/components/schemas/Ship/x-specd-hooks/default: default plugin "ship-policy": no --plugins directory was given`,
-				fleetFile + `#/components/schemas/Ship/x-specd-hooks/validate: validate plugin "ship-policy": no --plugins directory was given`,
-			},
-		},
+		// No directory is no plugins, as kube-apiserver without its
+		// webhooks: served, and each binding logged (TestNoPluginsDir).
+		"no --plugins":                   {noDir: true},
 		"a disabled group binds nothing": {noDir: true, disable: []string{"fleet.example.com"}},
 	}
 	for name, tt := range tests {
@@ -78,5 +74,29 @@ func TestCheckBindings(t *testing.T) {
 				t.Errorf("problems\n got %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestNoPluginsDir: without --plugins, a registry binding plugins is not
+// refused; each binding is logged with its file and pointer, and a call
+// to the plugin fails naming why, so a write's failurePolicy decides.
+func TestNoPluginsDir(t *testing.T) {
+	reg, err := schemas.Load(filepath.Join("..", "examples", "schemas"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, logs := newHost(t, "", nil)
+	if err := h.cfg.Catalog.CheckBindings(reg); err != nil {
+		t.Fatalf("CheckBindings without a plugins directory: %v", err)
+	}
+	for _, ptr := range []string{"Fleet/x-specd-hooks/reconcile", "Ship/x-specd-hooks/default", "Ship/x-specd-hooks/validate"} {
+		if got := logs.lines(`"level":"WARN"`, "no --plugins directory was given", ptr); len(got) != 1 {
+			t.Errorf("want one warning naming %s, got %q in\n%s", ptr, got, logs.String())
+		}
+	}
+	_, err = h.Validate(t.Context(), "ship-policy", hook.AdmissionRequest{})
+	var ce *CallError
+	if !errors.As(err, &ce) || !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no --plugins directory was given") {
+		t.Errorf("a call without a plugins directory: %v; want a CallError wrapping ErrNotFound that names the cause", err)
 	}
 }

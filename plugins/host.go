@@ -154,7 +154,7 @@ func (h *Host) proc(name string) (*proc, error) {
 	}
 	p, ok := h.lookup(name)
 	if !ok {
-		return nil, &CallError{Plugin: name, Err: fmt.Errorf("%w in %q", ErrNotFound, h.cfg.Catalog.dir)}
+		return nil, &CallError{Plugin: name, Err: fmt.Errorf("%w: %s", ErrNotFound, h.cfg.Catalog.missing())}
 	}
 	return p, nil
 }

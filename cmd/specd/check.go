@@ -39,10 +39,9 @@ type checkConfig struct {
 	decrypt func(storage.Storage) storage.Storage
 }
 
-func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
+func parseCheckFlags(args []string, help io.Writer) (checkConfig, error) {
 	var cfg checkConfig
 	fs := flag.NewFlagSet("specd check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files to check (required)")
 	fs.StringVar(&cfg.Previous, "previous", "", "directory of the previous schema files: report every incompatible change")
 	fs.StringVar(&cfg.Output, "output", "text", "text or json")
@@ -52,7 +51,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	cfg.EtcdTLS.Register(fs)
 	fs.DurationVar(&cfg.EtcdTimeout, "etcd-timeout", 10*time.Second, "bound of the connection to etcd and of each read")
 	cfg.Encryption.Register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, help); err != nil {
 		return cfg, err
 	}
 	switch {
@@ -82,7 +81,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 // checkCommand exits 0 when the schemas are clean, 1 on any problem or
 // error finding, 2 on a usage error.
 func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseCheckFlags(args, stderr)
+	cfg, err := parseCheckFlags(args, stdout)
 	if err != nil {
 		return exitCode(fmt.Errorf("%w: %w", errUsage, err), "specd check", stderr)
 	}

@@ -1,9 +1,9 @@
 // Command specd serves Kubernetes-style APIs declared in OpenAPI files.
 //
-//	specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR]
+//	specd serve --schemas DIR [--data-dir DIR] [--listen HOST:PORT] [--etcd-servers URL,...] [--plugins DIR]
 //	specd check --schemas DIR [--previous DIR] [--output text|json]
 //	specd bench [flags]      load a running server (see package loadtest)
-//	specd version
+//	specd version [-o json|yaml]
 //
 // This package only parses flags, builds, wires and waits for signals. It
 // is the one place that names the concrete storage (etcd, embedded or

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -10,21 +11,35 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/specd-io/specd/server"
 )
 
-// version is set at build time with -ldflags "-X main.specdVersion=...".
-var specdVersion = "v0.1.0-dev"
+// The build sets these with -ldflags "-X main.specdVersion=..." (make
+// build the version; hack/release all four). What is left empty is read
+// from what the go command recorded (server.Build).
+var (
+	specdVersion = server.DevVersion
+	gitCommit    string
+	gitTreeState string
+	buildDate    string
+)
+
+// build is what this binary says of its source.
+func build() server.Build {
+	return server.Build{Version: specdVersion, Commit: gitCommit, TreeState: gitTreeState, Date: buildDate}
+}
 
 const usage = `specd serves Kubernetes-style APIs declared in OpenAPI files.
 
 Usage:
-  specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR] [--watch=false] [--allow-breaking]
+  specd serve --schemas DIR [--data-dir DIR] [--listen HOST:PORT] [--plugins DIR] [--etcd-servers URL,...] [--watch=false] [--allow-breaking]
   specd check --schemas DIR [--previous DIR [--etcd-servers URL,...]] [--output text|json] [--seed N] [--rounds N]
   specd apiservices --schemas DIR --apiservice-service NAMESPACE/NAME [--apiservice-port N] [--apiservice-ca-file FILE]
   specd bench [flags]
   specd snapshot save FILE [--data-dir DIR | --etcd-servers URL]
   specd snapshot restore FILE --data-dir DIR
-  specd version
+  specd version [-o json|yaml]
 
 Run "specd COMMAND -h" for a command's flags.
 `
@@ -43,7 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "serve":
-		return serveCommand(ctx, args[1:], stderr)
+		return serveCommand(ctx, args[1:], stdout, stderr)
 	case "check":
 		return checkCommand(ctx, args[1:], stdout, stderr)
 	case "snapshot":
@@ -53,8 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "bench":
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, specdVersion)
-		return 0
+		return versionCommand(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -62,6 +76,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "specd: unknown command %q\n\n%s", args[0], usage)
 		return 2
 	}
+}
+
+// versionCommand prints specd's version, or with -o json|yaml the
+// Kubernetes version it serves, its commit, build date and platform.
+func versionCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("specd version", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	output := fs.String("output", "", "json or yaml: the Kubernetes version, commit, build date and platform too")
+	fs.StringVar(output, "o", "", "shorthand for --output")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: specd version [-o json|yaml]")
+			return 0
+		}
+		fmt.Fprintf(stderr, "specd version: %v\n", cmp.Or(err, fmt.Errorf("unexpected argument %q", fs.Arg(0))))
+		return 2
+	}
+	if *output == "" {
+		fmt.Fprintln(stdout, build().Resolved().Version)
+		return 0
+	}
+	b, err := build().Report().Format(*output)
+	if err != nil {
+		fmt.Fprintf(stderr, "specd version: %v\n", err)
+		return 2
+	}
+	_, _ = stdout.Write(b)
+	return 0
 }
 
 // errUsage marks an error in the command line: exit code 2.

@@ -49,8 +49,8 @@ import (
 	"github.com/specd-io/specd/serving"
 )
 
-func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
-	cfg, err := parseServeFlags(args, stderr)
+func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseServeFlags(args, stdout)
 	if err != nil {
 		return exitCode(fmt.Errorf("%w: %w", errUsage, err), "specd serve", stderr)
 	}
@@ -277,7 +277,7 @@ func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *s
 		Store:             p.store,
 		Ready:             ready,
 		Logger:            log,
-		Version:           server.KubeVersion(specdVersion),
+		Version:           server.KubeVersion(build()),
 		MinRequestTimeout: cfg.Chain.ServerMinRequestTimeout(),
 		Profiling:         cfg.Profiling,
 		Extra:             reviews.Groups(reviews.Config{Authorizer: out.chain.Decider(p.authz.Authorizer()), RuleResolver: p.authz.RBAC}),

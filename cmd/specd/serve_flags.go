@@ -90,11 +90,10 @@ func (c serveConfig) ttl() map[string]time.Duration {
 	return map[string]time.Duration{"events": c.EventTTL}
 }
 
-func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
+func parseServeFlags(args []string, help io.Writer) (serveConfig, error) {
 	var cfg serveConfig
 	var etcdServers, logLevel string
 	fs := flag.NewFlagSet("specd serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files (required)")
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data and socket, made 0700")
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
@@ -118,7 +117,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.Int64Var(&cfg.MaxObjectBytes, "max-object-bytes", 0, "largest object a write stores, in bytes; an external etcd needs --max-request-bytes of at least this plus 16384 "+
 		"(default 3145728 with the embedded etcd, 1556480 with --etcd-servers)")
 	fs.DurationVar(&cfg.EventTTL, "event-ttl", time.Hour, "how long an event lives after its last write, through an etcd lease; 0 keeps events")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, help); err != nil {
 		return cfg, err
 	}
 	if cfg.EventTTL < 0 {

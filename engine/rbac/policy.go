@@ -40,8 +40,10 @@ var (
 
 // DefaultPolicy is the part of kube's bootstrap policy that specd serves:
 // the user-facing roles cluster-admin, admin, edit and view (the last
-// three aggregated), the discovery, basic-user and public-info-viewer
-// roles, and their bindings.
+// three aggregated), the discovery, basic-user, public-info-viewer and
+// monitoring roles, and their bindings (system:monitoring: the group
+// system:monitoring may read /metrics and the health paths, as a scraper
+// of kube-apiserver does).
 func DefaultPolicy() Policy {
 	return Policy{
 		ClusterRoles: []*rbacv1.ClusterRole{
@@ -61,12 +63,15 @@ func DefaultPolicy() Policy {
 				rbacv1.PolicyRule{Verbs: []string{"create"}, APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"selfsubjectreviews"}}),
 			defaultRole("system:public-info-viewer", nil, rbacv1.PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{
 				"/healthz", "/livez", "/readyz", "/version", "/version/"}}),
+			defaultRole("system:monitoring", nil, rbacv1.PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{
+				"/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics", "/metrics/slis", "/readyz", "/readyz/*"}}),
 		},
 		ClusterRoleBindings: []*rbacv1.ClusterRoleBinding{
 			defaultBinding("cluster-admin", groupRef(user.SystemPrivilegedGroup)),
 			defaultBinding("system:discovery", groupRef(user.AllAuthenticated)),
 			defaultBinding("system:basic-user", groupRef(user.AllAuthenticated)),
 			defaultBinding("system:public-info-viewer", groupRef(user.AllAuthenticated), groupRef(user.AllUnauthenticated)),
+			defaultBinding("system:monitoring", groupRef(user.MonitoringGroup)),
 		},
 	}
 }

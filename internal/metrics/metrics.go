@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,12 +22,23 @@ func newRegistry() *prometheus.Registry {
 	return r
 }
 
-// kubeFilters are the metrics of the kube-apiserver filters specd runs,
-// which record them in component-base's legacy registry: API Priority and
-// Fairness (apiserver_flowcontrol_*, registered by server/filters/fairness).
-// The rest of that registry is left out: its Go and process collectors
-// would repeat Registry's.
-var kubeFilters = prefixed{gatherer: legacyregistry.DefaultGatherer, prefix: "apiserver_flowcontrol_"}
+// kubeFilters are the metrics of the kube-apiserver code specd runs,
+// which records them in component-base's legacy registry: API Priority
+// and Fairness (apiserver_flowcontrol_*, registered by
+// server/filters/fairness) and the request metrics of k8s.io/apiserver's
+// endpoints/metrics (apiserver_request_total and the rest, registered by
+// server/filters), under the names kube-apiserver publishes them. The
+// rest of that registry is left out: its Go and process collectors would
+// repeat Registry's.
+var kubeFilters = prefixed{gatherer: legacyregistry.DefaultGatherer, prefixes: []string{
+	"apiserver_flowcontrol_",
+	"apiserver_request_", // _total, _duration_seconds, _sli_duration_seconds, _terminations_total, ...
+	"apiserver_response_sizes",
+	"apiserver_current_inflight_requests",
+	"apiserver_current_inqueue_requests",
+	"apiserver_longrunning_requests",
+	"apiserver_selfrequest_total",
+}}
 
 // Handler serves Registry and kubeFilters in the Prometheus text format.
 func Handler() http.Handler {
@@ -34,17 +46,17 @@ func Handler() http.Handler {
 }
 
 // prefixed is the metric families of a gatherer whose names start with
-// prefix.
+// one of prefixes.
 type prefixed struct {
 	gatherer prometheus.Gatherer
-	prefix   string
+	prefixes []string
 }
 
 func (p prefixed) Gather() ([]*dto.MetricFamily, error) {
 	all, err := p.gatherer.Gather()
 	var out []*dto.MetricFamily
 	for _, f := range all {
-		if strings.HasPrefix(f.GetName(), p.prefix) {
+		if slices.ContainsFunc(p.prefixes, func(pre string) bool { return strings.HasPrefix(f.GetName(), pre) }) {
 			out = append(out, f)
 		}
 	}

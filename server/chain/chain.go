@@ -61,6 +61,8 @@ func Open(ctx context.Context, cfg Config) (*Chain, error) {
 		if err := c.fairness.Run(ctx); err != nil {
 			return nil, err
 		}
+	} else {
+		filters.RecordInFlight(ctx)
 	}
 	return c, nil
 }

@@ -64,6 +64,7 @@ func Wrap(h http.Handler, cfg Config) http.Handler {
 	ser := statusSerializer()
 	long := serverfilters.BasicLongRunningRequestCheck(watchVerbs, noSubresources)
 
+	h = withRequestMetrics(h)
 	h = endpointsfilters.WithAuthorization(h, publicAuthorizer{authz}, ser)
 	h = withTooManyRequestsStatus(cfg.limit(long), h, ser)
 	h = impersonation.WithConstrainedImpersonation(h, authz, ser)

@@ -59,6 +59,9 @@ func noObjectCounts(string) (storage.Stats, error) {
 func (c *Controller) Run(ctx context.Context) error {
 	c.informer.Start(ctx.Done())
 	go func() { _ = c.fc.Run(ctx.Done()) }()
+	// apiserver_current_inflight_requests and _inqueue_requests, every
+	// second, as kube-apiserver starts them with its filter.
+	serverfilters.StartPriorityAndFairnessWatermarkMaintenance(ctx.Done())
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for !c.configured(ctx) {
