@@ -1,13 +1,13 @@
 package plugins
 
-import "fmt"
+import (
+	"fmt"
 
-// ReadyCheck is one readiness line: Check says what is wrong, nil when
-// nothing is.
-type ReadyCheck struct {
-	Name  string // "plugin/NAME"
-	Check func() error
-}
+	"github.com/specd-io/specd/plugins/hook"
+)
+
+// ReadyCheck is one readiness line (hook.ReadyCheck).
+type ReadyCheck = hook.ReadyCheck
 
 // ReadyChecks are one line per plugin known now (the directory is read
 // again at each CheckBindings). They are informational: a plugin that is

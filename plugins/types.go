@@ -1,13 +1,6 @@
 package plugins
 
-// PluginHealth is the state of one plugin, for /readyz and metrics.
-type PluginHealth struct {
-	Name      string
-	Running   bool
-	Restarts  int
-	LastError string
-	// State is one of "idle" (not started yet: plugins start on first
-	// use), "running", "restarting" (died; a restart is due after backoff)
-	// or "failed" (the last start failed; the next use tries again).
-	State string
-}
+import "github.com/specd-io/specd/plugins/hook"
+
+// PluginHealth is a plugin's state (hook.Health).
+type PluginHealth = hook.Health

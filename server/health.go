@@ -34,8 +34,10 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ready := s.cfg.Ready()
 	_, verbose := r.URL.Query()["verbose"]
 	checks := s.cfg.Checks
-	if s.cfg.MoreChecks != nil {
-		checks = append(slices.Clip(checks), s.cfg.MoreChecks()...)
+	if s.cfg.PluginChecks != nil {
+		for _, c := range s.cfg.PluginChecks() {
+			checks = append(slices.Clip(checks), Check{Name: c.Name, Check: c.Check, Informational: true})
+		}
 	}
 	if len(checks) == 0 && !verbose {
 		if !ready {

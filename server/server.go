@@ -11,6 +11,7 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/internal/metrics"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -43,9 +44,11 @@ type Config struct {
 	Now func() time.Time
 	// Checks are more lines of /readyz?verbose (health.go).
 	Checks []Check
-	// MoreChecks, when set, adds lines made at each request, for what
-	// comes and goes while serving (the plugins of a rescanned directory).
-	MoreChecks func() []Check
+	// PluginChecks, when set, adds informational lines made at each
+	// request, for the plugins, which come and go with their directory: a
+	// plugin that is down does not make specd unready (kube-apiserver
+	// stays ready while a webhook is down).
+	PluginChecks func() []hook.ReadyCheck
 	// Profiling serves the Go runtime's profiles under /debug/pprof/
 	// (profiling.go), as kube-apiserver's --profiling.
 	Profiling bool

@@ -51,7 +51,7 @@ func parseCheckFlags(args []string, help io.Writer) (checkConfig, error) {
 	cfg.EtcdTLS.Register(fs)
 	fs.DurationVar(&cfg.EtcdTimeout, "etcd-timeout", 10*time.Second, "bound of the connection to etcd and of each read")
 	cfg.Encryption.Register(fs)
-	if err := parseFlags(fs, args, help); err != nil {
+	if err := cliflag.Parse(fs, args, help); err != nil {
 		return cfg, err
 	}
 	switch {

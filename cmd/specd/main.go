@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/specd-io/specd/internal/cliflag"
 	"github.com/specd-io/specd/server"
 )
 
@@ -82,25 +82,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // Kubernetes version it serves, its commit, build date and platform.
 func versionCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("specd version", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	output := fs.String("output", "", "json or yaml: the Kubernetes version, commit, build date and platform too")
 	fs.StringVar(output, "o", "", "shorthand for --output")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: specd version [-o json|yaml]")
-			return 0
-		}
-		fmt.Fprintf(stderr, "specd version: %v\n", cmp.Or(err, fmt.Errorf("unexpected argument %q", fs.Arg(0))))
-		return 2
+	err := cliflag.Parse(fs, args, stdout)
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if *output == "" {
-		fmt.Fprintln(stdout, build().Resolved().Version)
-		return 0
+	b := []byte(build().Resolved().Version + "\n")
+	if err == nil && *output != "" {
+		b, err = build().Report().Format(*output)
 	}
-	b, err := build().Report().Format(*output)
 	if err != nil {
-		fmt.Fprintf(stderr, "specd version: %v\n", err)
-		return 2
+		return exitCode(fmt.Errorf("%w: %w", errUsage, err), "specd version", stderr)
 	}
 	_, _ = stdout.Write(b)
 	return 0

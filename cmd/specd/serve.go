@@ -123,7 +123,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	opened, err := etcdcare.Open(ctx, cfg.etcd(log))
+	opened, err := etcdcare.Open(ctx, cfg.Etcd.Open(cfg.DataDir, cfg.objectLimit(), log))
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	p := newParts(cfg, out, caches, log)
 	defer p.host.Close()
 	defer statusapi.Start(ctx, statusapi.Config{Memory: out.status, Keys: engine.Keys{}, Schemas: set, SchemaDir: cfg.Schemas,
-		Storage: out.storage, Plugins: pluginStates(p.host), Cluster: statusapi.EtcdCluster{Client: out.etcd}, Logger: log})()
+		Storage: out.storage, Plugins: p.host.Health, Cluster: statusapi.EtcdCluster{Client: out.etcd}, Logger: log})()
 	stopNamespaces, err := p.namespaces.Start(ctx, p.store)
 	if err != nil {
 		return err
@@ -257,7 +257,7 @@ func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner,
 	namespaces := namespace.NewController(namespace.ControllerConfig{Store: p.store, Upkeep: p.store.Upkeep(), Registry: set.Registry, Logger: log})
 	controllers := controller.Job(controller.ServeConfig{Store: p.store, Reconciler: p.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})
 	leading := leader.Config{Client: out.etcd, Key: leader.Key, ID: leader.ReplicaID(out.listener.Addr().String()), Logger: log}
-	jobs := []background.Job{collector, p.deletes, migration, aggregator, p.crds.Elected(p.store), etcdcare.New(cfg.etcdCare(out.etcd, log)), controllers}
+	jobs := []background.Job{collector, p.deletes, migration, aggregator, p.crds.Elected(p.store), etcdcare.New(cfg.Etcd.Care(out.etcd, log)), controllers}
 	jobs = append(jobs, out.agg.LocalNamespaces(namespaces.Elected(p.namespaces))...)
 	return leader.Jobs(leading, append(jobs, aggregated.RegistrarJobs(registrar, set.Registry)...)...)
 }
@@ -273,7 +273,7 @@ func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *s
 		Registry: set.Registry,
 		Checks: []server.Check{{Name: "etcd", Check: etcdcare.Healthy(out.etcd)}, {Name: "schemas", Check: set.ReadyCheck, Informational: true},
 			{Name: "rbac", Check: p.authz.Ready}, {Name: "crd-informer-synced", Check: p.crds.Ready}},
-		MoreChecks:        pluginChecks(p.host),
+		PluginChecks:      p.host.ReadyChecks,
 		Store:             p.store,
 		Ready:             ready,
 		Logger:            log,

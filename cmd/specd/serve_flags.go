@@ -24,12 +24,9 @@ import (
 
 // serveConfig is everything `specd serve` is told on its command line.
 type serveConfig struct {
-	Schemas     string
-	DataDir     string
-	Listen      string
-	EtcdServers []string
-	// EtcdTLS are the files to reach the --etcd-servers over TLS with.
-	EtcdTLS etcdstorage.TLSFlags
+	Schemas string
+	DataDir string
+	Listen  string
 	// TLS is how the API is served: HTTPS with given or generated
 	// certificates, or plain HTTP.
 	TLS      certs.Flags
@@ -63,8 +60,9 @@ type serveConfig struct {
 	Chain chain.Flags
 	// Encryption is --encryption-provider-config.
 	Encryption encryption.Flag
-	// EtcdCare are the flags of etcd's compaction, quota and checks.
-	EtcdCare etcdcare.Flags
+	// Etcd are the flags of the etcd servers, or of the embedded etcd, and
+	// of etcd's compaction, quota and checks.
+	Etcd etcdcare.Flags
 	// Aggregation are the flags of serving aggregated (--aggregated).
 	Aggregation aggregated.Flags
 }
@@ -77,7 +75,7 @@ func (c serveConfig) objectLimit() int64 {
 	switch {
 	case c.MaxObjectBytes > 0:
 		return c.MaxObjectBytes
-	case len(c.EtcdServers) == 0:
+	case len(c.Etcd.Servers) == 0:
 		return server.DefaultMaxBodyBytes
 	default:
 		return etcdstorage.MaxValueBytes(etcdstorage.DefaultMaxRequestBytes)
@@ -92,19 +90,17 @@ func (c serveConfig) ttl() map[string]time.Duration {
 
 func parseServeFlags(args []string, help io.Writer) (serveConfig, error) {
 	var cfg serveConfig
-	var etcdServers, logLevel string
+	var logLevel string
 	fs := flag.NewFlagSet("specd serve", flag.ContinueOnError)
 	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files (required)")
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data and socket, made 0700")
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
-	fs.StringVar(&etcdServers, "etcd-servers", "", "comma-separated etcd URLs; without it specd starts an embedded etcd")
-	cfg.EtcdTLS.Register(fs)
+	cfg.Etcd.Register(fs)
 	cfg.TLS.Register(fs)
 	cfg.Authorization = rbac.ModeRBAC
 	fs.Func("authorization-mode", "RBAC (the default) or AlwaysAllow (development only: every authenticated request is allowed)", cfg.Authorization.Set)
 	cfg.Chain.Register(fs)
 	cfg.Encryption.Register(fs)
-	cfg.EtcdCare.Register(fs)
 	cfg.Aggregation.Register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
@@ -117,7 +113,7 @@ func parseServeFlags(args []string, help io.Writer) (serveConfig, error) {
 	fs.Int64Var(&cfg.MaxObjectBytes, "max-object-bytes", 0, "largest object a write stores, in bytes; an external etcd needs --max-request-bytes of at least this plus 16384 "+
 		"(default 3145728 with the embedded etcd, 1556480 with --etcd-servers)")
 	fs.DurationVar(&cfg.EventTTL, "event-ttl", time.Hour, "how long an event lives after its last write, through an etcd lease; 0 keeps events")
-	if err := parseFlags(fs, args, help); err != nil {
+	if err := cliflag.Parse(fs, args, help); err != nil {
 		return cfg, err
 	}
 	if cfg.EventTTL < 0 {
@@ -139,15 +135,7 @@ func parseServeFlags(args []string, help io.Writer) (serveConfig, error) {
 	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
 		return cfg, fmt.Errorf("--listen %q: %w", cfg.Listen, err)
 	}
-	for _, u := range strings.Split(etcdServers, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			cfg.EtcdServers = append(cfg.EtcdServers, u)
-		}
-	}
-	if err := cfg.EtcdTLS.Check(cfg.EtcdServers); err != nil {
-		return cfg, err
-	}
-	if err := cfg.EtcdCare.Check(cfg.EtcdServers); err != nil {
+	if err := cfg.Etcd.Check(); err != nil {
 		return cfg, err
 	}
 	if err := cfg.Chain.Check(); err != nil {

@@ -32,7 +32,7 @@ func TestParseServeFlags(t *testing.T) {
 			args: []string{"--schemas", "s", "--data-dir", "d", "--listen", "127.0.0.1:0", "--plugins", "p",
 				"--etcd-servers", "http://127.0.0.1:2379, http://127.0.0.1:2380,", "--log-level", "debug"},
 			want: serveConfig{Schemas: "s", DataDir: "d", Listen: "127.0.0.1:0", Plugins: "p",
-				EtcdServers: []string{"http://127.0.0.1:2379", "http://127.0.0.1:2380"}, LogLevel: slog.LevelDebug},
+				Etcd: etcdcare.Flags{Servers: []string{"http://127.0.0.1:2379", "http://127.0.0.1:2380"}}, LogLevel: slog.LevelDebug},
 		},
 		"disable, repeated and comma-separated": {
 			args: []string{"--schemas", "s", "--disable", "a.example.com", "--disable", " b.example.com/v1, c.example.com/v2beta1,"},
@@ -50,7 +50,7 @@ func TestParseServeFlags(t *testing.T) {
 		"etcd TLS": {
 			args: []string{"--schemas", "s", "--etcd-servers", "https://etcd:2379", "--etcd-cafile", "ca.crt", "--etcd-certfile", "c.crt", "--etcd-keyfile", "c.key"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
-				EtcdServers: []string{"https://etcd:2379"}, EtcdTLS: etcdstorage.TLSFlags{CAFile: "ca.crt", CertFile: "c.crt", KeyFile: "c.key"}},
+				Etcd: etcdcare.Flags{Servers: []string{"https://etcd:2379"}, TLS: etcdstorage.TLSFlags{CAFile: "ca.crt", CertFile: "c.crt", KeyFile: "c.key"}}},
 		},
 		"console off": {
 			args: []string{"--schemas", "s", "--console=false"},
@@ -63,7 +63,7 @@ func TestParseServeFlags(t *testing.T) {
 		"etcd CA alone": {
 			args: []string{"--schemas", "s", "--etcd-servers", "https://etcd:2379", "--etcd-cafile", "ca.crt"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
-				EtcdServers: []string{"https://etcd:2379"}, EtcdTLS: etcdstorage.TLSFlags{CAFile: "ca.crt"}},
+				Etcd: etcdcare.Flags{Servers: []string{"https://etcd:2379"}, TLS: etcdstorage.TLSFlags{CAFile: "ca.crt"}}},
 		},
 		"serving TLS files": {
 			args: []string{"--schemas", "s", "--tls-cert-file", "s.crt", "--tls-private-key-file", "s.key", "--client-ca-file", "ca.crt"},
@@ -94,7 +94,7 @@ func TestParseServeFlags(t *testing.T) {
 		"etcd care": {
 			args: []string{"--schemas", "s", "--etcd-compaction-interval", "0", "--etcd-check-interval", "1s", "--etcd-quota-backend-bytes", "8388608"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
-				EtcdCare: etcdcare.Flags{CheckInterval: time.Second, QuotaBackendBytes: 8 << 20}},
+				Etcd: etcdcare.Flags{CheckInterval: time.Second, QuotaBackendBytes: 8 << 20}},
 		},
 		"quota is the embedded etcd's": {args: []string{"--schemas", "s", "--etcd-servers", "http://etcd:2379", "--etcd-quota-backend-bytes", "1"},
 			wantErr: "--etcd-quota-backend-bytes is the embedded etcd's"},
@@ -132,8 +132,8 @@ func TestParseServeFlags(t *testing.T) {
 			if tc.want.Authorization == "" {
 				tc.want.Authorization, tc.want.Chain = securityDefaults(t)
 			}
-			if tc.want.EtcdCare == (etcdcare.Flags{}) {
-				tc.want.EtcdCare = etcdcare.Flags{CompactionInterval: 5 * time.Minute, CheckInterval: 30 * time.Second}
+			if tc.want.Etcd.CheckInterval == 0 {
+				tc.want.Etcd.CompactionInterval, tc.want.Etcd.CheckInterval = 5*time.Minute, 30*time.Second
 			}
 			if !slices.Contains(tc.args, "--profiling=false") {
 				tc.want.Profiling = true // --profiling's default, as kube-apiserver's
@@ -224,9 +224,9 @@ func TestObjectLimit(t *testing.T) {
 		want int64
 	}{
 		"embedded":      {serveConfig{}, 3 << 20},
-		"external":      {serveConfig{EtcdServers: []string{"http://e:2379"}}, 1536<<10 - 16<<10},
+		"external":      {serveConfig{Etcd: etcdcare.Flags{Servers: []string{"http://e:2379"}}}, 1536<<10 - 16<<10},
 		"flag embedded": {serveConfig{MaxObjectBytes: 5 << 20}, 5 << 20},
-		"flag external": {serveConfig{MaxObjectBytes: 1 << 20, EtcdServers: []string{"http://e:2379"}}, 1 << 20},
+		"flag external": {serveConfig{MaxObjectBytes: 1 << 20, Etcd: etcdcare.Flags{Servers: []string{"http://e:2379"}}}, 1 << 20},
 	}
 	for name, tc := range tests {
 		if got := tc.cfg.objectLimit(); got != tc.want {

@@ -9,6 +9,7 @@ import (
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/memstorage"
 	"github.com/specd-io/specd/engine/storage"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/serving"
 )
 
@@ -22,15 +23,8 @@ const (
 // keys: where memstorage.Route sends them.
 func Prefix(keys engine.Keys) string { return keys.Group(Group) }
 
-// Plugin is the state of one plugin, as plugins.Host.Health reports it
-// (the engine names no plugin host: the caller adapts it).
-type Plugin struct {
-	Name      string
-	State     string
-	Running   bool
-	Restarts  int
-	LastError string
-}
+// Plugin is the state of one plugin, as plugins.Host.Health reports it.
+type Plugin = hook.Health
 
 // Config is what the objects are built from and where they go.
 type Config struct {

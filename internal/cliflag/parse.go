@@ -1,4 +1,4 @@
-package main
+package cliflag
 
 import (
 	"errors"
@@ -7,12 +7,12 @@ import (
 	"io"
 )
 
-// parseFlags parses args with fs. Asked for help (-h), it prints fs's
+// Parse parses args with fs. Asked for help (-h), it prints fs's
 // usage to help, which the commands give as stdout so that `| grep`
 // reads it. A flag it cannot parse is returned alone, with a pointer to
 // -h, without the usage, so the one line that names the bad flag is not
 // buried under a hundred others.
-func parseFlags(fs *flag.FlagSet, args []string, help io.Writer) error {
+func Parse(fs *flag.FlagSet, args []string, help io.Writer) error {
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
 	switch {
