@@ -175,6 +175,9 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		return err
 	}
 	defer stopNamespaces()
+	if err := ensureKubernetesService(ctx, store, set.Registry(), out, log); err != nil {
+		return err
+	}
 	policy := policyWriter{objects: store, log: log}
 	if err := policy.start(ctx, set.Registry()); err != nil {
 		return err
