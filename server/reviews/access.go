@@ -34,6 +34,14 @@ func authorizationEndpoints(cfg Config) []endpoint {
 			},
 		},
 		{
+			resource: metav1.APIResource{Name: "localsubjectaccessreviews", SingularName: "localsubjectaccessreview",
+				Namespaced: true, Kind: "LocalSubjectAccessReview", Verbs: createOnly},
+			newObj: func() runtime.Object { return &authorizationv1.LocalSubjectAccessReview{} },
+			create: func(ctx context.Context, in runtime.Object) (runtime.Object, error) {
+				return localSubjectAccess(ctx, cfg.Authorizer, in)
+			},
+		},
+		{
 			resource: metav1.APIResource{Name: "subjectaccessreviews", SingularName: "subjectaccessreview",
 				Kind: "SubjectAccessReview", Verbs: createOnly},
 			newObj: func() runtime.Object { return &authorizationv1.SubjectAccessReview{} },
@@ -77,6 +85,28 @@ func subjectAccess(ctx context.Context, a authorizer.UnconditionalAuthorizer, in
 	}
 	if errs := validateSubjectAccess(sar); len(errs) > 0 {
 		return nil, invalid("SubjectAccessReview", errs)
+	}
+	sar.Status = decide(ctx, a, attributes(subject(sar.Spec), sar.Spec.ResourceAttributes, sar.Spec.NonResourceAttributes))
+	return sar, nil
+}
+
+// localSubjectAccess is a SubjectAccessReview confined to the namespace
+// of its path, which its metadata and attributes must name, as kube's.
+func localSubjectAccess(ctx context.Context, a authorizer.UnconditionalAuthorizer, in runtime.Object) (runtime.Object, error) {
+	sar, ok := in.(*authorizationv1.LocalSubjectAccessReview)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a LocalSubjectAccessReview: %T", in))
+	}
+	// kube's create handler takes the namespace from the path (the only
+	// route here), and refuses a body that names another.
+	switch ns := request.NamespaceValue(ctx); {
+	case sar.Namespace == "":
+		sar.Namespace = ns
+	case sar.Namespace != ns:
+		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	if errs := validateLocalSubjectAccess(sar); len(errs) > 0 {
+		return nil, invalid("LocalSubjectAccessReview", errs)
 	}
 	sar.Status = decide(ctx, a, attributes(subject(sar.Spec), sar.Spec.ResourceAttributes, sar.Spec.NonResourceAttributes))
 	return sar, nil
