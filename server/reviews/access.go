@@ -3,6 +3,7 @@ package reviews
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -134,10 +135,10 @@ func attributes(u user.Info, res *authorizationv1.ResourceAttributes, nonRes *au
 	if version == "" {
 		version = "*"
 	}
-	return authorizer.AttributesRecord{
+	return withSelectors(authorizer.AttributesRecord{
 		User: u, Verb: res.Verb, Namespace: res.Namespace, APIGroup: res.Group, APIVersion: version,
 		Resource: res.Resource, Subresource: res.Subresource, Name: res.Name, ResourceRequest: true,
-	}
+	}, res)
 }
 
 func decide(ctx context.Context, a authorizer.UnconditionalAuthorizer, attr authorizer.AttributesRecord) authorizationv1.SubjectAccessReviewStatus {
@@ -147,8 +148,10 @@ func decide(ctx context.Context, a authorizer.UnconditionalAuthorizer, attr auth
 		Denied:  decision == authorizer.DecisionDeny,
 		Reason:  reason,
 	}
+	var evalErrs []string
 	if err != nil {
-		st.EvaluationError = err.Error()
+		evalErrs = append(evalErrs, err.Error())
 	}
+	st.EvaluationError = strings.Join(append(evalErrs, selectorErrors(attr)...), "; ")
 	return st
 }

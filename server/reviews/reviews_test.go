@@ -171,6 +171,15 @@ func TestReviews(t *testing.T) {
 			}
 		}
 	})
+	t.Run("selector that does not parse", func(t *testing.T) {
+		attr := listWidgets("default")
+		attr.LabelSelector = &authorizationv1.LabelSelectorAttributes{RawSelector: "team in ("}
+		sar, err := bob.AuthorizationV1().SelfSubjectAccessReviews().Create(context.Background(),
+			&authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &attr}}, metav1.CreateOptions{})
+		if err != nil || !sar.Status.Allowed || sar.Status.EvaluationError != "spec.resourceAttributes.labelSelector ignored due to parse error" {
+			t.Fatalf("%+v, %v", sar, err)
+		}
+	})
 	t.Run("list rules", func(t *testing.T) {
 		rr, err := bob.AuthorizationV1().SelfSubjectRulesReviews().Create(context.Background(), &authorizationv1.SelfSubjectRulesReview{
 			Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: "default"},
@@ -228,6 +237,9 @@ func TestReviewErrors(t *testing.T) {
 			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the namespace of the provided object does not match the namespace sent on the request","reason":"BadRequest","code":400}`},
 		"local review without a namespace": {method: http.MethodPost, path: g + "localsubjectaccessreviews", token: "alice-token", code: 404,
 			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`},
+		"selector raw and requirements": {method: http.MethodPost, path: g + "selfsubjectaccessreviews", token: "bob-token", code: 422,
+			body: `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"resourceAttributes":{"verb":"list","resource":"widgets","labelSelector":{"rawSelector":"a=b","requirements":[{"key":"a","operator":"Exists"}]},"fieldSelector":{}}}}`,
+			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: [spec.resourceAttributes.fieldSelector.requirements: Required value: when spec.resourceAttributes.fieldSelector is specified, requirements or rawSelector is required, spec.resourceAttributes.labelSelector.rawSelector: Invalid value: \"a=b\": may not specified at the same time as requirements]","reason":"Invalid","details":{"group":"authorization.k8s.io","kind":"SelfSubjectAccessReview","causes":[{"reason":"FieldValueRequired","message":"Required value: when spec.resourceAttributes.fieldSelector is specified, requirements or rawSelector is required","field":"spec.resourceAttributes.fieldSelector.requirements"},{"reason":"FieldValueInvalid","message":"Invalid value: \"a=b\": may not specified at the same time as requirements","field":"spec.resourceAttributes.labelSelector.rawSelector"}]},"code":422}`},
 		"no rules namespace": {method: http.MethodPost, path: g + "selfsubjectrulesreviews", token: "bob-token", code: 400,
 			body: `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{}}`,
 			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"no namespace on request","reason":"BadRequest","code":400}`},

@@ -24,6 +24,7 @@ func validateAttributes(res *authorizationv1.ResourceAttributes, nonRes *authori
 
 func validateSelfAccess(sar *authorizationv1.SelfSubjectAccessReview) field.ErrorList {
 	errs := validateAttributes(sar.Spec.ResourceAttributes, sar.Spec.NonResourceAttributes, field.NewPath("spec"))
+	errs = append(errs, validateSelectors(sar.Spec.ResourceAttributes)...)
 	return append(errs, emptyMetadata(sar.ObjectMeta)...)
 }
 
@@ -33,6 +34,7 @@ func validateSubjectAccess(sar *authorizationv1.SubjectAccessReview) field.Error
 	if sar.Spec.User == "" && len(sar.Spec.Groups) == 0 {
 		errs = append(errs, field.Invalid(spec.Child("user"), sar.Spec.User, `at least one of user or group must be specified`))
 	}
+	errs = append(errs, validateSelectors(sar.Spec.ResourceAttributes)...)
 	return append(errs, emptyMetadata(sar.ObjectMeta)...)
 }
 
@@ -42,6 +44,7 @@ func validateLocalSubjectAccess(sar *authorizationv1.LocalSubjectAccessReview) f
 	if sar.Spec.User == "" && len(sar.Spec.Groups) == 0 {
 		errs = append(errs, field.Invalid(spec.Child("user"), sar.Spec.User, `at least one of user or group must be specified`))
 	}
+	errs = append(errs, validateSelectors(sar.Spec.ResourceAttributes)...)
 	meta := sar.ObjectMeta
 	meta.Namespace, meta.ManagedFields = "", nil
 	if !apiequality.Semantic.DeepEqual(metav1.ObjectMeta{}, meta) {
