@@ -31,6 +31,7 @@ import (
 	"github.com/specd-io/specd/engine/leader"
 	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/engine/namespace"
+	"github.com/specd-io/specd/engine/rbac"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/plugins"
@@ -142,6 +143,14 @@ func writeChecks(rbac map[string]engine.WriteCheck, crds *crd.API) map[string]en
 	return checks
 }
 
+// mutators are the engine's Mutators: Secrets', ConfigMaps' and the RBAC
+// bindings' defaults.
+func mutators() map[string]engine.Mutator {
+	out := configdata.Mutators()
+	maps.Copy(out, rbac.Mutators())
+	return out
+}
+
 // strategies are the engine's Strategies: Namespaces' and CRDs'.
 func strategies(namespaces *namespace.Lifecycle) map[string]*engine.Strategy {
 	out := namespaces.Strategies()
@@ -167,7 +176,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	namespaces := namespace.New(namespace.Config{Registry: set.Registry, Logger: log})
 	crds := crd.New(crd.Config{Registry: set.Registry, Logger: log})
 	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: deletes.Raise,
-		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks(), crds), Mutators: configdata.Mutators(),
+		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks(), crds), Mutators: mutators(),
 		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, CreateCheck: crds.CreateCheck, Strategies: strategies(namespaces),
 		StrategicPatchMeta: gotypes.PatchMeta})
 	stopNamespaces, err := startNamespaces(ctx, namespaces, store, set.Registry(), log)
