@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build run test test-unit fuzz kubectl helm controller plugins proto proto-tools proto-check bench vet fmt verify clean
+.PHONY: build run test test-unit test-image fuzz kubectl kube-apiserver helm controller plugins image proto proto-tools proto-check bench vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
@@ -44,6 +44,15 @@ kubectl:
 	@case "$(KUBECTL_VERSION)" in v1.*.*) ;; *) echo "kubectl: no k8s.io/kubectl v0.X.Y in test/kubectl/go.mod (found '$(KUBECTL_MODULE)')"; exit 1;; esac
 	cd test/kubectl && $(GO) build -ldflags "$(KUBECTL_LDFLAGS)" -o $(abspath $(KUBECTL_BIN)) .
 
+# kube-apiserver of k8s.io/kubernetes at the version test/kube/go.mod
+# pins, for the chart's server-side dry runs (test/chart,
+# internal/testkube). The first build takes many minutes; `nice` leaves
+# the machine usable.
+KUBE_APISERVER_BIN ?= bin/kube-apiserver
+
+kube-apiserver:
+	cd test/kube && nice $(GO) build -o $(abspath $(KUBE_APISERVER_BIN)) k8s.io/kubernetes/cmd/kube-apiserver
+
 # Helm for the acceptance tests: helm.sh/helm/v4's own cmd/helm, a tool of
 # test/helm/go.mod at the version pinned there, stamped with that version
 # as Helm's release builds are (unstamped, `helm version` says v4.3).
@@ -54,6 +63,23 @@ helm:
 	@case "$(HELM_MODULE)" in v4.*.*) ;; *) echo "helm: no helm.sh/helm/v4 v4.X.Y in test/helm/go.mod (found '$(HELM_MODULE)')"; exit 1;; esac
 	cd test/helm && $(GO) build -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_MODULE)" -o $(abspath $(HELM_BIN)) helm.sh/helm/v4/cmd/helm
 
+# specd's OCI image (tools/image, a module of its own): specd and the
+# example plugins for linux/amd64 and linux/arm64, from scratch, as one
+# image index in an OCI layout in IMAGE_DIR, and with IMAGE_TAR=FILE also
+# as one tar file. No Docker daemon, registry or base image; two builds
+# of one commit give the same digest (its time is the commit's, or
+# SOURCE_DATE_EPOCH). docs/deploy.md says how to push or load it.
+IMAGE_DIR ?= bin/image
+IMAGE_TAR ?=
+
+image:
+	cd tools/image && $(GO) run . -repo $(CURDIR) -version $(VERSION) -out $(abspath $(IMAGE_DIR)) $(if $(IMAGE_TAR),-tar $(abspath $(IMAGE_TAR)))
+
+# The image's test (tools/image/build): reads the layout `make image`
+# wrote, runs the specd in it, and builds it again to compare digests.
+test-image: image
+	cd tools/image && SPECD_IMAGE=$(abspath $(IMAGE_DIR)) $(GO) test -count=1 -timeout 45m ./...
+
 # The test controller (test/controller): a controller-runtime manager and a
 # client-go leader election candidate, as a user writes them, at the
 # versions pinned in test/controller/go.mod.
@@ -62,8 +88,9 @@ CONTROLLER_BIN ?= bin/controller
 controller:
 	cd test/controller && $(GO) build -o $(abspath $(CONTROLLER_BIN)) .
 
-test: build kubectl helm controller plugins vet
-	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
+test: build kubectl kube-apiserver helm controller plugins vet
+	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl KUBE_APISERVER=$(CURDIR)/bin/kube-apiserver HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
+	$(MAKE) test-image
 	$(MAKE) fuzz
 
 # FuzzWritePath for a bounded number of inputs (20-40 s on two cores);
@@ -81,6 +108,7 @@ test-unit:
 
 vet:
 	$(GO) vet ./...
+	cd tools/image && $(GO) vet ./...
 
 # The plugin protocol's Go code (plugins/proto/**/*.pb.go) from its .proto
 # files, with buf and the protoc-gen-go(-grpc) plugins at pinned versions,
@@ -117,6 +145,7 @@ fmt:
 verify: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) mod tidy -diff
+	cd tools/image && $(GO) mod tidy -diff
 
 # The load tool against a fresh specd serving the benchmark schema; see
 # docs/performance.md.

@@ -8,8 +8,8 @@ import (
 	"log/slog"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	genericrequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/plugins/hook"
@@ -25,44 +25,17 @@ type admitter struct {
 	log    *slog.Logger
 }
 
-// admissionWrite is what every plugin call of one write shares.
-type admissionWrite struct {
-	op          string
-	subresource string
-	dryRun      bool
-}
-
-// updateWrite is the admissionWrite of an update: of the object, its
-// status (status), or its scale (opts.subresource).
-func updateWrite(status bool, opts WriteOptions) admissionWrite {
-	w := admissionWrite{op: hook.OperationUpdate, subresource: opts.subresource, dryRun: opts.DryRun}
-	if status {
-		w.subresource = "status"
-	}
-	return w
-}
-
-// request is the hook.AdmissionRequest of obj (and old), in version of r.
-func (w admissionWrite) request(r *schemas.Resource, version, namespace, name string, obj, old []byte) hook.AdmissionRequest {
-	return hook.AdmissionRequest{
-		Group: r.Group, Version: version, Kind: r.Kind, Resource: r.Plural,
-		Namespace: namespace, Name: name,
-		Operation: w.op, Subresource: w.subresource,
-		Object: obj, OldObject: old, DryRun: w.dryRun,
-	}
-}
-
-// defaultCreate runs the defaulting plugin bound to rv on a new object;
-// see pluginDefault.
-func (a admitter) defaultCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req *request, opts WriteOptions) (*request, error) {
+// defaultCreate runs the defaulting plugin bound to the version w writes
+// on a new object; see pluginDefault.
+func (a admitter) defaultCreate(ctx context.Context, w *write, req *request) (*request, error) {
+	rv := w.Version
 	if rv.Hooks == nil || rv.Hooks.Default == "" {
 		return req, nil
 	}
-	if err := req.setNamespace(rv.Resource, namespace); err != nil {
+	if err := req.setNamespace(rv.Resource, w.Namespace); err != nil {
 		return nil, err
 	}
-	w := admissionWrite{op: hook.OperationCreate, dryRun: opts.DryRun}
-	nreq, err := a.pluginDefault(ctx, rv, w, req, nil)
+	nreq, err := a.pluginDefault(ctx, w, req, nil)
 	if err != nil || nreq == req {
 		return nreq, err
 	}
@@ -72,21 +45,21 @@ func (a admitter) defaultCreate(ctx context.Context, rv *schemas.ResourceVersion
 	return nreq, a.checkDefaulted(rv, req, nreq)
 }
 
-// defaultUpdate runs the defaulting plugin bound to rv on an update of
-// old; what the plugin changed is kept as the write may change it: only
-// status on the status subresource, everything but status on the main
-// endpoint of a resource with one.
-func (a admitter) defaultUpdate(ctx context.Context, rv *schemas.ResourceVersion, req *request, old *stored, status bool, opts WriteOptions) (*request, error) {
+// defaultUpdate runs the defaulting plugin bound to the version w writes
+// on an update of old; what the plugin changed is kept as the write may
+// change it: only status on the status subresource, everything but
+// status on the main endpoint of a resource with one.
+func (a admitter) defaultUpdate(ctx context.Context, w *write, req *request, old *stored) (*request, error) {
+	rv := w.Version
 	if rv.Hooks == nil || rv.Hooks.Default == "" {
 		return req, nil
 	}
-	w := updateWrite(status, opts)
-	nreq, err := a.pluginDefault(ctx, rv, w, req, old.obj)
+	nreq, err := a.pluginDefault(ctx, w, req, old.obj)
 	if err != nil || nreq == req {
 		return nreq, err
 	}
 	switch {
-	case status:
+	case w.status():
 		nreq.obj = withStatusOf(old.obj, nreq.obj)
 	case rv.StatusSubresource:
 		keepStatus(nreq.obj, old.obj)
@@ -100,7 +73,8 @@ func (a admitter) defaultUpdate(ctx context.Context, rv *schemas.ResourceVersion
 // the schema again, as kube-apiserver defaults after a mutating webhook).
 // It returns req itself when the plugin could not answer and its
 // failurePolicy is Ignore.
-func (a admitter) pluginDefault(ctx context.Context, rv *schemas.ResourceVersion, w admissionWrite, req *request, old map[string]any) (*request, error) {
+func (a admitter) pluginDefault(ctx context.Context, w *write, req *request, old map[string]any) (*request, error) {
+	rv := w.Version
 	h, r := rv.Hooks, rv.Resource
 	obj, err := json.Marshal(req.obj)
 	if err != nil {
@@ -112,7 +86,7 @@ func (a admitter) pluginDefault(ctx context.Context, rv *schemas.ResourceVersion
 			return nil, fmt.Errorf("engine: encode stored object for plugin %q: %w", h.Default, err)
 		}
 	}
-	ar := w.request(r, rv.Version, req.meta.Namespace, req.meta.Name, obj, oldObj)
+	ar := w.admissionRequest(rv.Version, req.meta.Namespace, req.meta.Name, obj, oldObj)
 	out, err := a.callDefault(ctx, h, ar)
 	if err != nil {
 		if err := a.pluginFailed(h, "default", h.Default, r, err); err != nil {
@@ -153,10 +127,12 @@ func (a admitter) checkDefaulted(rv *schemas.ResourceVersion, before, after *req
 }
 
 // validateCreate runs the write check and the validation plugin bound to
-// the storage version of rv on a new object (st, in the storage version),
-// shown without the bookkeeping annotation as to a client of that version.
-func (a admitter) validateCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, opts WriteOptions) error {
-	check, h := a.check(rv.Resource), storageHooks(rv.Resource)
+// the storage version of the resource w writes on the new object named
+// (st, in the storage version), shown without the bookkeeping annotation
+// as to a client of that version.
+func (a admitter) validateCreate(ctx context.Context, w *write, named *metav1.ObjectMeta, st []byte) error {
+	r := w.resource()
+	check, h := a.check(r), storageHooks(r)
 	if check == nil && !validates(h) {
 		return nil
 	}
@@ -164,16 +140,17 @@ func (a admitter) validateCreate(ctx context.Context, rv *schemas.ResourceVersio
 	if err != nil {
 		return err
 	}
-	w := admissionWrite{op: hook.OperationCreate, dryRun: opts.DryRun}
-	return a.validate(ctx, rv.Resource, check, h, w.request(rv.Resource, rv.Resource.StorageVersion, namespace, name, obj, nil))
+	return a.validate(ctx, r, check, h, w.admissionRequest(r.StorageVersion, named.Namespace, named.Name, obj, nil))
 }
 
 // validateUpdate runs the write check and the validation plugin bound to
-// the storage version of rv on an update of the stored kv to st (both in
-// the storage version); they see both with kv's resourceVersion and, as a
-// client of the storage version, without the bookkeeping annotation.
-func (a admitter) validateUpdate(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, st []byte, kv storage.KeyValue, status bool, opts WriteOptions) error {
-	check, h := a.check(rv.Resource), storageHooks(rv.Resource)
+// the storage version of the resource w writes on an update of the
+// stored kv to st, the object named (both in the storage version); they
+// see both with kv's resourceVersion and, as a client of the storage
+// version, without the bookkeeping annotation.
+func (a admitter) validateUpdate(ctx context.Context, w *write, named *metav1.ObjectMeta, st []byte, kv storage.KeyValue) error {
+	r := w.resource()
+	check, h := a.check(r), storageHooks(r)
 	if check == nil && !validates(h) {
 		return nil
 	}
@@ -187,8 +164,7 @@ func (a admitter) validateUpdate(ctx context.Context, rv *schemas.ResourceVersio
 			return err
 		}
 	}
-	w := updateWrite(status, opts)
-	return a.validate(ctx, rv.Resource, check, h, w.request(rv.Resource, rv.Resource.StorageVersion, namespace, name, obj, old))
+	return a.validate(ctx, r, check, h, w.admissionRequest(r.StorageVersion, named.Namespace, named.Name, obj, old))
 }
 
 // validate runs check (when set), then the validation plugin of h (when
@@ -234,7 +210,6 @@ func (a admitter) callDefault(ctx context.Context, h *schemas.Hooks, ar hook.Adm
 	if a.admission == nil {
 		return nil, errNoPlugins
 	}
-	ar.UserInfo = requestUser(ctx)
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
 	out, err := a.admission.Default(ctx, h.Default, ar)
@@ -249,21 +224,9 @@ func (a admitter) callValidate(ctx context.Context, h *schemas.Hooks, ar hook.Ad
 	if a.admission == nil {
 		return nil, errNoPlugins
 	}
-	ar.UserInfo = requestUser(ctx)
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
 	return a.admission.Validate(ctx, h.Validate, ar)
-}
-
-// requestUser is the user that the server's authentication (or a
-// plugin's callback) put in ctx, as admission plugins are told it; the
-// zero UserInfo when there is none, as with authentication off.
-func requestUser(ctx context.Context) hook.UserInfo {
-	u, ok := genericrequest.UserFrom(ctx)
-	if !ok || u == nil {
-		return hook.UserInfo{}
-	}
-	return hook.UserInfo{Username: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}
 }
 
 // errNoPlugins answers a hook call of a Store made without Admission.
@@ -319,3 +282,10 @@ var knownErrorType = map[field.ErrorType]bool{
 func (a admitter) check(r *schemas.Resource) WriteCheck {
 	return a.checks.of(r)
 }
+
+// WriteCheck vets one write of a resource before its validation plugin
+// sees it: req carries the object in the storage version (and the stored
+// one on update), and the request's context the user. An error refuses
+// the write and is answered as it is (a Status error keeps its code), so
+// that a check such as RBAC's escalation prevention answers 403.
+type WriteCheck func(ctx context.Context, req hook.AdmissionRequest) error

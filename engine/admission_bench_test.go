@@ -26,10 +26,11 @@ func shipPolicyHost(b *testing.B) *plugins.Host {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("build ship-policy: %v\n%s", err, out)
 	}
-	h, err := plugins.NewHost(plugins.HostConfig{Dir: dir, Logger: slog.New(slog.DiscardHandler)})
+	catalog, err := plugins.OpenCatalog(dir, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
+	h := plugins.NewHost(plugins.HostConfig{Catalog: catalog, Logger: slog.New(slog.DiscardHandler)})
 	b.Cleanup(h.Close)
 	return h
 }
@@ -81,7 +82,7 @@ func BenchmarkCreateHookLatency(b *testing.B) {
 				n++
 				body := ship(fmt.Sprintf("s%d", n), `{"registry":"Oslo"}`)
 				start := time.Now()
-				if _, err := s.Create(ctx, rv, "default", body, engine.WriteOptions{}); err != nil {
+				if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: body, Options: engine.WriteOptions{}}); err != nil {
 					b.Fatal(err)
 				}
 				took = append(took, time.Since(start))
@@ -108,7 +109,7 @@ func BenchmarkCreateHookThroughput(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					body := ship(fmt.Sprintf("s%d", n.Add(1)), `{"registry":"Oslo"}`)
-					if _, err := s.Create(ctx, rv, "default", body, engine.WriteOptions{}); err != nil {
+					if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: body, Options: engine.WriteOptions{}}); err != nil {
 						b.Error(err)
 						return
 					}

@@ -118,9 +118,9 @@ func ships(tb testing.TB, policy schemas.FailurePolicy, timeout time.Duration) *
 func newAdmittingStore(tb testing.TB, a hook.Admission) *engine.Store {
 	tb.Helper()
 	prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
-	opts := engine.Options{Prefix: prefix, Now: func() time.Time { return testNow }}
+	opts := engine.Options{Keys: engine.Keys{Prefix: prefix}, Now: func() time.Time { return testNow }}
 	if a != nil {
-		opts.Admission = a
+		opts.Admission = func(*engine.Store) hook.Admission { return a }
 	}
 	return engine.NewStore(etcdstorage.New(testClient), opts)
 }
@@ -135,14 +135,14 @@ func TestAdmissionCreate(t *testing.T) {
 	store := newAdmittingStore(t, plugins)
 	rv := ships(t, schemas.FailurePolicyFail, time.Second)
 
-	res, err := store.Create(ctx, rv, "sea", ship("a", `{"registry":"Oslo"}`), engine.WriteOptions{})
+	res, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "sea"}, Body: ship("a", `{"registry":"Oslo"}`), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := gjson.GetBytes(res.Object, "spec.class").Str; got != "cargo" {
 		t.Errorf("created spec.class = %q, want the plugin's cargo", got)
 	}
-	stored, err := store.Get(ctx, rv, "sea", "a")
+	stored, err := store.Get(ctx, engine.Ref{Version: rv, Namespace: "sea", Name: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,18 +171,18 @@ func TestAdmissionRejectsUpdate(t *testing.T) {
 	ctx := context.Background()
 	store := newAdmittingStore(t, shipPolicy())
 	rv := ships(t, schemas.FailurePolicyFail, time.Second)
-	created, err := store.Create(ctx, rv, "sea", ship("a", `{"registry":"Oslo"}`), engine.WriteOptions{})
+	created, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "sea"}, Body: ship("a", `{"registry":"Oslo"}`), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := sjson.SetBytes(created.Object, "spec.registry", "Bergen")
-	_, err = store.Update(ctx, rv, "sea", "a", body, engine.WriteOptions{})
+	_, err = store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "sea", Name: "a"}, Body: body, Options: engine.WriteOptions{}})
 	sameJSON(t, statusOf(t, err), []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
 		"message":"Ship.fleet.example.com \"a\" is invalid: spec.registry: Invalid value: \"Bergen\": field is immutable",
 		"reason":"Invalid","details":{"name":"a","group":"fleet.example.com","kind":"Ship",
 		"causes":[{"reason":"FieldValueInvalid","message":"Invalid value: \"Bergen\": field is immutable","field":"spec.registry"}]},
 		"code":422}`))
-	got, _ := store.Get(ctx, rv, "sea", "a")
+	got, _ := store.Get(ctx, engine.Ref{Version: rv, Namespace: "sea", Name: "a"})
 	if gjson.GetBytes(got, "spec.registry").Str != "Oslo" {
 		t.Errorf("a rejected update was stored: %s", got)
 	}
@@ -196,13 +196,13 @@ func TestAdmissionRejectsUpdate(t *testing.T) {
 		"apply": {engine.ApplyPatchType, `{"apiVersion":"fleet.example.com/v1","kind":"Ship","metadata":{"name":"a"},"spec":{"registry":"Bergen"}}`},
 	}
 	for name, p := range patches {
-		_, err := store.Patch(ctx, rv, "sea", "a", p.pt, []byte(p.patch), engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "test"}, Force: true})
+		_, err := store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "sea", Name: "a"}, Type: p.pt, Patch: []byte(p.patch), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "test"}, Force: true}})
 		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "field is immutable") {
 			t.Errorf("%s patch: %v, want the plugin's 422", name, err)
 		}
 	}
 	// A change the plugin allows goes through.
-	if _, err := store.Patch(ctx, rv, "sea", "a", engine.MergePatchType, []byte(`{"spec":{"class":"tanker"}}`), engine.PatchOptions{}); err != nil {
+	if _, err := store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "sea", Name: "a"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"class":"tanker"}}`), Options: engine.PatchOptions{}}); err != nil {
 		t.Errorf("allowed patch: %v", err)
 	}
 }
@@ -212,7 +212,7 @@ func TestAdmissionStatusWrites(t *testing.T) {
 	plugins := shipPolicy()
 	store := newAdmittingStore(t, plugins)
 	rv := ships(t, schemas.FailurePolicyFail, time.Second)
-	created, err := store.Create(ctx, rv, "sea", ship("a", `{"registry":"Oslo"}`), engine.WriteOptions{})
+	created, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "sea"}, Body: ship("a", `{"registry":"Oslo"}`), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestAdmissionStatusWrites(t *testing.T) {
 	}
 	plugins.took()
 	body, _ := sjson.SetBytes(created.Object, "status.position", "North Sea")
-	res, err := store.UpdateStatus(ctx, rv, "sea", "a", body, engine.WriteOptions{})
+	res, err := store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "sea", Name: "a", Subresource: "status"}, Body: body, Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestAdmissionStatusWrites(t *testing.T) {
 			t.Errorf("%s on a status write: %+v", c.hook, c.req)
 		}
 	}
-	_, err = store.Patch(ctx, rv, "sea", "a", engine.MergePatchType, []byte(`{"status":{"position":"Skagerrak"}}`), engine.PatchOptions{Subresource: "status"})
+	_, err = store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "sea", Name: "a", Subresource: "status"}, Type: engine.MergePatchType, Patch: []byte(`{"status":{"position":"Skagerrak"}}`), Options: engine.PatchOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestAdmissionDryRun(t *testing.T) {
 	plugins := shipPolicy()
 	store := newAdmittingStore(t, plugins)
 	rv := ships(t, schemas.FailurePolicyFail, time.Second)
-	res, err := store.Create(ctx, rv, "sea", ship("a", `{}`), engine.WriteOptions{DryRun: true})
+	res, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "sea"}, Body: ship("a", `{}`), Options: engine.WriteOptions{DryRun: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestAdmissionDryRun(t *testing.T) {
 			t.Errorf("%s was not told of the dry run", c.hook)
 		}
 	}
-	if _, err := store.Get(ctx, rv, "sea", "a"); !apierrors.IsNotFound(err) {
+	if _, err := store.Get(ctx, engine.Ref{Version: rv, Namespace: "sea", Name: "a"}); !apierrors.IsNotFound(err) {
 		t.Errorf("dry run stored the object: %v", err)
 	}
 }
@@ -326,7 +326,7 @@ func TestAdmissionDefaulterOutput(t *testing.T) {
 			plugins := &fakePlugins{defaultFn: func(_ context.Context, req hook.AdmissionRequest) ([]byte, error) { return tt.out(req.Object) }}
 			store := newAdmittingStore(t, plugins)
 			rv := ships(t, schemas.FailurePolicyFail, time.Second)
-			res, err := store.Create(ctx, rv, "sea", ship("a", tt.body), engine.WriteOptions{})
+			res, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "sea"}, Body: ship("a", tt.body), Options: engine.WriteOptions{}})
 			if tt.check != nil {
 				if err != nil {
 					t.Fatal(err)
@@ -338,7 +338,7 @@ func TestAdmissionDefaulterOutput(t *testing.T) {
 			if !errors.As(err, &se) || se.ErrStatus.Code != tt.wantCode || !strings.Contains(se.ErrStatus.Message, tt.wantMsg) {
 				t.Fatalf("create: %v, want %d with %q", err, tt.wantCode, tt.wantMsg)
 			}
-			if _, err := store.Get(ctx, rv, "sea", "a"); !apierrors.IsNotFound(err) {
+			if _, err := store.Get(ctx, engine.Ref{Version: rv, Namespace: "sea", Name: "a"}); !apierrors.IsNotFound(err) {
 				t.Errorf("a refused object was stored: %v", err)
 			}
 		})
@@ -347,7 +347,7 @@ func TestAdmissionDefaulterOutput(t *testing.T) {
 	plugins := &fakePlugins{defaultFn: func(_ context.Context, req hook.AdmissionRequest) ([]byte, error) {
 		return sjson.SetBytes(req.Object, "spec.class", "submarine")
 	}}
-	_, err := newAdmittingStore(t, plugins).Create(ctx, ships(t, schemas.FailurePolicyFail, time.Second), "sea", ship("a", `{}`), engine.WriteOptions{})
+	_, err := newAdmittingStore(t, plugins).Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: ships(t, schemas.FailurePolicyFail, time.Second), Namespace: "sea"}, Body: ship("a", `{}`), Options: engine.WriteOptions{}})
 	if err == nil || !strings.Contains(err.Error(), `(as defaulted by plugin "ship-policy")`) {
 		t.Errorf("create: %v, want the plugin named", err)
 	}
@@ -424,7 +424,7 @@ func TestAdmissionFailurePolicy(t *testing.T) {
 			store := newAdmittingStore(t, a)
 			rv := ships(t, tt.policy, 50*time.Millisecond)
 			start := time.Now()
-			res, err := store.Create(ctx, rv, "sea", ship("a", `{}`), engine.WriteOptions{})
+			res, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "sea"}, Body: ship("a", `{}`), Options: engine.WriteOptions{}})
 			if took := time.Since(start); took > 5*time.Second {
 				t.Errorf("create took %s", took)
 			}
@@ -432,7 +432,7 @@ func TestAdmissionFailurePolicy(t *testing.T) {
 				if !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), tt.wantMsg) {
 					t.Fatalf("create: %v, want a 500 with %q", err, tt.wantMsg)
 				}
-				if _, err := store.Get(ctx, rv, "sea", "a"); !apierrors.IsNotFound(err) {
+				if _, err := store.Get(ctx, engine.Ref{Version: rv, Namespace: "sea", Name: "a"}); !apierrors.IsNotFound(err) {
 					t.Errorf("a refused object was stored: %v", err)
 				}
 				return
@@ -458,7 +458,7 @@ func TestAdmissionCauses(t *testing.T) {
 		{Type: "Bogus", Field: "spec", Message: "no value"},
 	}
 	plugins := &fakePlugins{validateFn: func(context.Context, hook.AdmissionRequest) ([]hook.FieldError, error) { return fes, nil }}
-	_, err := newAdmittingStore(t, plugins).Create(ctx, ships(t, schemas.FailurePolicyFail, time.Second), "sea", ship("a", `{}`), engine.WriteOptions{})
+	_, err := newAdmittingStore(t, plugins).Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: ships(t, schemas.FailurePolicyFail, time.Second), Namespace: "sea"}, Body: ship("a", `{}`), Options: engine.WriteOptions{}})
 	var st struct {
 		Details struct {
 			Causes []map[string]string `json:"causes"`
@@ -486,7 +486,7 @@ func TestAdmissionSubresource(t *testing.T) {
 	rv := replicated(t)
 	rv.Hooks = &schemas.Hooks{Default: "pool-policy", Validate: "pool-policy", FailurePolicy: schemas.FailurePolicyFail, Timeout: time.Second}
 	pool := []byte(`{"apiVersion":"apps.example.com/v1","kind":"Pool","metadata":{"name":"p"},"spec":{"replicas":2,"selector":"app=p"}}`)
-	created, err := store.Create(ctx, rv, "default", pool, engine.WriteOptions{})
+	created, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: pool, Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,27 +499,27 @@ func TestAdmissionSubresource(t *testing.T) {
 		want  string
 	}{
 		{"update", func() error {
-			cur, err := store.Get(ctx, rv, "default", "p")
+			cur, err := store.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "p"})
 			if err != nil {
 				return err
 			}
-			_, err = store.Update(ctx, rv, "default", "p", cur, engine.WriteOptions{})
+			_, err = store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p"}, Body: cur, Options: engine.WriteOptions{}})
 			return err
 		}, ""},
 		{"merge patch", func() error {
-			_, err := store.Patch(ctx, rv, "default", "p", engine.MergePatchType, []byte(`{"spec":{"selector":"app=q"}}`), engine.PatchOptions{})
+			_, err := store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"selector":"app=q"}}`), Options: engine.PatchOptions{}})
 			return err
 		}, ""},
 		{"status", func() error {
-			_, err := store.Patch(ctx, rv, "default", "p", engine.MergePatchType, []byte(`{"status":{"replicas":1}}`), engine.PatchOptions{Subresource: "status"})
+			_, err := store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p", Subresource: "status"}, Type: engine.MergePatchType, Patch: []byte(`{"status":{"replicas":1}}`), Options: engine.PatchOptions{}})
 			return err
 		}, "status"},
 		{"scale update", func() error {
-			_, err := store.UpdateScale(ctx, rv, "default", "p", scaleTo("3"), engine.WriteOptions{})
+			_, err := store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p", Subresource: "scale"}, Body: scaleTo("3"), Options: engine.WriteOptions{}})
 			return err
 		}, "scale"},
 		{"scale patch", func() error {
-			_, err := store.Patch(ctx, rv, "default", "p", engine.MergePatchType, []byte(`{"spec":{"replicas":4}}`), engine.PatchOptions{Subresource: "scale"})
+			_, err := store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p", Subresource: "scale"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"replicas":4}}`), Options: engine.PatchOptions{}})
 			return err
 		}, "scale"},
 	}

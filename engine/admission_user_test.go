@@ -34,11 +34,11 @@ func TestAdmissionUser(t *testing.T) {
 			plugins := shipPolicy()
 			store := newAdmittingStore(t, plugins)
 			rv := ships(t, schemas.FailurePolicyFail, time.Second)
-			res, err := store.Create(tc.ctx, rv, "sea", ship("a", `{"registry":"Oslo"}`), engine.WriteOptions{})
+			res, err := store.Create(tc.ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "sea"}, Body: ship("a", `{"registry":"Oslo"}`), Options: engine.WriteOptions{}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := store.Update(tc.ctx, rv, "sea", "a", res.Object, engine.WriteOptions{}); err != nil {
+			if _, err := store.Update(tc.ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "sea", Name: "a"}, Body: res.Object, Options: engine.WriteOptions{}}); err != nil {
 				t.Fatal(err)
 			}
 			calls := plugins.took()

@@ -36,7 +36,7 @@ func TestApply(t *testing.T) {
 	ref := loadExchange(t, "38")
 
 	// 38: an apply of an object that does not exist creates it.
-	res, err := s.Patch(ctx, rv, "default", "w2", engine.ApplyPatchType, ref.requestBody(), applyOpts("tester", false))
+	res, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w2"}, Type: engine.ApplyPatchType, Patch: ref.requestBody(), Options: applyOpts("tester", false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestApply(t *testing.T) {
 
 	// The same manager applies a change and a new field, in YAML.
 	y := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: w2\nspec:\n  size: 4\n  tags: [p, q]\n"
-	res, err = s.Patch(ctx, rv, "default", "w2", engine.ApplyPatchType, []byte(y), applyOpts("tester", false))
+	res, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w2"}, Type: engine.ApplyPatchType, Patch: []byte(y), Options: applyOpts("tester", false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestApply(t *testing.T) {
 
 	// Fields the manager no longer applies are removed.
 	y = "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: w2\nspec:\n  size: 4\n"
-	res, err = s.Patch(ctx, rv, "default", "w2", engine.ApplyPatchType, []byte(y), applyOpts("tester", false))
+	res, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w2"}, Type: engine.ApplyPatchType, Patch: []byte(y), Options: applyOpts("tester", false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestApply(t *testing.T) {
 	// Another manager that sets size conflicts.
 	other := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: w2\nspec:\n  size: 7\n"
 	before := mustGet(t, s, rv, "w2")
-	_, err = s.Patch(ctx, rv, "default", "w2", engine.ApplyPatchType, []byte(other), applyOpts("other", false))
+	_, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w2"}, Type: engine.ApplyPatchType, Patch: []byte(other), Options: applyOpts("other", false)})
 	sameJSON(t, statusOf(t, err), []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
 		"message":"Apply failed with 1 conflict: conflict with \"tester\": .spec.size","reason":"Conflict",
 		"details":{"causes":[{"reason":"FieldManagerConflict","message":"conflict with \"tester\"","field":".spec.size"}]},"code":409}`))
@@ -78,7 +78,7 @@ func TestApply(t *testing.T) {
 	}
 
 	// With force it takes the field over.
-	res, err = s.Patch(ctx, rv, "default", "w2", engine.ApplyPatchType, []byte(other), applyOpts("other", true))
+	res, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w2"}, Type: engine.ApplyPatchType, Patch: []byte(other), Options: applyOpts("other", true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,12 +88,11 @@ func TestApply(t *testing.T) {
 	}
 
 	// An update manager's fields conflict with its name, version and time.
-	if _, err := s.Patch(ctx, rv, "default", "w2", engine.MergePatchType, []byte(`{"spec":{"color":"blue"}}`),
-		engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "kubectl-edit"}}); err != nil {
+	if _, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w2"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"color":"blue"}}`), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "kubectl-edit"}}}); err != nil {
 		t.Fatal(err)
 	}
 	green := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: w2\nspec:\n  color: green\n"
-	_, err = s.Patch(ctx, rv, "default", "w2", engine.ApplyPatchType, []byte(green), applyOpts("other", false))
+	_, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w2"}, Type: engine.ApplyPatchType, Patch: []byte(green), Options: applyOpts("other", false)})
 	if !apierrors.IsConflict(err) || err.Error() != `Apply failed with 1 conflict: conflict with "kubectl-edit" using shop.example.com/v1: .spec.color` {
 		t.Fatalf("got %v", err)
 	}
@@ -121,7 +120,7 @@ func TestApplyErrors(t *testing.T) {
 			mustCreate(t, s, rv, "default", w1)
 			before := mustGet(t, s, rv, "w1")
 			tc.opts.FieldManager, tc.opts.Force = "m", true
-			_, err := s.Patch(ctx, rv, "default", "w1", engine.ApplyPatchType, []byte(tc.config), tc.opts)
+			_, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.ApplyPatchType, Patch: []byte(tc.config), Options: tc.opts})
 			if got := apierrors.ReasonForError(err); got != tc.reason {
 				t.Fatalf("reason %q (%v), want %q", got, err, tc.reason)
 			}
@@ -141,9 +140,7 @@ func TestApplyStatus(t *testing.T) {
 	rv := patchWidgets(t)
 	mustCreate(t, s, rv, "default", w1)
 	y := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 50}\nstatus: {ready: true}\n"
-	opts := applyOpts("ctrl", false)
-	opts.Subresource = "status"
-	res, err := s.Patch(ctx, rv, "default", "w1", engine.ApplyPatchType, []byte(y), opts)
+	res, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1", Subresource: "status"}, Type: engine.ApplyPatchType, Patch: []byte(y), Options: applyOpts("ctrl", false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +150,7 @@ func TestApplyStatus(t *testing.T) {
 	sameJSON(t, []byte(managedOf(t, res.Object)["ctrl/Apply/status"]), []byte(`{"f:status":{"f:ready":{}}}`))
 
 	// On the main endpoint status is not the applier's.
-	res, err = s.Patch(ctx, rv, "default", "w1", engine.ApplyPatchType, []byte(y), applyOpts("main", true))
+	res, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.ApplyPatchType, Patch: []byte(y), Options: applyOpts("main", true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +167,7 @@ func TestManagedFieldsOnWrites(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	rv := patchWidgets(t)
-	created, err := s.Create(ctx, rv, "default", []byte(w1), engine.WriteOptions{FieldManager: "creator"})
+	created, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(w1), Options: engine.WriteOptions{FieldManager: "creator"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +175,7 @@ func TestManagedFieldsOnWrites(t *testing.T) {
 		[]byte(`{"f:metadata":{"f:labels":{".":{},"f:tier":{}}},"f:spec":{".":{},"f:color":{},"f:size":{},"f:tags":{}}}`))
 
 	upd := setJSON(t, string(created.Object), "spec.size", 8)
-	res, err := s.Update(ctx, rv, "default", "w1", []byte(upd), engine.WriteOptions{FieldManager: "editor"})
+	res, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Body: []byte(upd), Options: engine.WriteOptions{FieldManager: "editor"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,14 +184,14 @@ func TestManagedFieldsOnWrites(t *testing.T) {
 	sameJSON(t, []byte(m["creator/Update"]), []byte(`{"f:metadata":{"f:labels":{".":{},"f:tier":{}}},"f:spec":{".":{},"f:color":{},"f:tags":{}}}`))
 
 	st := setJSON(t, string(res.Object), "status.ready", true)
-	res, err = s.UpdateStatus(ctx, rv, "default", "w1", []byte(st), engine.WriteOptions{FieldManager: "ctrl"})
+	res, err = s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1", Subresource: "status"}, Body: []byte(st), Options: engine.WriteOptions{FieldManager: "ctrl"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameJSON(t, []byte(managedOf(t, res.Object)["ctrl/Update/status"]), []byte(`{"f:status":{".":{},"f:ready":{}}}`))
 
 	// The same object again: nothing written.
-	again, err := s.Update(ctx, rv, "default", "w1", res.Object, engine.WriteOptions{FieldManager: "editor"})
+	again, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Body: res.Object, Options: engine.WriteOptions{FieldManager: "editor"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +204,7 @@ func TestManagedFieldsOnWrites(t *testing.T) {
 	_ = json.Unmarshal(again.Object, &obj)
 	obj["metadata"].(map[string]any)["managedFields"] = []any{}
 	b, _ := json.Marshal(obj)
-	res, err = s.Update(ctx, rv, "default", "w1", b, engine.WriteOptions{FieldManager: "editor"})
+	res, err = s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Body: b, Options: engine.WriteOptions{FieldManager: "editor"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +213,7 @@ func TestManagedFieldsOnWrites(t *testing.T) {
 	}
 	// The first apply then records what was there as before-first-apply.
 	y := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 9}\n"
-	ap, err := s.Patch(ctx, rv, "default", "w1", engine.ApplyPatchType, []byte(y), applyOpts("a", true))
+	ap, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.ApplyPatchType, Patch: []byte(y), Options: applyOpts("a", true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,14 +232,14 @@ func TestApplyAfterClientSideApply(t *testing.T) {
 	rv := patchWidgets(t)
 	last := `{\"apiVersion\":\"shop.example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"annotations\":{},\"name\":\"a\",\"namespace\":\"default\"},\"spec\":{\"size\":4,\"tags\":[\"a\"]}}`
 	body := `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"a","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"` + last + `"}},"spec":{"size":4,"tags":["a"]}}`
-	if _, err := s.Create(ctx, rv, "default", []byte(body), engine.WriteOptions{FieldManager: "kubectl-client-side-apply"}); err != nil {
+	if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(body), Options: engine.WriteOptions{FieldManager: "kubectl-client-side-apply"}}); err != nil {
 		t.Fatal(err)
 	}
 	y := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: a}\nspec: {size: 5}\n"
-	if _, err := s.Patch(ctx, rv, "default", "a", engine.ApplyPatchType, []byte(y), applyOpts("other", false)); !apierrors.IsConflict(err) {
+	if _, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "a"}, Type: engine.ApplyPatchType, Patch: []byte(y), Options: applyOpts("other", false)}); !apierrors.IsConflict(err) {
 		t.Fatalf("another manager: %v, want a conflict", err)
 	}
-	res, err := s.Patch(ctx, rv, "default", "a", engine.ApplyPatchType, []byte(y), applyOpts("kubectl", false))
+	res, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "a"}, Type: engine.ApplyPatchType, Patch: []byte(y), Options: applyOpts("kubectl", false)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func BenchmarkCreatePrepare(b *testing.B) {
 	opts := engine.WriteOptions{DryRun: true}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.Create(ctx, rv, "default", body, opts); err != nil {
+		if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: body, Options: opts}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -42,12 +42,33 @@ func BenchmarkCreate(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			body := []byte(widget(fmt.Sprintf("w%d", n.Add(1)), 3))
-			if _, err := s.Create(ctx, rv, "default", body, engine.WriteOptions{}); err != nil {
+			if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: body, Options: engine.WriteOptions{}}); err != nil {
 				b.Error(err)
 				return
 			}
 		}
 	})
+}
+
+// BenchmarkUpdate replaces one object in the embedded etcd again and
+// again, each update carrying the resourceVersion the last one answered.
+func BenchmarkUpdate(b *testing.B) {
+	s, _ := newStore(b)
+	rv := widgets(b)
+	ctx := context.Background()
+	cur := mustCreate(b, s, rv, "default", benchBody)
+	ref := engine.Ref{Version: rv, Namespace: "default", Name: "w1"}
+	b.ReportAllocs()
+	size := 3
+	for b.Loop() {
+		size = 3 + (size+1)%5
+		body := withRV(widget("w1", size), cur)
+		res, err := s.Update(ctx, engine.WriteRequest{Ref: ref, Body: []byte(body)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cur = res.Object
+	}
 }
 
 // BenchmarkGet reads one object from the embedded etcd, from parallel
@@ -61,7 +82,7 @@ func BenchmarkGet(b *testing.B) {
 	b.SetParallelism(8)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := s.Get(ctx, rv, "default", "w1"); err != nil {
+			if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -79,7 +100,7 @@ func BenchmarkList(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.List(ctx, rv, "default", engine.ListRequest{}); err != nil {
+		if _, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,7 +116,7 @@ func BenchmarkListPage(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.List(ctx, rv, "default", engine.ListRequest{Limit: 100}); err != nil {
+		if _, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 100}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -135,7 +156,7 @@ func BenchmarkCreatePreparePayload(b *testing.B) {
 	opts := engine.WriteOptions{DryRun: true}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.Create(context.Background(), rv, "bench", body, opts); err != nil {
+		if _, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "bench"}, Body: body, Options: opts}); err != nil {
 			b.Fatal(err)
 		}
 	}

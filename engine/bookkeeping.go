@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/specd-io/specd/converters"
-	"github.com/specd-io/specd/schemas"
 )
 
 // Conversion keeps, on an object of one version, the data that version
@@ -17,7 +16,7 @@ import (
 //   - Every write puts it back: an update, patch, apply or status write
 //     starts from the stored object in the request's version, and its
 //     annotation goes on the new object just before the object is
-//     converted to the storage version (prepareUpdateOpts), after the
+//     converted to the storage version (encodeUpdate, replace.go), after the
 //     managed fields are tracked, so it is never a field of the client's.
 //     A client of a narrow version that reads, changes and writes back an
 //     object keeps what only the wider versions hold.
@@ -25,26 +24,11 @@ import (
 //     ignores the server-owned metadata a body carries: honouring it would
 //     let a client write fields of another version unchecked.
 
-// bookkeepingIgnored is the warning for a write whose body carries the
-// annotation.
-const bookkeepingIgnored = "metadata.annotations[" + converters.Annotation + "]: set by specd only; the value sent was ignored"
-
 // hideBookkeeping returns obj, an object in a client's version, without
 // the bookkeeping annotation. obj is not modified.
 func hideBookkeeping(obj []byte) ([]byte, error) {
 	out, _, err := splitBookkeeping(obj)
 	return out, err
-}
-
-// storedForUpdate converts stored bytes to rv's version and splits off the
-// bookkeeping: the object as its client sees it, and the annotation's
-// value ("" for none) to put back on what the client writes.
-func (s *Store) storedForUpdate(rv *schemas.ResourceVersion, value []byte) ([]byte, string, error) {
-	obj, err := s.convertStored(rv, value)
-	if err != nil {
-		return nil, "", err
-	}
-	return splitBookkeeping(obj)
 }
 
 // splitBookkeeping is converters.SplitBookkeeping with its error as a
@@ -55,25 +39,6 @@ func splitBookkeeping(obj []byte) ([]byte, string, error) {
 		return nil, "", fmt.Errorf("engine: %w", err)
 	}
 	return out, bk, nil
-}
-
-// dropBookkeeping removes the annotation from a write's body, with a
-// warning.
-func (req *request) dropBookkeeping() {
-	a, ok := req.metaMap["annotations"].(map[string]any)
-	if !ok {
-		return
-	}
-	if _, ok := a[converters.Annotation]; !ok {
-		return
-	}
-	delete(a, converters.Annotation)
-	delete(req.meta.Annotations, converters.Annotation)
-	if len(a) == 0 {
-		delete(req.metaMap, "annotations")
-		req.meta.Annotations = nil
-	}
-	req.warnings = append(req.warnings, bookkeepingIgnored)
 }
 
 // keepBookkeeping puts the stored object's bookkeeping on the object about

@@ -19,6 +19,7 @@ import (
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -101,7 +102,7 @@ func newFrobs(t *testing.T) *frobs {
 	caches := watchcache.New(st, watchcache.Config{Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(caches.Close)
 	prefix := newPrefix()
-	s := engine.NewStore(st, engine.Options{Prefix: prefix, Now: func() time.Time { return testNow }, Converter: set,
+	s := engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: prefix}, Now: func() time.Time { return testNow }, Converter: set,
 		Cache: caches, Logger: slog.New(slog.DiscardHandler)})
 	r := reg.Group("frob.example.com").Resource("frobbers")
 	return &frobs{s: s, st: st, prefix: prefix, v1: r.Version("v1"), v2: r.Version("v2")}
@@ -128,7 +129,7 @@ func noBookkeeping(t *testing.T, what string, b []byte) {
 // wide is what v2 holds of f that v1 cannot.
 func (f *frobs) checkWide(t *testing.T, what, name string, height int64) {
 	t.Helper()
-	got, err := f.s.Get(context.Background(), f.v2, "default", name)
+	got, err := f.s.Get(context.Background(), engine.Ref{Version: f.v2, Namespace: "default", Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func (f *frobs) checkWide(t *testing.T, what, name string, height int64) {
 func TestBookkeepingHidden(t *testing.T) {
 	ctx := context.Background()
 	f := newFrobs(t)
-	w, err := f.s.Watch(ctx, f.v1, "default", engine.WatchRequest{ResourceVersion: "0"})
+	w, err := f.s.Watch(ctx, engine.Ref{Version: f.v1, Namespace: "default"}, engine.WatchRequest{ResourceVersion: "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,21 +161,21 @@ func TestBookkeepingHidden(t *testing.T) {
 	noBookkeeping(t, "create answer", created)
 
 	// A v2 client adds what v1 cannot hold.
-	v2obj, _ := f.s.Get(ctx, f.v2, "default", "f")
+	v2obj, _ := f.s.Get(ctx, engine.Ref{Version: f.v2, Namespace: "default", Name: "f"})
 	v2obj, _ = sjson.SetBytes(v2obj, "spec.params", []string{"p1", "p2"})
 	v2obj, _ = sjson.SetBytes(v2obj, "spec.color", "red")
-	res, err := f.s.Update(ctx, f.v2, "default", "f", v2obj, engine.WriteOptions{})
+	res, err := f.s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: f.v2, Namespace: "default", Name: "f"}, Body: v2obj, Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	st, _ := sjson.SetRawBytes(res.Object, "status", []byte(`{"conditions":[{"type":"Ready"}]}`))
-	if _, err := f.s.UpdateStatus(ctx, f.v2, "default", "f", st, engine.WriteOptions{}); err != nil {
+	if _, err := f.s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: f.v2, Namespace: "default", Name: "f", Subresource: "status"}, Body: st, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	f.checkWide(t, "after the v2 writes", "f", 10)
 
 	// Reads in v1.
-	got, err := f.s.Get(ctx, f.v1, "default", "f")
+	got, err := f.s.Get(ctx, engine.Ref{Version: f.v1, Namespace: "default", Name: "f"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestBookkeepingHidden(t *testing.T) {
 	if gjson.GetBytes(got, "metadata.annotations.keep").Str != "me" {
 		t.Errorf("get in v1 lost the client's own annotation: %s", got)
 	}
-	list, err := f.s.List(ctx, f.v1, "default", engine.ListRequest{})
+	list, err := f.s.List(ctx, engine.Ref{Version: f.v1, Namespace: "default"}, engine.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,39 +201,39 @@ func TestBookkeepingHidden(t *testing.T) {
 	writes := map[string]func(cur []byte) ([]byte, error){
 		"update": func(cur []byte) ([]byte, error) {
 			body, _ := sjson.SetBytes(cur, "spec.height", height)
-			r, err := f.s.Update(ctx, f.v1, "default", "f", body, engine.WriteOptions{})
+			r, err := f.s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: f.v1, Namespace: "default", Name: "f"}, Body: body, Options: engine.WriteOptions{}})
 			return r.Object, err
 		},
 		"merge patch": func([]byte) ([]byte, error) {
-			r, err := f.s.Patch(ctx, f.v1, "default", "f", engine.MergePatchType,
-				fmt.Appendf(nil, `{"spec":{"height":%d},"metadata":{"annotations":null}}`, height), engine.PatchOptions{})
+			r, err := f.s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: f.v1, Namespace: "default", Name: "f"}, Type: engine.MergePatchType, Patch: fmt.Appendf(nil, `{"spec":{"height":%d},"metadata":{"annotations":null}}`, height), Options: engine.PatchOptions{}})
+
 			return r.Object, err
 		},
 		"json patch": func([]byte) ([]byte, error) {
-			r, err := f.s.Patch(ctx, f.v1, "default", "f", engine.JSONPatchType,
-				fmt.Appendf(nil, `[{"op":"replace","path":"/spec/height","value":%d}]`, height), engine.PatchOptions{})
+			r, err := f.s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: f.v1, Namespace: "default", Name: "f"}, Type: engine.JSONPatchType, Patch: fmt.Appendf(nil, `[{"op":"replace","path":"/spec/height","value":%d}]`, height), Options: engine.PatchOptions{}})
+
 			return r.Object, err
 		},
 		"apply": func([]byte) ([]byte, error) {
-			r, err := f.s.Patch(ctx, f.v1, "default", "f", engine.ApplyPatchType, fmt.Appendf(nil,
-				`{"apiVersion":"frob.example.com/v1","kind":"Frobber","metadata":{"name":"f"},"spec":{"height":%d,"param":"p1"}}`, height),
-				engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "applier"}, Force: true})
+			r, err := f.s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: f.v1, Namespace: "default", Name: "f"}, Type: engine.ApplyPatchType, Patch: fmt.Appendf(nil,
+				`{"apiVersion":"frob.example.com/v1","kind":"Frobber","metadata":{"name":"f"},"spec":{"height":%d,"param":"p1"}}`, height), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "applier"}, Force: true}})
+
 			return r.Object, err
 		},
 		"status update": func(cur []byte) ([]byte, error) {
 			body, _ := sjson.SetBytes(cur, "status.phase", fmt.Sprint("phase", height))
-			r, err := f.s.UpdateStatus(ctx, f.v1, "default", "f", body, engine.WriteOptions{})
+			r, err := f.s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: f.v1, Namespace: "default", Name: "f", Subresource: "status"}, Body: body, Options: engine.WriteOptions{}})
 			return r.Object, err
 		},
 		"status merge patch": func([]byte) ([]byte, error) {
-			r, err := f.s.Patch(ctx, f.v1, "default", "f", engine.MergePatchType,
-				fmt.Appendf(nil, `{"status":{"phase":"p%d"}}`, height), engine.PatchOptions{Subresource: "status"})
+			r, err := f.s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: f.v1, Namespace: "default", Name: "f", Subresource: "status"}, Type: engine.MergePatchType, Patch: fmt.Appendf(nil, `{"status":{"phase":"p%d"}}`, height), Options: engine.PatchOptions{}})
+
 			return r.Object, err
 		},
 	}
 	for _, name := range slices.Sorted(maps.Keys(writes)) {
 		height++
-		cur, err := f.s.Get(ctx, f.v1, "default", "f")
+		cur, err := f.s.Get(ctx, engine.Ref{Version: f.v1, Namespace: "default", Name: "f"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +266,7 @@ func TestBookkeepingOfTheStorageVersion(t *testing.T) {
 	if !f.stored(t, "g").Get("metadata.annotations").Exists() {
 		t.Fatalf("legacy: true not kept aside in storage: %s", f.stored(t, "g").Raw)
 	}
-	got, err := f.s.Get(ctx, f.v2, "default", "g")
+	got, err := f.s.Get(ctx, engine.Ref{Version: f.v2, Namespace: "default", Name: "g"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,19 +275,18 @@ func TestBookkeepingOfTheStorageVersion(t *testing.T) {
 		t.Errorf("get in v2 shows an empty annotations map: %s", got)
 	}
 	body, _ := sjson.SetBytes(got, "spec.color", "red")
-	res, err := f.s.Update(ctx, f.v2, "default", "g", body, engine.WriteOptions{})
+	res, err := f.s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: f.v2, Namespace: "default", Name: "g"}, Body: body, Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	noBookkeeping(t, "update answer in v2", res.Object)
-	res2, err := f.s.Patch(ctx, f.v2, "default", "g", engine.ApplyPatchType,
-		[]byte(`{"apiVersion":"frob.example.com/v2","kind":"Frobber","metadata":{"name":"g"},"spec":{"heightInInches":5}}`),
-		engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "applier"}, Force: true})
+	res2, err := f.s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: f.v2, Namespace: "default", Name: "g"}, Type: engine.ApplyPatchType, Patch: []byte(`{"apiVersion":"frob.example.com/v2","kind":"Frobber","metadata":{"name":"g"},"spec":{"heightInInches":5}}`), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "applier"}, Force: true}})
+
 	if err != nil {
 		t.Fatal(err)
 	}
 	noBookkeeping(t, "apply answer in v2", res2.Object)
-	v1, _ := f.s.Get(ctx, f.v1, "default", "g")
+	v1, _ := f.s.Get(ctx, engine.Ref{Version: f.v1, Namespace: "default", Name: "g"})
 	if o := gjson.ParseBytes(v1); !o.Get("spec.legacy").Bool() || o.Get("spec.height").Int() != 5 {
 		t.Errorf("v1 after v2 writes: %s, want legacy true and height 5", v1)
 	}
@@ -301,9 +301,9 @@ func TestBookkeepingFromClientsIgnored(t *testing.T) {
 	f := newFrobs(t)
 	forged, _ := sjson.Set(`{}`, "v2", map[string]any{"fields": []any{map[string]any{"p": []string{"spec", "color"}, "v": "forged"}}})
 	annotations := fmt.Sprintf(`{%q:%q}`, converters.Annotation, forged)
-	res, err := f.s.Create(ctx, f.v1, "default", fmt.Appendf(nil,
-		`{"apiVersion":"frob.example.com/v1","kind":"Frobber","metadata":{"name":"h","annotations":%s},"spec":{"height":1}}`, annotations),
-		engine.WriteOptions{})
+	res, err := f.s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: f.v1, Namespace: "default"}, Body: fmt.Appendf(nil,
+		`{"apiVersion":"frob.example.com/v1","kind":"Frobber","metadata":{"name":"h","annotations":%s},"spec":{"height":1}}`, annotations), Options: engine.WriteOptions{}})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,26 +312,26 @@ func TestBookkeepingFromClientsIgnored(t *testing.T) {
 		t.Errorf("a forged annotation wrote spec.color = %s", c.Raw)
 	}
 
-	cur, _ := f.s.Get(ctx, f.v1, "default", "h")
+	cur, _ := f.s.Get(ctx, engine.Ref{Version: f.v1, Namespace: "default", Name: "h"})
 	body, _ := sjson.SetRawBytes(cur, "metadata.annotations", []byte(annotations))
 	// Ignored, not refused, even with strict field validation.
 	strict := engine.WriteOptions{FieldValidation: engine.FieldValidationStrict}
-	res, err = f.s.Update(ctx, f.v1, "default", "h", body, strict)
+	res, err = f.s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: f.v1, Namespace: "default", Name: "h"}, Body: body, Options: strict})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkIgnored(t, "update", res.Warnings, res.Object)
 
-	pr, err := f.s.Patch(ctx, f.v1, "default", "h", engine.MergePatchType,
-		fmt.Appendf(nil, `{"metadata":{"annotations":%s}}`, annotations), engine.PatchOptions{WriteOptions: strict})
+	pr, err := f.s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: f.v1, Namespace: "default", Name: "h"}, Type: engine.MergePatchType, Patch: fmt.Appendf(nil, `{"metadata":{"annotations":%s}}`, annotations), Options: engine.PatchOptions{WriteOptions: strict}})
+
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkIgnored(t, "merge patch", pr.Warnings, pr.Object)
 
-	pr, err = f.s.Patch(ctx, f.v1, "default", "h", engine.ApplyPatchType, fmt.Appendf(nil,
-		`{"apiVersion":"frob.example.com/v1","kind":"Frobber","metadata":{"name":"h","annotations":%s},"spec":{"height":2}}`, annotations),
-		engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "applier"}, Force: true})
+	pr, err = f.s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: f.v1, Namespace: "default", Name: "h"}, Type: engine.ApplyPatchType, Patch: fmt.Appendf(nil,
+		`{"apiVersion":"frob.example.com/v1","kind":"Frobber","metadata":{"name":"h","annotations":%s},"spec":{"height":2}}`, annotations), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "applier"}, Force: true}})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,19 +367,19 @@ func TestBookkeepingHiddenFromPlugins(t *testing.T) {
 		t.Fatal(err)
 	}
 	plugins := &fakePlugins{}
-	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: newPrefix(), Now: func() time.Time { return testNow },
-		Converter: set, Admission: plugins, Logger: slog.New(slog.DiscardHandler)})
+	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Keys: engine.Keys{Prefix: newPrefix()}, Now: func() time.Time { return testNow },
+		Converter: set, Admission: func(*engine.Store) hook.Admission { return plugins }, Logger: slog.New(slog.DiscardHandler)})
 	r := reg.Group("frob.example.com").Resource("frobbers")
 	v1, v2 := r.Version("v1"), r.Version("v2")
 	v2.Hooks = &schemas.Hooks{Validate: "frob-policy", FailurePolicy: schemas.FailurePolicyFail, Timeout: time.Second}
 
 	// legacy: true is v1's alone: stored in v2, it rides in the annotation.
-	created, err := s.Create(ctx, v1, "default", []byte(`{"apiVersion":"frob.example.com/v1","kind":"Frobber","metadata":{"name":"f"},"spec":{"height":3,"legacy":true}}`), engine.WriteOptions{})
+	created, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: v1, Namespace: "default"}, Body: []byte(`{"apiVersion":"frob.example.com/v1","kind":"Frobber","metadata":{"name":"f"},"spec":{"height":3,"legacy":true}}`), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := sjson.SetBytes(created.Object, "spec.height", 4)
-	if _, err := s.Update(ctx, v1, "default", "f", body, engine.WriteOptions{}); err != nil {
+	if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: v1, Namespace: "default", Name: "f"}, Body: body, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	calls := plugins.took()
@@ -393,7 +393,7 @@ func TestBookkeepingHiddenFromPlugins(t *testing.T) {
 			t.Errorf("%s: the plugin saw %s %s, want the v2 object", c.req.Operation, c.req.Version, c.req.Object)
 		}
 	}
-	got, err := s.Get(ctx, v1, "default", "f")
+	got, err := s.Get(ctx, engine.Ref{Version: v1, Namespace: "default", Name: "f"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func consistentStore(t *testing.T, refuse bool) (*engine.Store, *countingStorage
 	caches := watchcache.New(st, watchcache.Config{})
 	t.Cleanup(caches.Close)
 	prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
-	return engine.NewStore(st, engine.Options{Prefix: prefix, Now: func() time.Time { return testNow }, Cache: caches}), st
+	return engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: prefix}, Now: func() time.Time { return testNow }, Cache: caches}), st
 }
 
 // listRev is the resourceVersion of a list or an object.
@@ -96,14 +96,14 @@ func TestConsistentListFromCache(t *testing.T) {
 	s, st := consistentStore(t, false)
 	rv := widgets(t)
 	mustCreate(t, s, rv, "default", widget("a", 1))
-	if _, err := s.List(ctx, rv, "default", engine.ListRequest{ResourceVersion: "0"}); err != nil {
+	if _, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{ResourceVersion: "0"}); err != nil {
 		t.Fatal(err) // the cache is loaded
 	}
 	// The last write is another resource's: the widgets' watch has not
 	// seen its revision.
 	wh := mustCreate(t, s, warehouses(t), "", `{"apiVersion":"shop.example.com/v1","kind":"Warehouse","metadata":{"name":"north"}}`)
 	before, cached := st.lists.Load(), consistentCount(t, "cache")
-	list, err := s.List(ctx, rv, "default", engine.ListRequest{})
+	list, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestConsistentListFromCache(t *testing.T) {
 	for i := range 20 {
 		name := fmt.Sprintf("w%02d", i)
 		created := mustCreate(t, s, rv, "default", widget(name, 1))
-		list, err := s.List(ctx, rv, "default", engine.ListRequest{Selector: mustSelector(t, rv, "", "metadata.name="+name)})
+		list, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Selector: mustSelector(t, rv, "", "metadata.name="+name)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,12 +129,12 @@ func TestConsistentListFromCache(t *testing.T) {
 		t.Fatalf("%d lists read etcd, want every one served by the cache", n)
 	}
 	// Pages: the first from the cache, the next from etcd at its revision.
-	first, err := s.List(ctx, rv, "default", engine.ListRequest{Limit: 15})
+	first, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 15})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, s, rv, "default", widget("zz", 1))
-	next, err := s.List(ctx, rv, "default", engine.ListRequest{Continue: gjson.GetBytes(first, "metadata.continue").String()})
+	next, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Continue: gjson.GetBytes(first, "metadata.continue").String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,13 +151,13 @@ func TestConsistentListFallsBack(t *testing.T) {
 	s, st := consistentStore(t, true)
 	rv := widgets(t)
 	mustCreate(t, s, rv, "default", widget("a", 1))
-	if _, err := s.List(ctx, rv, "default", engine.ListRequest{ResourceVersion: "0"}); err != nil {
+	if _, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{ResourceVersion: "0"}); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, s, warehouses(t), "", `{"apiVersion":"shop.example.com/v1","kind":"Warehouse","metadata":{"name":"north"}}`)
 	before, fellBack := st.lists.Load(), consistentCount(t, "storage")
 	start := time.Now()
-	list, err := s.List(ctx, rv, "default", engine.ListRequest{})
+	list, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/specd-io/specd/engine/storage"
-	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/plugins/hook"
 )
 
 // generateNameAttempts bounds the retries when a generated name is taken.
@@ -24,17 +24,21 @@ type preparedCreate struct {
 	warnings     []string
 }
 
-// Create stores a new object from body (JSON) in namespace ("" for cluster
-// scope) and returns it in rv's version.
-func (s *Store) Create(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts WriteOptions) (Result, error) {
-	p, err := s.prepareCreate(ctx, rv, namespace, body, opts)
+// Create stores a new object from req.Body (JSON) in req.Namespace ("" for
+// cluster scope) and returns it in req.Version. The name is the body's.
+func (s *Store) Create(ctx context.Context, req WriteRequest) (Result, error) {
+	if req.Subresource != "" {
+		return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Version.Resource), "create")
+	}
+	w := newWrite(ctx, hook.OperationCreate, req.Ref, req.Options)
+	p, err := s.prepareCreate(ctx, w, req.Body)
 	if err != nil {
 		return Result{}, err
 	}
-	if opts.DryRun {
+	if w.opts.DryRun {
 		return Result{Object: p.object, Warnings: p.warnings}, nil
 	}
-	rev, err := s.persistCreate(ctx, rv, namespace, p)
+	rev, err := s.persistCreate(ctx, w, p)
 	if err != nil {
 		return Result{}, err
 	}
@@ -48,13 +52,13 @@ func (s *Store) Create(ctx context.Context, rv *schemas.ResourceVersion, namespa
 // prepareCreate runs the write pipeline up to storage: decode, prune,
 // mutate, default (schema, then plugin), metadata, validate, encode, convert,
 // validate (plugin).
-func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts WriteOptions) (*preparedCreate, error) {
-	r := rv.Resource
-	req, err := decodeWrite(rv, body, opts.FieldValidation, opts.BodyProblems)
+func (s *Store) prepareCreate(ctx context.Context, w *write, body []byte) (*preparedCreate, error) {
+	rv, r := w.Version, w.resource()
+	req, err := decodeWrite(rv, body, w.opts.FieldValidation, w.opts.BodyProblems)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.mutateBody(rv, req); err != nil {
+	if err := s.mutators.body(rv, req); err != nil {
 		return nil, err
 	}
 	if s.createCheck != nil {
@@ -62,7 +66,7 @@ func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 			return nil, err
 		}
 	}
-	if err := s.checkNamespace(ctx, r, namespace, req); err != nil {
+	if err := s.checkNamespace(ctx, w, req); err != nil {
 		return nil, err
 	}
 	named := req.meta.Name != ""
@@ -74,10 +78,10 @@ func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 	}
 	// The defaulting plugin's metadata is prepared and checked as the
 	// client's is.
-	if req, err = s.admit.defaultCreate(ctx, rv, namespace, req, opts); err != nil {
+	if req, err = s.admit.defaultCreate(ctx, w, req); err != nil {
 		return nil, err
 	}
-	errs, err := req.prepareCreateMeta(r, namespace, s.now(), newUID(), s.genName)
+	errs, err := req.prepareCreateMeta(r, w.Namespace, s.now(), newUID(), s.genName)
 	if err != nil {
 		return nil, err
 	}
@@ -91,16 +95,16 @@ func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(groupKind(r), req.meta.Name, errs)
 	}
-	s.trackCreate(rv, req, opts)
+	s.fields.trackCreate(w, req)
 	obj, err := encode(req.obj, len(body))
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.toStorage(rv, obj)
+	st, err := s.conv.toStorage(rv, obj)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.admit.validateCreate(ctx, rv, req.meta.Namespace, req.meta.Name, st, opts); err != nil {
+	if err := s.admit.validateCreate(ctx, w, &req.meta, st); err != nil {
 		return nil, err
 	}
 	p := &preparedCreate{name: req.meta.Name, object: obj, stored: st, warnings: req.warnings}
@@ -112,10 +116,10 @@ func (s *Store) prepareCreate(ctx context.Context, rv *schemas.ResourceVersion, 
 
 // persistCreate stores p, choosing another generated name when the first
 // is taken.
-func (s *Store) persistCreate(ctx context.Context, rv *schemas.ResourceVersion, namespace string, p *preparedCreate) (int64, error) {
-	r := rv.Resource
+func (s *Store) persistCreate(ctx context.Context, w *write, p *preparedCreate) (int64, error) {
+	r := w.resource()
 	for attempt := 1; ; attempt++ {
-		rev, err := s.storage.Create(ctx, s.objectKey(r, namespace, p.name), p.stored)
+		rev, err := s.storage.Create(ctx, s.keys.Object(r, w.Namespace, p.name), p.stored)
 		if err == nil {
 			return rev, nil
 		}
@@ -144,16 +148,17 @@ func (p *preparedCreate) rename(name string) error {
 	return nil
 }
 
-// checkNamespace runs Options.NamespaceCheck on a create in namespace, as
-// kube-apiserver's NamespaceLifecycle admission does: first, before any
-// defaulting or validation, and never for a cluster-scoped resource.
-func (s *Store) checkNamespace(ctx context.Context, r *schemas.Resource, namespace string, req *request) error {
-	if s.nsCheck == nil || namespace == "" || !r.Namespaced() {
+// checkNamespace runs Options.NamespaceCheck on a create in w's
+// namespace, as kube-apiserver's NamespaceLifecycle admission does: first,
+// before any defaulting or validation, and never for a cluster-scoped
+// resource.
+func (s *Store) checkNamespace(ctx context.Context, w *write, req *request) error {
+	if s.nsCheck == nil || w.Namespace == "" || !w.resource().Namespaced() {
 		return nil
 	}
-	name := req.meta.Name
-	if name == "" {
-		name = req.meta.GenerateName
+	named := w.Ref
+	if named.Name = req.meta.Name; named.Name == "" {
+		named.Name = req.meta.GenerateName
 	}
-	return s.nsCheck(ctx, r, namespace, name)
+	return s.nsCheck.CheckNamespace(ctx, s, named)
 }

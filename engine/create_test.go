@@ -34,7 +34,7 @@ func TestCreateMatchesKube(t *testing.T) {
 				rv, ns = warehouses(t), ""
 			}
 			ex := loadExchange(t, tc.ref)
-			res, err := s.Create(context.Background(), rv, ns, ex.requestBody(), engine.WriteOptions{})
+			res, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: ns}, Body: ex.requestBody(), Options: engine.WriteOptions{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +48,7 @@ func TestCreateMatchesKube(t *testing.T) {
 			if !regexp.MustCompile(`^[1-9][0-9]*$`).MatchString(rvOf(res.Object)) {
 				t.Fatalf("resourceVersion %q", rvOf(res.Object))
 			}
-			got, err := s.Get(context.Background(), rv, ns, gjson.GetBytes(res.Object, "metadata.name").String())
+			got, err := s.Get(context.Background(), engine.Ref{Version: rv, Namespace: ns, Name: gjson.GetBytes(res.Object, "metadata.name").String()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestCreateErrorsMatchKube(t *testing.T) {
 				t.Fatal(err)
 			}
 			ex := loadExchange(t, tc.ref)
-			_, err = s.Create(ctx, rv, "default", ex.requestBody(), tc.opts)
+			_, err = s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: ex.requestBody(), Options: tc.opts})
 			sameJSON(t, statusOf(t, err), ex.Response.Body)
 			if code := apierrors.ReasonForError(err); code == "" {
 				t.Fatalf("no reason in %v", err)
@@ -155,7 +155,7 @@ func TestCreateErrors(t *testing.T) {
 			if ns == "" {
 				ns = "default"
 			}
-			_, err := s.Create(context.Background(), widgets(t), ns, []byte(tc.body), tc.opts)
+			_, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: ns}, Body: []byte(tc.body), Options: tc.opts})
 			var se *apierrors.StatusError
 			if !errorsAs(err, &se) {
 				t.Fatalf("error %v is not a StatusError", err)
@@ -173,7 +173,7 @@ func TestCreateErrors(t *testing.T) {
 func TestCreateInvalidCollectsMetadataAndSchemaErrors(t *testing.T) {
 	s, _ := newStore(t)
 	body := `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"l","labels":{"a":"-x-"}},"spec":{"size":0}}`
-	_, err := s.Create(context.Background(), widgets(t), "default", []byte(body), engine.WriteOptions{})
+	_, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: "default"}, Body: []byte(body), Options: engine.WriteOptions{}})
 	var se *apierrors.StatusError
 	if !errorsAs(err, &se) || se.ErrStatus.Code != 422 {
 		t.Fatalf("error %v, want 422", err)
@@ -200,7 +200,7 @@ func TestCreateFieldValidation(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			s, _ := newStore(t)
-			res, err := s.Create(context.Background(), widgets(t), "default", []byte(body), engine.WriteOptions{FieldValidation: tc.fv})
+			res, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: "default"}, Body: []byte(body), Options: engine.WriteOptions{FieldValidation: tc.fv}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +220,7 @@ func TestCreateFieldValidation(t *testing.T) {
 func TestCreateGenerateName(t *testing.T) {
 	s, _ := newStore(t)
 	ex := loadExchange(t, "19")
-	res, err := s.Create(context.Background(), widgets(t), "default", ex.requestBody(), engine.WriteOptions{})
+	res, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: "default"}, Body: ex.requestBody(), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,8 +233,8 @@ func TestCreateGenerateName(t *testing.T) {
 
 	// A long generateName is cut so the name fits 63 characters.
 	long := strings.Repeat("a", 70)
-	res, err = s.Create(context.Background(), widgets(t), "default",
-		[]byte(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"generateName":"`+long+`"},"spec":{"size":1}}`), engine.WriteOptions{})
+	res, err = s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: "default"}, Body: []byte(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"generateName":"` + long + `"},"spec":{"size":1}}`), Options: engine.WriteOptions{}})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestCreateDropsStatusAndServerFields(t *testing.T) {
 		"uid":"x","resourceVersion":"77","generation":9,"creationTimestamp":"2001-01-01T00:00:00Z",
 		"managedFields":[{"manager":"m","operation":"Update","apiVersion":"shop.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{}}}}]},
 		"spec":{"size":1},"status":{"ready":true}}`
-	res, err := s.Create(context.Background(), widgets(t), "default", []byte(body), engine.WriteOptions{})
+	res, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: "default"}, Body: []byte(body), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestCreateDropsStatusAndServerFields(t *testing.T) {
 func TestCreateClusterScopedDropsNamespace(t *testing.T) {
 	s, _ := newStore(t)
 	body := `{"apiVersion":"shop.example.com/v1","kind":"Warehouse","metadata":{"name":"n","namespace":"x"},"spec":{"city":"Oslo"}}`
-	res, err := s.Create(context.Background(), warehouses(t), "", []byte(body), engine.WriteOptions{})
+	res, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: warehouses(t), Namespace: ""}, Body: []byte(body), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestCreateClusterScopedDropsNamespace(t *testing.T) {
 func TestCreateDryRunStoresNothing(t *testing.T) {
 	s, st := newStore(t)
 	ctx := context.Background()
-	res, err := s.Create(ctx, widgets(t), "default", []byte(widget("dry", 1)), engine.WriteOptions{DryRun: true})
+	res, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: "default"}, Body: []byte(widget("dry", 1)), Options: engine.WriteOptions{DryRun: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestCreateDryRunStoresNothing(t *testing.T) {
 			t.Fatalf("dry run stored %s", kv.Key)
 		}
 	}
-	if _, err := s.Get(ctx, widgets(t), "default", "dry"); !apierrors.IsNotFound(err) {
+	if _, err := s.Get(ctx, engine.Ref{Version: widgets(t), Namespace: "default", Name: "dry"}); !apierrors.IsNotFound(err) {
 		t.Fatalf("Get after dry run: %v", err)
 	}
 }
@@ -332,18 +332,18 @@ func TestCreateGenerateNameRetriesOnCollision(t *testing.T) {
 		return n
 	})
 	body := `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"generateName":"gen-"},"spec":{"size":1}}`
-	first, err := s.Create(ctx, rv, "default", []byte(body), engine.WriteOptions{})
+	first, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(body), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := s.Create(ctx, rv, "default", []byte(body), engine.WriteOptions{})
+	second, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(body), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a, b := gjson.GetBytes(first.Object, "metadata.name").String(), gjson.GetBytes(second.Object, "metadata.name").String(); a != "gen-aaaaa" || b != "gen-bbbbb" {
 		t.Fatalf("names %s and %s, want gen-aaaaa and gen-bbbbb", a, b)
 	}
-	got, err := s.Get(ctx, rv, "default", "gen-bbbbb")
+	got, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "gen-bbbbb"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,12 +351,12 @@ func TestCreateGenerateNameRetriesOnCollision(t *testing.T) {
 
 	// When every attempt collides the answer is kube's generate-name conflict.
 	names = []string{"gen-aaaaa"}
-	_, err = s.Create(ctx, rv, "default", []byte(body), engine.WriteOptions{})
+	_, err = s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(body), Options: engine.WriteOptions{}})
 	if !apierrors.IsAlreadyExists(err) || !strings.Contains(err.Error(), "not able to generate a unique name") {
 		t.Fatalf("error %v, want a generate-name conflict", err)
 	}
 	// A body with a name never gets another one.
-	_, err = s.Create(ctx, rv, "default", []byte(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"gen-aaaaa","generateName":"gen-"},"spec":{"size":1}}`), engine.WriteOptions{})
+	_, err = s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"gen-aaaaa","generateName":"gen-"},"spec":{"size":1}}`), Options: engine.WriteOptions{}})
 	if !apierrors.IsAlreadyExists(err) || strings.Contains(err.Error(), "generate") {
 		t.Fatalf("error %v, want already exists", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/specd-io/specd/converters"
 	"github.com/specd-io/specd/engine/internal/jsontree"
 	"github.com/specd-io/specd/schemas"
 )
@@ -188,4 +189,27 @@ func metaToMap(meta *metav1.ObjectMeta) (map[string]any, error) {
 		return nil, fmt.Errorf("engine: decode metadata: %w", err)
 	}
 	return m, nil
+}
+
+// bookkeepingIgnored is the warning for a write whose body carries the
+// annotation.
+const bookkeepingIgnored = "metadata.annotations[" + converters.Annotation + "]: set by specd only; the value sent was ignored"
+
+// dropBookkeeping removes the annotation from a write's body, with a
+// warning.
+func (req *request) dropBookkeeping() {
+	a, ok := req.metaMap["annotations"].(map[string]any)
+	if !ok {
+		return
+	}
+	if _, ok := a[converters.Annotation]; !ok {
+		return
+	}
+	delete(a, converters.Annotation)
+	delete(req.meta.Annotations, converters.Annotation)
+	if len(a) == 0 {
+		delete(req.metaMap, "annotations")
+		req.meta.Annotations = nil
+	}
+	req.warnings = append(req.warnings, bookkeepingIgnored)
 }

@@ -3,13 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/specd-io/specd/engine/storage"
-	"github.com/specd-io/specd/schemas"
 )
 
 // deleteCollectionPage is how many objects a deletecollection without a
@@ -32,7 +30,8 @@ var deleteCollectionPage int64 = 10000
 // The items are the objects as they were listed. Objects already gone are
 // skipped; the first other error ends the call, leaving what it deleted
 // deleted, as in kube-apiserver.
-func (s *Store) DeleteCollection(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req ListRequest, opts DeleteOptions) ([]byte, error) {
+func (s *Store) DeleteCollection(ctx context.Context, ref Ref, req ListRequest, opts DeleteOptions) ([]byte, error) {
+	rv := ref.Version
 	limited := req.Limit > 0
 	if !limited {
 		req.Limit = deleteCollectionPage
@@ -44,11 +43,11 @@ func (s *Store) DeleteCollection(ctx context.Context, rv *schemas.ResourceVersio
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		res, next, err := s.listResult(ctx, rv, namespace, req)
+		res, next, err := s.listResult(ctx, ref, req)
 		if err != nil {
 			return nil, err
 		}
-		if err := s.deleteListed(ctx, rv, res.Items, opts); err != nil {
+		if err := s.deleteListed(ctx, ref, res.Items, opts); err != nil {
 			return nil, err
 		}
 		if limited {
@@ -76,7 +75,7 @@ const deleteCollectionWorkers = 8
 
 // deleteListed deletes the listed objects with opts; those already gone
 // are skipped. The first error ends it, once the deletes under way end.
-func (s *Store) deleteListed(ctx context.Context, rv *schemas.ResourceVersion, items []storage.KeyValue, opts DeleteOptions) error {
+func (s *Store) deleteListed(ctx context.Context, ref Ref, items []storage.KeyValue, opts DeleteOptions) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	work := make(chan *storage.KeyValue)
@@ -84,7 +83,7 @@ func (s *Store) deleteListed(ctx context.Context, rv *schemas.ResourceVersion, i
 	for range min(deleteCollectionWorkers, len(items)) {
 		wg.Go(func() {
 			for kv := range work {
-				if err := s.deleteListedItem(ctx, rv, kv, opts); err != nil {
+				if err := s.deleteListedItem(ctx, ref, kv, opts); err != nil {
 					cancel(err)
 				}
 			}
@@ -101,15 +100,17 @@ func (s *Store) deleteListed(ctx context.Context, rv *schemas.ResourceVersion, i
 	return context.Cause(ctx)
 }
 
-// deleteListedItem deletes one listed object; one already gone is no
-// error.
-func (s *Store) deleteListedItem(ctx context.Context, rv *schemas.ResourceVersion, kv *storage.KeyValue, opts DeleteOptions) error {
-	name := kv.Key[strings.LastIndexByte(kv.Key, '/')+1:]
+// deleteListedItem deletes one object listed from the collection ref
+// names; one already gone is no error.
+func (s *Store) deleteListedItem(ctx context.Context, collection Ref, kv *storage.KeyValue, opts DeleteOptions) error {
+	rv := collection.Version
+	ref := s.keys.ref(rv, kv.Key)
+	name := ref.Name
 	listed := kv
 	if opts.UID != "" || opts.ResourceVersion != "" {
 		listed = nil // preconditions are checked against what is stored
 	}
-	_, err := s.deleteObject(ctx, rv, kv.Key, name, opts, listed)
+	_, err := s.deleteObject(ctx, ref, opts, listed)
 	switch {
 	case err == nil, errors.Is(err, storage.ErrKeyNotFound), apierrors.IsNotFound(err):
 		return nil

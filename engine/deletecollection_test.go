@@ -51,14 +51,14 @@ func testDeleteCollectionLimit(t *testing.T, s *engine.Store) {
 	rv := widgets(t)
 	fiveWidgets(t, s)
 
-	dry, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{Limit: 2}, engine.DeleteOptions{DryRun: true})
+	dry, err := s.DeleteCollection(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 2}, engine.DeleteOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if names(dry) != "[a b]" || remaining(t, dry) != "3" {
 		t.Fatalf("dry run answered %s", dry)
 	}
-	first, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{Limit: 2}, engine.DeleteOptions{})
+	first, err := s.DeleteCollection(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 2}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func testDeleteCollectionLimit(t *testing.T, s *engine.Store) {
 	if left := mustList(t, s, engine.ListRequest{}); names(left) != "[c d e]" {
 		t.Fatalf("after the first page: %s", names(left))
 	}
-	second, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{Limit: 2, Continue: token}, engine.DeleteOptions{})
+	second, err := s.DeleteCollection(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 2, Continue: token}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func testDeleteCollectionLimit(t *testing.T, s *engine.Store) {
 		t.Fatalf("second page (same snapshot as the first) %s", second)
 	}
 	// A token without a limit goes on to the end.
-	rest, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{Continue: last}, engine.DeleteOptions{})
+	rest, err := s.DeleteCollection(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Continue: last}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +98,9 @@ func TestDeleteCollectionLimitSelector(t *testing.T) {
 	s, _ := newStore(t)
 	rv := widgets(t)
 	fiveWidgets(t, s)
-	page, err := s.DeleteCollection(ctx, rv, "default",
+	page, err := s.DeleteCollection(ctx, engine.Ref{Version: rv, Namespace: "default"},
 		engine.ListRequest{Limit: 2, Selector: mustSelector(t, rv, "tier=gold", "")}, engine.DeleteOptions{})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestDeleteCollectionPages(t *testing.T) {
 	s, _ := newStore(t)
 	rv := widgets(t)
 	fiveWidgets(t, s)
-	all, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{}, engine.DeleteOptions{})
+	all, err := s.DeleteCollection(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestDeleteCollectionBadContinue(t *testing.T) {
 	s, _ := newStore(t)
 	rv := widgets(t)
 	fiveWidgets(t, s)
-	_, err := s.DeleteCollection(context.Background(), rv, "default", engine.ListRequest{Limit: 1, Continue: "nope"}, engine.DeleteOptions{})
+	_, err := s.DeleteCollection(context.Background(), engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 1, Continue: "nope"}, engine.DeleteOptions{})
 	if !apierrors.IsBadRequest(err) {
 		t.Fatalf("err %v, want BadRequest", err)
 	}
@@ -147,7 +148,7 @@ func TestDeleteCollectionBadContinue(t *testing.T) {
 
 func mustList(t *testing.T, s *engine.Store, req engine.ListRequest) []byte {
 	t.Helper()
-	list, err := s.List(context.Background(), widgets(t), "default", req)
+	list, err := s.List(context.Background(), engine.Ref{Version: widgets(t), Namespace: "default"}, req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,3 +159,35 @@ func etcdMessage(err error) string {
 	}
 	return msg
 }
+
+// compactedContinue is the 410 Gone answer to a continue token whose
+// snapshot is gone, with a token that continues at the latest revision.
+func compactedContinue(prefix, startKey string) error {
+	// startKey is the last key of the previous page plus "\x00".
+	token, err := encodeContinue(prefix, strings.TrimSuffix(startKey, "\x00"), -1)
+	if err != nil {
+		return apierrors.NewResourceExpired(continueExpired)
+	}
+	se := apierrors.NewResourceExpired(inconsistentContinue)
+	se.ErrStatus.ListMeta.Continue = token
+	return se
+}
+
+// tooOldList is kube-apiserver's message for an Exact list at a compacted
+// revision.
+const tooOldList = "The resourceVersion for the provided list is too old."
+
+// The messages kube-apiserver gives when a continue token's snapshot was
+// compacted.
+const (
+	continueExpired = "The provided continue parameter is too old " +
+		"to display a consistent list result. You can start a new list without " +
+		"the continue parameter."
+	inconsistentContinue = "The provided continue parameter is too old " +
+		"to display a consistent list result. You can start a new list without " +
+		"the continue parameter, or use the continue token in this response to " +
+		"retrieve the remainder of the results. Continuing with the provided " +
+		"token results in an inconsistent list - objects that were created, " +
+		"modified, or deleted between the time the first chunk was returned " +
+		"and now may show up in the list."
+)

@@ -53,7 +53,7 @@ func expireKeys(st storage.Storage, prefix string, ttl map[string]time.Duration,
 }
 
 // resourcePrefix is the key prefix of the resource named plural.group
-// (a plural alone for the core group), as objectKey builds keys.
+// (a plural alone for the core group), as Keys.Object builds keys.
 func resourcePrefix(prefix, groupResource string) string {
 	plural, group, _ := strings.Cut(groupResource, ".")
 	return prefix + GroupKey(group) + "/" + plural + "/"

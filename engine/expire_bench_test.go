@@ -57,7 +57,7 @@ func eventLoad(b *testing.B, s *engine.Store, rate int, stop <-chan struct{}) fu
 			defer wg.Done()
 			for range slots {
 				name := fmt.Sprintf("e%d", eventNames.Add(1))
-				if _, err := s.Create(context.Background(), rv, "default", benchEvent(name), engine.WriteOptions{}); err != nil {
+				if _, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: benchEvent(name), Options: engine.WriteOptions{}}); err != nil {
 					b.Error(err)
 					return
 				}
@@ -100,7 +100,7 @@ func BenchmarkCreateWithEvents(b *testing.B) {
 		b.Run(fmt.Sprintf("events=%d/s,ttl=%v", tc.rate, tc.ttl), func(b *testing.B) {
 			rate := tc.rate
 			prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
-			s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: prefix,
+			s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Keys: engine.Keys{Prefix: prefix},
 				TTL: map[string]time.Duration{"events.bench.example.com": tc.ttl}})
 			rv := widgets(b)
 			stop := make(chan struct{})
@@ -116,7 +116,7 @@ func BenchmarkCreateWithEvents(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					body := []byte(widget(fmt.Sprintf("w%d", n.Add(1)), 3))
-					if _, err := s.Create(context.Background(), rv, "default", body, engine.WriteOptions{}); err != nil {
+					if _, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: body, Options: engine.WriteOptions{}}); err != nil {
 						b.Error(err)
 						return
 					}
@@ -141,7 +141,7 @@ func BenchmarkEventCreate(b *testing.B) {
 	for _, ttl := range []time.Duration{time.Hour, 0} {
 		b.Run(fmt.Sprintf("ttl=%v", ttl), func(b *testing.B) {
 			prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
-			s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: prefix,
+			s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Keys: engine.Keys{Prefix: prefix},
 				TTL: map[string]time.Duration{"events.bench.example.com": ttl}})
 			rv := benchEvents()
 			var n atomic.Int64
@@ -150,7 +150,7 @@ func BenchmarkEventCreate(b *testing.B) {
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if _, err := s.Create(context.Background(), rv, "default", benchEvent(fmt.Sprintf("e%d", n.Add(1))), engine.WriteOptions{}); err != nil {
+					if _, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: benchEvent(fmt.Sprintf("e%d", n.Add(1))), Options: engine.WriteOptions{}}); err != nil {
 						b.Error(err)
 						return
 					}
@@ -179,7 +179,7 @@ func cpuTime(b *testing.B) time.Duration {
 func BenchmarkCreateWithEventsPaired(b *testing.B) {
 	const rounds, phase = 5, 2 * time.Second
 	prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
-	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: prefix,
+	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Keys: engine.Keys{Prefix: prefix},
 		TTL: map[string]time.Duration{"events.bench.example.com": time.Hour}})
 	rv := widgets(b)
 	var n atomic.Int64
@@ -193,7 +193,7 @@ func BenchmarkCreateWithEventsPaired(b *testing.B) {
 				defer wg.Done()
 				for time.Now().Before(end) {
 					body := []byte(widget(fmt.Sprintf("w%d", n.Add(1)), 3))
-					if _, err := s.Create(context.Background(), rv, "default", body, engine.WriteOptions{}); err != nil {
+					if _, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: body, Options: engine.WriteOptions{}}); err != nil {
 						b.Error(err)
 						return
 					}

@@ -22,13 +22,13 @@ func TestStoreTTL(t *testing.T) {
 	caches := watchcache.New(st, watchcache.Config{})
 	t.Cleanup(caches.Close)
 	prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
-	s := engine.NewStore(st, engine.Options{Prefix: prefix, Now: func() time.Time { return testNow }, Cache: caches,
+	s := engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: prefix}, Now: func() time.Time { return testNow }, Cache: caches,
 		TTL: map[string]time.Duration{"widgets.shop.example.com": 2 * time.Second}})
 	w, wh := widgets(t), warehouses(t)
 	ctx := context.Background()
 	created := mustCreate(t, s, w, "default", widgetWith("a", "blue", ""))
 	mustCreate(t, s, wh, "", `{"apiVersion":"shop.example.com/v1","kind":"Warehouse","metadata":{"name":"w"}}`)
-	watch, err := s.Watch(ctx, w, "default", engine.WatchRequest{ResourceVersion: gjson.GetBytes(created, "metadata.resourceVersion").Str})
+	watch, err := s.Watch(ctx, engine.Ref{Version: w, Namespace: "default"}, engine.WatchRequest{ResourceVersion: gjson.GetBytes(created, "metadata.resourceVersion").Str})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,17 +42,17 @@ func TestStoreTTL(t *testing.T) {
 	if got := fmt.Sprintf("%s %s", ev.Type, gjson.GetBytes(ev.Object, "metadata.name").Str); got != "DELETED a" {
 		t.Fatalf("event %q, want DELETED a", got)
 	}
-	if _, err := s.Get(ctx, w, "default", "a"); !apierrors.IsNotFound(err) {
+	if _, err := s.Get(ctx, engine.Ref{Version: w, Namespace: "default", Name: "a"}); !apierrors.IsNotFound(err) {
 		t.Errorf("get after expiry: %v, want NotFound", err)
 	}
-	list, err := s.List(ctx, w, "default", engine.ListRequest{ResourceVersion: "0"})
+	list, err := s.List(ctx, engine.Ref{Version: w, Namespace: "default"}, engine.ListRequest{ResourceVersion: "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(gjson.GetBytes(list, "items").Array()); n != 0 {
 		t.Errorf("the cache lists %d widgets after expiry, want 0", n)
 	}
-	if _, err := s.Get(ctx, wh, "", "w"); err != nil {
+	if _, err := s.Get(ctx, engine.Ref{Version: wh, Namespace: "", Name: "w"}); err != nil {
 		t.Errorf("a warehouse (no TTL): %v", err)
 	}
 }

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -13,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/engine/storage"
-	"github.com/specd-io/specd/schemas"
 )
 
 // The finalizers of the garbage collector's propagation policies.
@@ -21,100 +18,6 @@ const (
 	FinalizerOrphan     = metav1.FinalizerOrphanDependents // "orphan"
 	FinalizerForeground = metav1.FinalizerDeleteDependents // "foregroundDeletion"
 )
-
-// deleteObject deletes the object at key as kube-apiserver deletes a custom
-// resource: with finalizers left (its own, or the one the propagation
-// policy adds), the object is only marked with deletionTimestamp and
-// deletionGracePeriodSeconds 0 and answered; without, it goes at once and
-// the answer is a Success Status. Preconditions are checked against the
-// revision that is written or deleted. The resource's Strategy may refuse
-// the delete, or hold the object (Strategy.Holds) as a finalizer would.
-// listed, when not nil, is the object as a list just read it: the first
-// attempt acts on it without reading it again.
-func (s *Store) deleteObject(ctx context.Context, rv *schemas.ResourceVersion, key, name string, opts DeleteOptions, listed *storage.KeyValue) (Result, error) {
-	st := s.strategies.of(rv.Resource)
-	if st != nil && st.CheckDelete != nil {
-		if err := st.CheckDelete(ctx, name); err != nil {
-			return Result{}, err
-		}
-	}
-	for attempt := 1; ; attempt++ {
-		kv, err := s.storedOrListed(ctx, key, listed)
-		listed = nil
-		if err != nil {
-			return Result{}, err
-		}
-		if err := checkDeletePreconditions(rv.Resource, name, kv, opts); err != nil {
-			return Result{}, err
-		}
-		finalizers := deletionFinalizers(storedFinalizers(kv.Value), opts)
-		var res Result
-		if len(finalizers) > 0 || st != nil && st.Holds != nil && st.Holds(kv.Value) {
-			res, err = s.markDeleting(ctx, rv, key, kv, finalizers, opts.DryRun)
-		} else {
-			res, err = s.deleteNow(ctx, rv.Resource, key, name, kv, opts.DryRun)
-		}
-		if errors.Is(err, storage.ErrConflict) && attempt < deleteAttempts {
-			continue
-		}
-		return res, err
-	}
-}
-
-// storedOrListed is listed, or the stored object at key when nil.
-func (s *Store) storedOrListed(ctx context.Context, key string, listed *storage.KeyValue) (storage.KeyValue, error) {
-	if listed != nil {
-		return *listed, nil
-	}
-	return s.storage.Get(ctx, key)
-}
-
-// deleteNow deletes exactly the revision kv (nothing on a dry run).
-func (s *Store) deleteNow(ctx context.Context, r *schemas.Resource, key, name string, kv storage.KeyValue, dryRun bool) (Result, error) {
-	if !dryRun {
-		if _, err := s.storage.Delete(ctx, key, kv.ModRevision); err != nil {
-			return Result{}, err
-		}
-		s.notifyDelete()
-	}
-	return Result{Object: deleteStatus(r, name, gjson.GetBytes(kv.Value, "metadata.uid").String())}, nil
-}
-
-// markDeleting stores kv with finalizers and the deletion mark and answers
-// the object in rv's version.
-func (s *Store) markDeleting(ctx context.Context, rv *schemas.ResourceVersion, key string, kv storage.KeyValue, finalizers []string, dryRun bool) (Result, error) {
-	updated, err := markAsDeleting(kv.Value, finalizers, s.now())
-	if err != nil {
-		return Result{}, err
-	}
-	if st := s.strategies.of(rv.Resource); st != nil && st.MarkDeleting != nil {
-		if updated, err = st.MarkDeleting(updated); err != nil {
-			return Result{}, fmt.Errorf("engine: mark %s deleting: %w", key, err)
-		}
-	}
-	rev := kv.ModRevision
-	if !dryRun && (kv.Stale || !bytes.Equal(updated, kv.Value)) {
-		if rev, err = s.storage.Update(ctx, key, updated, kv.ModRevision); err != nil {
-			return Result{}, err
-		}
-		s.notifyDelete()
-	}
-	obj, err := s.toVersion(rv, updated)
-	if err != nil {
-		return Result{}, err
-	}
-	out, err := served(obj, rev)
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Object: out}, nil
-}
-
-func (s *Store) notifyDelete() {
-	if s.onDelete != nil {
-		s.onDelete()
-	}
-}
 
 // storedFinalizers reads metadata.finalizers.
 func storedFinalizers(obj []byte) []string {

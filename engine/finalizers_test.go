@@ -26,7 +26,7 @@ func TestDeleteWithFinalizers(t *testing.T) {
 	rv := widgets(t)
 	created := mustCreate(t, s, rv, "default", withFinalizers("w1", `["shop.example.com/hold"]`))
 
-	res, err := s.Delete(ctx, rv, "default", "w1", engine.DeleteOptions{})
+	res, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,14 +39,14 @@ func TestDeleteWithFinalizers(t *testing.T) {
 	if rvOf(res.Object) == rvOf(created) {
 		t.Fatal("the deletion mark was not written")
 	}
-	got, err := s.Get(ctx, rv, "default", "w1")
+	got, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameJSON(t, got, res.Object)
 
 	// A second delete changes nothing and answers the object again.
-	again, err := s.Delete(ctx, rv, "default", "w1", engine.DeleteOptions{})
+	again, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,21 +55,21 @@ func TestDeleteWithFinalizers(t *testing.T) {
 	// No new finalizer while terminating.
 	more := withFinalizers("w1", `["shop.example.com/hold","shop.example.com/more"]`)
 	more = setRV(t, more, rvOf(got))
-	_, err = s.Update(ctx, rv, "default", "w1", []byte(more), engine.WriteOptions{})
+	_, err = s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Body: []byte(more), Options: engine.WriteOptions{}})
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "no new finalizers can be added if the object is being deleted") {
 		t.Fatalf("adding a finalizer while terminating: %v", err)
 	}
 
 	// Removing the last finalizer deletes the object.
 	none := setRV(t, withFinalizers("w1", `[]`), rvOf(got))
-	upd, err := s.Update(ctx, rv, "default", "w1", []byte(none), engine.WriteOptions{})
+	upd, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Body: []byte(none), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rvOf(upd.Object) != rvOf(got) || len(gjson.GetBytes(upd.Object, "metadata.finalizers").Array()) != 0 {
 		t.Fatalf("answer to the last finalizer's removal: %s", upd.Object)
 	}
-	if _, err := s.Get(ctx, rv, "default", "w1"); !apierrors.IsNotFound(err) {
+	if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"}); !apierrors.IsNotFound(err) {
 		t.Fatalf("get after the last finalizer went: %v", err)
 	}
 }
@@ -95,7 +95,7 @@ func TestDeletePropagationFinalizers(t *testing.T) {
 			s, _ := newStore(t)
 			rv := widgets(t)
 			mustCreate(t, s, rv, "default", withFinalizers("w", tc.finalizers))
-			res, err := s.Delete(ctx, rv, "default", "w", tc.opts)
+			res, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w"}, tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestDeletePropagationFinalizers(t *testing.T) {
 				if gjson.GetBytes(res.Object, "kind").String() != "Status" {
 					t.Fatalf("answer %s, want a Status", res.Object)
 				}
-				if _, err := s.Get(ctx, rv, "default", "w"); !apierrors.IsNotFound(err) {
+				if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w"}); !apierrors.IsNotFound(err) {
 					t.Fatalf("get: %v", err)
 				}
 				return
@@ -131,27 +131,27 @@ func TestDeletePreconditionsAndDryRun(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := s.Delete(ctx, rv, "default", "w", tc.opts)
+			_, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w"}, tc.opts)
 			if !apierrors.IsConflict(err) {
 				t.Fatalf("err %v, want a Conflict", err)
 			}
 		})
 	}
-	if _, err := s.Delete(ctx, rv, "default", "w", engine.DeleteOptions{DryRun: true, UID: uid}); err != nil {
+	if _, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w"}, engine.DeleteOptions{DryRun: true, UID: uid}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get(ctx, rv, "default", "w"); err != nil {
+	if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w"}); err != nil {
 		t.Fatalf("a dry run deleted: %v", err)
 	}
 	fin := mustCreate(t, s, rv, "default", withFinalizers("f", `["x.io/y"]`))
-	res, err := s.Delete(ctx, rv, "default", "f", engine.DeleteOptions{DryRun: true})
+	res, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "f"}, engine.DeleteOptions{DryRun: true})
 	if err != nil || !gjson.GetBytes(res.Object, "metadata.deletionTimestamp").Exists() {
 		t.Fatalf("dry run with finalizers: %s %v", res.Object, err)
 	}
-	if got, _ := s.Get(ctx, rv, "default", "f"); string(got) != string(fin) {
+	if got, _ := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "f"}); string(got) != string(fin) {
 		t.Fatalf("a dry run marked the object: %s", got)
 	}
-	if _, err := s.Delete(ctx, rv, "default", "w", engine.DeleteOptions{UID: uid, ResourceVersion: rvOf(obj)}); err != nil {
+	if _, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w"}, engine.DeleteOptions{UID: uid, ResourceVersion: rvOf(obj)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -169,33 +169,33 @@ func TestDeleteCollection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dry, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{Selector: sel}, engine.DeleteOptions{DryRun: true})
+	dry, err := s.DeleteCollection(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Selector: sel}, engine.DeleteOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if names(dry) != "[a b]" {
 		t.Fatalf("dry run answered %s", names(dry))
 	}
-	list, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{Selector: sel}, engine.DeleteOptions{})
+	list, err := s.DeleteCollection(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Selector: sel}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if names(list) != "[a b]" || gjson.GetBytes(list, "kind").String() != "WidgetList" {
 		t.Fatalf("answer %s", list)
 	}
-	left, err := s.List(ctx, rv, "", engine.ListRequest{})
+	left, err := s.List(ctx, engine.Ref{Version: rv, Namespace: ""}, engine.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if names(left) != "[b c d]" {
 		t.Fatalf("left %s, want b (held by its finalizer), c and d", names(left))
 	}
-	b, _ := s.Get(ctx, rv, "default", "b")
+	b, _ := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "b"})
 	if !gjson.GetBytes(b, "metadata.deletionTimestamp").Exists() {
 		t.Fatalf("b is not terminating: %s", b)
 	}
 	// Nothing matches: an empty list, as recorded in exchange 48.
-	empty, err := s.DeleteCollection(ctx, rv, "default", engine.ListRequest{Selector: mustSelector(t, rv, "tier=none", "")}, engine.DeleteOptions{})
+	empty, err := s.DeleteCollection(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Selector: mustSelector(t, rv, "tier=none", "")}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,11 +210,11 @@ func TestPatchRemovesLastFinalizer(t *testing.T) {
 	s, _ := newStore(t)
 	rv := widgets(t)
 	mustCreate(t, s, rv, "default", withFinalizers("w1", `["shop.example.com/hold"]`))
-	marked, err := s.Delete(ctx, rv, "default", "w1", engine.DeleteOptions{})
+	marked, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), engine.PatchOptions{})
+	res, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(`{"metadata":{"finalizers":null}}`), Options: engine.PatchOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestPatchRemovesLastFinalizer(t *testing.T) {
 		!gjson.GetBytes(res.Object, "metadata.deletionTimestamp").Exists() {
 		t.Fatalf("answer %s", res.Object)
 	}
-	if _, err := s.Get(ctx, rv, "default", "w1"); !apierrors.IsNotFound(err) {
+	if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"}); !apierrors.IsNotFound(err) {
 		t.Fatalf("get after the patch: %v", err)
 	}
 }

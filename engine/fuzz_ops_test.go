@@ -135,38 +135,39 @@ func (o op) writeOptions() engine.WriteOptions {
 func (o op) writes() bool { return !reads[o.verb] && o.verb != "delete" && !o.flags["dry"] }
 
 func (e *fuzzEnv) create(ctx context.Context, o op) ([]byte, error) {
-	res, err := e.s.Create(ctx, e.rv, fuzzNamespace, []byte(o.body), o.writeOptions())
+	res, err := e.s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: e.rv, Namespace: fuzzNamespace}, Body: []byte(o.body), Options: o.writeOptions()})
 	return res.Object, err
 }
 
 func (e *fuzzEnv) put(ctx context.Context, o op) ([]byte, error) {
-	res, err := e.s.Update(ctx, e.rv, fuzzNamespace, o.name, e.withRV(ctx, o), o.writeOptions())
+	res, err := e.s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: e.rv, Namespace: fuzzNamespace, Name: o.name}, Body: e.withRV(ctx, o), Options: o.writeOptions()})
 	return res.Object, err
 }
 
 func (e *fuzzEnv) putStatus(ctx context.Context, o op) ([]byte, error) {
-	res, err := e.s.UpdateStatus(ctx, e.rv, fuzzNamespace, o.name, e.withRV(ctx, o), o.writeOptions())
+	res, err := e.s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: e.rv, Namespace: fuzzNamespace, Name: o.name, Subresource: "status"}, Body: e.withRV(ctx, o), Options: o.writeOptions()})
 	return res.Object, err
 }
 
 func patchCall(pt engine.PatchType) call {
 	return func(e *fuzzEnv, ctx context.Context, o op) ([]byte, error) {
 		opts := engine.PatchOptions{WriteOptions: o.writeOptions(), Force: o.flags["force"]}
+		ref := engine.Ref{Version: e.rv, Namespace: fuzzNamespace, Name: o.name}
 		if o.flags["status"] {
-			opts.Subresource = "status"
+			ref.Subresource = "status"
 		}
-		res, err := e.s.Patch(ctx, e.rv, fuzzNamespace, o.name, pt, e.withRV(ctx, o), opts)
+		res, err := e.s.Patch(ctx, engine.PatchRequest{Ref: ref, Type: pt, Patch: e.withRV(ctx, o), Options: opts})
 		return res.Object, err
 	}
 }
 
 func (e *fuzzEnv) delete(ctx context.Context, o op) ([]byte, error) {
-	res, err := e.s.Delete(ctx, e.rv, fuzzNamespace, o.name, engine.DeleteOptions{DryRun: o.flags["dry"]})
+	res, err := e.s.Delete(ctx, engine.Ref{Version: e.rv, Namespace: fuzzNamespace, Name: o.name}, engine.DeleteOptions{DryRun: o.flags["dry"]})
 	return res.Object, err
 }
 
 func (e *fuzzEnv) get(ctx context.Context, o op) ([]byte, error) {
-	return e.s.Get(ctx, e.rv, fuzzNamespace, o.name)
+	return e.s.Get(ctx, engine.Ref{Version: e.rv, Namespace: fuzzNamespace, Name: o.name})
 }
 
 // list lists the namespace, or with a DELTA continues from a token forged
@@ -174,13 +175,13 @@ func (e *fuzzEnv) get(ctx context.Context, o op) ([]byte, error) {
 func (e *fuzzEnv) list(ctx context.Context, o op) ([]byte, error) {
 	req := engine.ListRequest{Limit: 2}
 	if delta, err := strconv.ParseInt(o.body, 10, 64); err == nil {
-		cur, err := e.st.List(ctx, e.s.KeyPrefix(), storage.ListOptions{Limit: 1})
+		cur, err := e.st.List(ctx, e.s.Upkeep().Keys().Prefix, storage.ListOptions{Limit: 1})
 		if err != nil {
 			return nil, fmt.Errorf("current revision: %w", err)
 		}
 		req.Continue = forgedContinue(cur.Revision + delta)
 	}
-	return e.s.List(ctx, e.rv, fuzzNamespace, req)
+	return e.s.List(ctx, engine.Ref{Version: e.rv, Namespace: fuzzNamespace}, req)
 }
 
 // forgedContinue is a continue token in kube-apiserver's format.
@@ -193,7 +194,7 @@ func (e *fuzzEnv) big(ctx context.Context, o op) ([]byte, error) {
 	kib, _ := strconv.Atoi(o.body) // checked by parseOp
 	body := fmt.Sprintf(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":%q},"spec":{"size":1,"tags":[%q]}}`,
 		o.name, strings.Repeat("x", kib<<10))
-	res, err := e.s.Create(ctx, e.rv, fuzzNamespace, []byte(body), o.writeOptions())
+	res, err := e.s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: e.rv, Namespace: fuzzNamespace}, Body: []byte(body), Options: o.writeOptions()})
 	return res.Object, err
 }
 
@@ -203,6 +204,6 @@ func (e *fuzzEnv) withRV(ctx context.Context, o op) []byte {
 	if !strings.Contains(o.body, "$RV") {
 		return []byte(o.body)
 	}
-	cur, _ := e.s.Get(ctx, e.rv, fuzzNamespace, o.name)
+	cur, _ := e.s.Get(ctx, engine.Ref{Version: e.rv, Namespace: fuzzNamespace, Name: o.name})
 	return []byte(strings.ReplaceAll(o.body, "$RV", gjson.GetBytes(cur, "metadata.resourceVersion").String()))
 }

@@ -151,7 +151,7 @@ func newFuzzEnv(t *testing.T, rv *schemas.ResourceVersion) *fuzzEnv {
 	// delete them, and compact etcd's history of them, as it goes.
 	t.Cleanup(func() {
 		ctx := context.Background()
-		resp, err := testClient.Delete(ctx, s.KeyPrefix(), clientv3.WithPrefix())
+		resp, err := testClient.Delete(ctx, s.Upkeep().Keys().Prefix, clientv3.WithPrefix())
 		if err == nil && fuzzInputs.Add(1)%64 == 0 {
 			_, err = testClient.Compact(ctx, resp.Header.Revision)
 		}
@@ -251,7 +251,7 @@ func tooLargeResourceVersion(st metav1.Status) bool {
 func (e *fuzzEnv) checkReadBack(o op, obj []byte) {
 	name := gjson.GetBytes(obj, "metadata.name").String()
 	ns := gjson.GetBytes(obj, "metadata.namespace").String()
-	got, err := e.s.Get(context.Background(), e.rv, ns, name)
+	got, err := e.s.Get(context.Background(), engine.Ref{Version: e.rv, Namespace: ns, Name: name})
 	gone := gjson.GetBytes(obj, "metadata.deletionTimestamp").Exists() && !gjson.GetBytes(obj, "metadata.finalizers.0").Exists()
 	if gone && apierrors.IsNotFound(err) {
 		return
@@ -278,7 +278,7 @@ func (e *fuzzEnv) checkListNames(o op, list []byte) {
 // checkStored fails unless every stored object is under the key its
 // metadata names and its metadata is valid as kube-apiserver validates it.
 func (e *fuzzEnv) checkStored(o op) {
-	prefix := e.s.ResourcePrefix(e.rv.Resource)
+	prefix := e.s.Upkeep().Keys().Resource(e.rv.Resource)
 	for _, kv := range e.stored(prefix) {
 		var obj struct{ Metadata metav1.ObjectMeta }
 		if err := json.Unmarshal(kv.Value, &obj); err != nil {
@@ -303,7 +303,7 @@ func (e *fuzzEnv) checkStored(o op) {
 // snapshot is the revision of every key under the store's prefix.
 func (e *fuzzEnv) snapshot() map[string]int64 {
 	revs := map[string]int64{}
-	for _, kv := range e.stored(e.s.KeyPrefix()) {
+	for _, kv := range e.stored(e.s.Upkeep().Keys().Prefix) {
 		revs[kv.Key] = kv.ModRevision
 	}
 	return revs

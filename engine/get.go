@@ -3,18 +3,19 @@ package engine
 import (
 	"context"
 
-	"github.com/specd-io/specd/schemas"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// Get returns one object in rv's version.
-func (s *Store) Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error) {
-	kv, err := s.storage.Get(ctx, s.objectKey(rv.Resource, namespace, name))
-	if err != nil {
-		return nil, storageError(rv.Resource, name, err)
+// Get returns the object ref names in ref's version: through the status
+// subresource too, as kube-apiserver answers it, and through the scale
+// subresource its Scale (scale.go).
+func (s *Store) Get(ctx context.Context, ref Ref) ([]byte, error) {
+	rv := ref.Version
+	switch {
+	case ref.Subresource == "scale":
+		return s.getScale(ctx, ref)
+	case ref.Subresource != "" && (ref.Subresource != "status" || !rv.StatusSubresource):
+		return nil, apierrors.NewNotFound(groupResource(rv.Resource), ref.Name)
 	}
-	obj, err := s.toVersion(rv, kv.Value)
-	if err != nil {
-		return nil, err
-	}
-	return served(obj, kv.ModRevision)
+	return s.getObject(ctx, ref)
 }

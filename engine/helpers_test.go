@@ -44,7 +44,7 @@ func newStore(tb testing.TB) (*engine.Store, storage.Storage) {
 	tb.Helper()
 	st := etcdstorage.New(testClient)
 	prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
-	return engine.NewStore(st, engine.Options{Prefix: prefix, Now: func() time.Time { return testNow }}), st
+	return engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: prefix}, Now: func() time.Time { return testNow }}), st
 }
 
 const widgetSchema = `{
@@ -197,7 +197,7 @@ func withoutServerFields(tb testing.TB, obj []byte) []byte {
 
 func mustCreate(tb testing.TB, s *engine.Store, rv *schemas.ResourceVersion, ns, body string) []byte {
 	tb.Helper()
-	res, err := s.Create(context.Background(), rv, ns, []byte(body), engine.WriteOptions{})
+	res, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: ns}, Body: []byte(body), Options: engine.WriteOptions{}})
 	if err != nil {
 		tb.Fatalf("Create: %v", err)
 	}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
@@ -17,43 +19,57 @@ func GroupKey(group string) string {
 	return group
 }
 
-// objectKey is where one object is stored:
-// <prefix><group>/<plural>/<namespace>/<name>, or without the namespace
-// segment for cluster-scoped resources (<group> is GroupKey's). The group
-// and plural are those of the resource whose storage r serves
-// (schemas.Resource.StoredWith).
-func (s *Store) objectKey(r *schemas.Resource, namespace, name string) string {
+// DefaultPrefix is the prefix of every key when none is given.
+const DefaultPrefix = "/specd/"
+
+// Keys is where objects are stored: under
+// <Prefix><group>/<plural>/<namespace>/<name>, with no namespace segment
+// for a cluster-scoped resource. A resource whose storage another
+// resource serves (schemas.Resource.StoredWith) is stored under that one.
+// The watch caches, the migration and the stored-version reads find the
+// objects by it, apart from a Store.
+type Keys struct {
+	// Prefix starts every key; DefaultPrefix when empty.
+	Prefix string
+}
+
+// prefix is k.Prefix or DefaultPrefix.
+func (k Keys) prefix() string {
+	if k.Prefix == "" {
+		return DefaultPrefix
+	}
+	return k.Prefix
+}
+
+// Object is where one object is stored.
+func (k Keys) Object(r *schemas.Resource, namespace, name string) string {
 	r = r.StorageResource()
 	if r.Namespaced() {
-		return s.prefix + GroupKey(r.Group) + "/" + r.Plural + "/" + namespace + "/" + name
+		return k.prefix() + GroupKey(r.Group) + "/" + r.Plural + "/" + namespace + "/" + name
 	}
-	return s.prefix + GroupKey(r.Group) + "/" + r.Plural + "/" + name
+	return k.prefix() + GroupKey(r.Group) + "/" + r.Plural + "/" + name
 }
 
-// listPrefix is the prefix of every object a list returns. It ends with a
-// slash, so the objects of namespace "a" never include those of "ab".
-func (s *Store) listPrefix(r *schemas.Resource, namespace string) string {
+// Namespace is the key prefix of r's objects in namespace, or of every
+// object of r when namespace is "" or r is cluster-scoped.
+func (k Keys) Namespace(r *schemas.Resource, namespace string) string {
 	r = r.StorageResource()
 	if r.Namespaced() && namespace != "" {
-		return s.prefix + GroupKey(r.Group) + "/" + r.Plural + "/" + namespace + "/"
+		return k.prefix() + GroupKey(r.Group) + "/" + r.Plural + "/" + namespace + "/"
 	}
-	return s.prefix + GroupKey(r.Group) + "/" + r.Plural + "/"
+	return k.prefix() + GroupKey(r.Group) + "/" + r.Plural + "/"
 }
 
-// defaultPrefix is Options.Prefix when empty.
-const defaultPrefix = "/specd/"
+// Resource is the key prefix of every object of r, in every namespace:
+// the name of r's watch cache.
+func (k Keys) Resource(r *schemas.Resource) string { return k.Namespace(r, "") }
 
-func prefixOr(prefix string) string {
-	if prefix == "" {
-		return defaultPrefix
+// ref names the object of rv stored at key, which Object made.
+func (k Keys) ref(rv *schemas.ResourceVersion, key string) Ref {
+	rest := strings.TrimPrefix(key, k.Resource(rv.Resource))
+	namespace, name, namespaced := strings.Cut(rest, "/")
+	if !namespaced {
+		namespace, name = "", rest
 	}
-	return prefix
-}
-
-// CacheKeyOf is Store.ResourcePrefix of a Store with Options.Prefix prefix, for
-// the cache of that Store: it names caches before the Store that is built
-// on it exists.
-func CacheKeyOf(prefix string) func(*schemas.Resource) string {
-	s := &Store{prefix: prefixOr(prefix)}
-	return s.ResourcePrefix
+	return Ref{Version: rv, Namespace: namespace, Name: name}
 }

@@ -35,12 +35,12 @@ func limitJSONPatchCopies(limit int64) {
 
 // checkPatched refuses a patch whose result is over the body limit: a
 // patch may make no object a PUT could not send.
-func (s *Store) checkPatched(patched []byte) error {
-	if int64(len(patched)) <= s.maxBodyBytes {
+func checkPatched(patched []byte, limit int64) error {
+	if int64(len(patched)) <= limit {
 		return nil
 	}
 	return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
-		"the patched object is %d bytes, limit is %d", len(patched), s.maxBodyBytes))
+		"the patched object is %d bytes, limit is %d", len(patched), limit))
 }
 
 // sizeLimited refuses a write of a value over max before it reaches the

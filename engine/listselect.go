@@ -66,7 +66,7 @@ func (s *Store) selected(rv *schemas.ResourceVersion, sel Selector, stored []byt
 	obj := stored
 	if sel.needsConversion() {
 		var err error
-		if obj, err = s.toVersion(rv, stored); err != nil {
+		if obj, err = s.conv.toVersion(rv, stored); err != nil {
 			return false, err
 		}
 	}

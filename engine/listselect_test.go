@@ -35,7 +35,7 @@ func TestListSelectorPages(t *testing.T) {
 	req := engine.ListRequest{Limit: 2, Selector: sel}
 	pages := 0
 	for {
-		list, err := s.List(ctx, rv, "default", req)
+		list, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestListSelectorPages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			list, err := s.List(ctx, rv, "default", engine.ListRequest{Selector: sel})
+			list, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Selector: sel})
 			if err != nil {
 				t.Fatal(err)
 			}

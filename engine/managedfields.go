@@ -21,6 +21,10 @@ import (
 // are collected (the key is a weak pointer).
 type fieldManagers struct {
 	m sync.Map // weak.Pointer[schemas.ResourceVersion] -> *fieldManagerEntry
+	// now stamps the entries a write makes; log hears of those it
+	// cannot make.
+	now func() time.Time
+	log *slog.Logger
 }
 
 type fieldManagerEntry struct {
@@ -29,14 +33,14 @@ type fieldManagerEntry struct {
 	err  error
 }
 
-// fieldManager returns the field manager of rv, building it once.
-func (s *Store) fieldManager(rv *schemas.ResourceVersion) (*fieldmanager.Manager, error) {
+// of returns the field manager of rv, building it once.
+func (f *fieldManagers) of(rv *schemas.ResourceVersion) (*fieldmanager.Manager, error) {
 	key := weak.Make(rv)
-	v, ok := s.fields.m.Load(key)
+	v, ok := f.m.Load(key)
 	if !ok {
 		var loaded bool
-		if v, loaded = s.fields.m.LoadOrStore(key, &fieldManagerEntry{}); !loaded {
-			m := &s.fields.m
+		if v, loaded = f.m.LoadOrStore(key, &fieldManagerEntry{}); !loaded {
+			m := &f.m
 			runtime.AddCleanup(rv, func(k weak.Pointer[schemas.ResourceVersion]) { m.Delete(k) }, key)
 		}
 	}
@@ -47,30 +51,37 @@ func (s *Store) fieldManager(rv *schemas.ResourceVersion) (*fieldmanager.Manager
 	return e.fm, e.err
 }
 
-// trackWrite sets metadata.managedFields of obj, the object about to be
-// stored, as kube-apiserver's field manager does for an update operation:
+// track sets metadata.managedFields of obj, the object w is about to
+// store, as kube-apiserver's field manager does for an update operation:
 // live is the stored object (nil on create), entries the managed fields
 // to start from. Like kube-apiserver it never fails the write: on an error
 // the managed fields are dropped and the error logged.
-func (s *Store) trackWrite(rv *schemas.ResourceVersion, live, obj map[string]any, entries []metav1.ManagedFieldsEntry, opts WriteOptions, subresource string) {
+func (f *fieldManagers) track(w *write, live, obj map[string]any, entries []metav1.ManagedFieldsEntry) {
 	md, _ := obj["metadata"].(map[string]any)
 	if md == nil {
 		return
 	}
-	if opts.applied != nil {
-		setManagedFields(md, opts.applied.entries)
+	if w.opts.applied != nil {
+		setManagedFields(md, w.opts.applied.entries)
 		return
 	}
-	fm, err := s.fieldManager(rv)
+	rv := w.Version
+	fm, err := f.of(rv)
 	if err == nil {
 		var out []metav1.ManagedFieldsEntry
-		out, _, err = fm.Update(live, obj, entries, fieldmanager.Write{Manager: opts.FieldManager, Subresource: subresource, Now: s.now()})
+		// The field manager knows the status subresource only: an update
+		// through another (a Namespace's finalize) is the object's.
+		sub := ""
+		if w.status() {
+			sub = "status"
+		}
+		out, _, err = fm.Update(live, obj, entries, fieldmanager.Write{Manager: w.opts.FieldManager, Subresource: sub, Now: f.now()})
 		if err == nil {
 			setManagedFields(md, out)
 			return
 		}
 	}
-	s.log.LogAttrs(context.Background(), slog.LevelWarn, "managed fields not tracked",
+	f.log.LogAttrs(context.Background(), slog.LevelWarn, "managed fields not tracked",
 		slog.String("resource", rv.Resource.GroupResource()), slog.Any("err", err))
 	delete(md, "managedFields")
 }
@@ -123,17 +134,13 @@ func setManagedFields(md map[string]any, entries []metav1.ManagedFieldsEntry) {
 }
 
 // trackCreate records a create in the new object's managed fields.
-func (s *Store) trackCreate(rv *schemas.ResourceVersion, req *request, opts WriteOptions) {
+func (f *fieldManagers) trackCreate(w *write, req *request) {
 	entries := updateEntries(req.meta.ManagedFields, nil, req.meta.ManagedFields != nil, false)
-	s.trackWrite(rv, nil, req.obj, entries, opts, "")
+	f.track(w, nil, req.obj, entries)
 }
 
 // trackUpdate records an update of old in the new object's managed fields.
-func (s *Store) trackUpdate(rv *schemas.ResourceVersion, req *request, old *stored, status bool, opts WriteOptions) {
-	sub := ""
-	if status {
-		sub = "status"
-	}
-	entries := updateEntries(req.meta.ManagedFields, old.meta.ManagedFields, req.meta.ManagedFields != nil, status)
-	s.trackWrite(rv, old.obj, req.obj, entries, opts, sub)
+func (f *fieldManagers) trackUpdate(w *write, req *request, old *stored) {
+	entries := updateEntries(req.meta.ManagedFields, old.meta.ManagedFields, req.meta.ManagedFields != nil, w.status())
+	f.track(w, old.obj, req.obj, entries)
 }

@@ -23,9 +23,12 @@ import (
 // patch 422 Invalid on "patch". A Status error is answered as it is.
 type Mutator func(version string, obj map[string]any) (warnings []string, err error)
 
+// mutators are the Mutators of the resources that have one.
+type mutators byResource[Mutator]
+
 // mutate runs the Mutator of rv's resource, if it has one, on req.
-func (s *Store) mutate(rv *schemas.ResourceVersion, req *request) error {
-	m := s.mutators.of(rv.Resource)
+func (ms mutators) mutate(rv *schemas.ResourceVersion, req *request) error {
+	m := byResource[Mutator](ms).of(rv.Resource)
 	if m == nil {
 		return nil
 	}
@@ -37,20 +40,20 @@ func (s *Store) mutate(rv *schemas.ResourceVersion, req *request) error {
 	return nil
 }
 
-// mutateBody is mutate for a create or update body: a plain error is
+// body is mutate for a create or update body: a plain error is
 // kube-apiserver's 400 for a body it cannot decode.
-func (s *Store) mutateBody(rv *schemas.ResourceVersion, req *request) error {
-	err := s.mutate(rv, req)
+func (ms mutators) body(rv *schemas.ResourceVersion, req *request) error {
+	err := ms.mutate(rv, req)
 	if err == nil || isStatus(err) {
 		return err
 	}
 	return cannotHandle(rv, rv.Resource.Kind, rv.Version, err)
 }
 
-// mutatePatched is mutate for a patched object: a plain error is
+// patched is mutate for a patched object: a plain error is
 // kube-apiserver's 422 for a patch whose result it cannot decode.
-func (s *Store) mutatePatched(rv *schemas.ResourceVersion, req *request, patched []byte) error {
-	err := s.mutate(rv, req)
+func (ms mutators) patched(rv *schemas.ResourceVersion, req *request, patched []byte) error {
+	err := ms.mutate(rv, req)
 	if err == nil || isStatus(err) {
 		return err
 	}

@@ -73,7 +73,7 @@ func mergeStringData(version string, obj map[string]any) ([]string, error) {
 
 func notesStore(tb testing.TB) *engine.Store {
 	return engine.NewStore(etcdstorage.New(testClient), engine.Options{
-		Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1)), Now: func() time.Time { return testNow },
+		Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))}, Now: func() time.Time { return testNow },
 		Mutators: map[string]engine.Mutator{"notes.notes.example.com": mergeStringData}})
 }
 
@@ -87,7 +87,7 @@ func note(name, fields string) []byte {
 func TestMutatorOnWrites(t *testing.T) {
 	ctx := context.Background()
 	s, rv := notesStore(t), notes(t)
-	res, err := s.Create(ctx, rv, "ns", note("n", `"stringData":{"a":"b"}`), engine.WriteOptions{FieldManager: "m"})
+	res, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "ns"}, Body: note("n", `"stringData":{"a":"b"}`), Options: engine.WriteOptions{FieldManager: "m"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,17 +100,17 @@ func TestMutatorOnWrites(t *testing.T) {
 	body, _ := json.Marshal(map[string]any{"apiVersion": "notes.example.com/v1", "kind": "Note",
 		"metadata": map[string]any{"name": "n", "resourceVersion": rvOf(res.Object)},
 		"data":     map[string]any{"a": "YQ=="}, "stringData": map[string]any{"c": "d"}})
-	if res, err = s.Update(ctx, rv, "ns", "n", body, engine.WriteOptions{}); err != nil {
+	if res, err = s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "ns", Name: "n"}, Body: body, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	wantMutated(t, res.Object, "data.c", "ZA==")
 
-	pres, err := s.Patch(ctx, rv, "ns", "n", engine.MergePatchType, []byte(`{"stringData":{"a":"z"}}`), engine.PatchOptions{})
+	pres, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "ns", Name: "n"}, Type: engine.MergePatchType, Patch: []byte(`{"stringData":{"a":"z"}}`), Options: engine.PatchOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantMutated(t, pres.Object, "data.a", "eg==")
-	got, err := s.Get(ctx, rv, "ns", "n")
+	got, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "ns", Name: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestMutatorOnApply(t *testing.T) {
 	s, rv := notesStore(t), notes(t)
 	cfg := "apiVersion: notes.example.com/v1\nkind: Note\nmetadata:\n  name: n1\nstringData:\n  a: b\n"
 	for i, created := range []bool{true, false} {
-		res, err := s.Patch(ctx, rv, "ns", "n1", engine.ApplyPatchType, []byte(cfg), applyOpts("kubectl", false))
+		res, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "ns", Name: "n1"}, Type: engine.ApplyPatchType, Patch: []byte(cfg), Options: applyOpts("kubectl", false)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,21 +143,21 @@ func TestMutatorOnApply(t *testing.T) {
 func TestMutatorErrors(t *testing.T) {
 	ctx := context.Background()
 	s, rv := notesStore(t), notes(t)
-	_, err := s.Create(ctx, rv, "ns", note("n", `"stringData":{"bad":"x"}`), engine.WriteOptions{})
+	_, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "ns"}, Body: note("n", `"stringData":{"bad":"x"}`), Options: engine.WriteOptions{}})
 	if !apierrors.IsBadRequest(err) || err.Error() != `Note in version "v1" cannot be handled as a Note: illegal stuff` {
 		t.Fatalf("create: %v", err)
 	}
-	if _, err := s.Create(ctx, rv, "ns", note("n", `"stringData":{"teapot":"x"}`), engine.WriteOptions{}); !apierrors.IsForbidden(err) {
+	if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "ns"}, Body: note("n", `"stringData":{"teapot":"x"}`), Options: engine.WriteOptions{}}); !apierrors.IsForbidden(err) {
 		t.Fatalf("create with a Status error: %v", err)
 	}
-	if _, err := s.Get(ctx, rv, "ns", "n"); !apierrors.IsNotFound(err) {
+	if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "ns", Name: "n"}); !apierrors.IsNotFound(err) {
 		t.Fatalf("refused note stored: %v", err)
 	}
-	created, err := s.Create(ctx, rv, "ns", note("n", `"data":{"a":"YQ=="}`), engine.WriteOptions{})
+	created, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "ns"}, Body: note("n", `"data":{"a":"YQ=="}`), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Patch(ctx, rv, "ns", "n", engine.MergePatchType, []byte(`{"stringData":{"bad":"x"}}`), engine.PatchOptions{})
+	_, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "ns", Name: "n"}, Type: engine.MergePatchType, Patch: []byte(`{"stringData":{"bad":"x"}}`), Options: engine.PatchOptions{}})
 	var se *apierrors.StatusError
 	if !errorsAs(err, &se) || se.ErrStatus.Code != 422 || len(se.ErrStatus.Details.Causes) != 1 {
 		t.Fatalf("patch: %v", err)
@@ -165,7 +165,7 @@ func TestMutatorErrors(t *testing.T) {
 	if c := se.ErrStatus.Details.Causes[0]; c.Field != "patch" || !strings.HasSuffix(c.Message, `}}": illegal stuff`) {
 		t.Errorf("patch's cause = %+v", c)
 	}
-	got, err := s.Get(ctx, rv, "ns", "n")
+	got, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "ns", Name: "n"})
 	if err != nil || rvOf(got) != rvOf(created.Object) {
 		t.Fatalf("refused patch stored: %s %v", got, err)
 	}
@@ -176,7 +176,7 @@ func TestNoMutatorUnchanged(t *testing.T) {
 	s := notesStore(t)
 	rv := notes(t)
 	rv.Resource.Plural = "others"
-	res, err := s.Create(context.Background(), rv, "ns", note("n", `"stringData":{"a":"b"}`), engine.WriteOptions{})
+	res, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "ns"}, Body: note("n", `"stringData":{"a":"b"}`), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,9 +37,8 @@ const w1 = `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"nam
 // python is the manager of the recorded exchanges: the user agent's prefix.
 var python = engine.WriteOptions{FieldManager: "Python-urllib"}
 
-func patchOpts(sub string) engine.PatchOptions {
-	return engine.PatchOptions{WriteOptions: python, Subresource: sub}
-}
+// pythonOpts are the options of the recorded exchanges' patches.
+var pythonOpts = engine.PatchOptions{WriteOptions: python}
 
 // sameAsReference compares obj with a recorded response body, without
 // uid and resourceVersion.
@@ -64,7 +63,7 @@ func withoutIDs(tb testing.TB, obj []byte) []byte {
 
 func mustGet(tb testing.TB, s *engine.Store, rv *schemas.ResourceVersion, name string) []byte {
 	tb.Helper()
-	obj, err := s.Get(context.Background(), rv, "default", name)
+	obj, err := s.Get(context.Background(), engine.Ref{Version: rv, Namespace: "default", Name: name})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -77,7 +76,7 @@ func TestPatchReferenceSequence(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	rv := patchWidgets(t)
-	res, err := s.Create(ctx, rv, "default", []byte(w1), python)
+	res, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(w1), Options: python})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,36 +85,36 @@ func TestPatchReferenceSequence(t *testing.T) {
 	// 34 follows a PUT that moved the generation to 2; do the same.
 	upd := gjson.GetBytes(res.Object, "@this").String()
 	upd = setJSON(t, upd, "spec.size", 5)
-	if _, err := s.Update(ctx, rv, "default", "w1", []byte(upd), python); err != nil {
+	if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Body: []byte(upd), Options: python}); err != nil {
 		t.Fatal(err)
 	}
 
-	p, err := s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, loadExchange(t, "34").requestBody(), patchOpts(""))
+	p, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: loadExchange(t, "34").requestBody(), Options: pythonOpts})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameAsReference(t, p.Object, "34")
 
-	p, err = s.Patch(ctx, rv, "default", "w1", engine.JSONPatchType, loadExchange(t, "35").requestBody(), patchOpts(""))
+	p, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.JSONPatchType, Patch: loadExchange(t, "35").requestBody(), Options: pythonOpts})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameAsReference(t, p.Object, "35")
 
 	before := mustGet(t, s, rv, "w1")
-	_, err = s.Patch(ctx, rv, "default", "w1", engine.JSONPatchType, loadExchange(t, "36").requestBody(), patchOpts(""))
+	_, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.JSONPatchType, Patch: loadExchange(t, "36").requestBody(), Options: pythonOpts})
 	sameJSON(t, statusOf(t, err), loadExchange(t, "36").Response.Body)
 	if after := mustGet(t, s, rv, "w1"); string(after) != string(before) {
 		t.Fatalf("failed test op changed the object:\n%s\n%s", before, after)
 	}
 
-	p, err = s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, loadExchange(t, "39").requestBody(), patchOpts("status"))
+	p, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1", Subresource: "status"}, Type: engine.MergePatchType, Patch: loadExchange(t, "39").requestBody(), Options: pythonOpts})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameAsReference(t, p.Object, "39")
 
-	p40, err := s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, loadExchange(t, "40").requestBody(), patchOpts(""))
+	p40, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: loadExchange(t, "40").requestBody(), Options: pythonOpts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +163,7 @@ func TestPatchErrorsLeaveObjectUnchanged(t *testing.T) {
 		pt     engine.PatchType
 		patch  string
 		opts   engine.PatchOptions
+		sub    string
 		code   int32
 		reason metav1.StatusReason
 	}{
@@ -179,7 +179,7 @@ func TestPatchErrorsLeaveObjectUnchanged(t *testing.T) {
 		"dry run":          {pt: engine.MergePatchType, patch: `{"spec":{"size":9}}`, opts: engine.PatchOptions{WriteOptions: engine.WriteOptions{DryRun: true}}},
 		"dry run apply": {pt: engine.ApplyPatchType, patch: "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 9}\n",
 			opts: engine.PatchOptions{WriteOptions: engine.WriteOptions{DryRun: true, FieldManager: "a"}, Force: true}},
-		"other subresource": {pt: engine.MergePatchType, patch: `{"spec":{"size":4}}`, opts: engine.PatchOptions{Subresource: "scale"}, code: 404, reason: metav1.StatusReasonNotFound},
+		"other subresource": {pt: engine.MergePatchType, patch: `{"spec":{"size":4}}`, sub: "scale", code: 404, reason: metav1.StatusReasonNotFound},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -187,7 +187,7 @@ func TestPatchErrorsLeaveObjectUnchanged(t *testing.T) {
 			rv := patchWidgets(t)
 			mustCreate(t, s, rv, "default", w1)
 			before := mustGet(t, s, rv, "w1")
-			res, err := s.Patch(ctx, rv, "default", "w1", tc.pt, []byte(tc.patch), tc.opts)
+			res, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1", Subresource: tc.sub}, Type: tc.pt, Patch: []byte(tc.patch), Options: tc.opts})
 			if tc.code == 0 {
 				if err != nil {
 					t.Fatal(err)
@@ -212,14 +212,14 @@ func TestPatchNotFound(t *testing.T) {
 	s, _ := newStore(t)
 	rv := patchWidgets(t)
 	for pt, patch := range map[engine.PatchType]string{engine.MergePatchType: `{}`, engine.JSONPatchType: `[]`} {
-		_, err := s.Patch(context.Background(), rv, "default", "nope", pt, []byte(patch), engine.PatchOptions{})
+		_, err := s.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "nope"}, Type: pt, Patch: []byte(patch), Options: engine.PatchOptions{}})
 		if !apierrors.IsNotFound(err) {
 			t.Errorf("%s: %v, want NotFound", pt, err)
 		}
 	}
 	apply := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: nope}\nstatus: {ready: true}\n"
-	_, err := s.Patch(context.Background(), rv, "default", "nope", engine.ApplyPatchType, []byte(apply),
-		engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "a"}, Subresource: "status"})
+	_, err := s.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "nope", Subresource: "status"}, Type: engine.ApplyPatchType, Patch: []byte(apply), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "a"}}})
+
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("apply to status: %v, want NotFound", err)
 	}
@@ -243,7 +243,7 @@ func (r *racingStorage) Update(ctx context.Context, key string, value []byte, re
 func TestPatchRetriesWithoutResourceVersion(t *testing.T) {
 	ctx := context.Background()
 	st := etcdstorage.New(testClient)
-	opts := engine.Options{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1)), Now: func() time.Time { return testNow }}
+	opts := engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))}, Now: func() time.Time { return testNow }}
 	base := engine.NewStore(st, opts)
 	rv := patchWidgets(t)
 	mustCreate(t, base, rv, "default", w1)
@@ -252,13 +252,13 @@ func TestPatchRetriesWithoutResourceVersion(t *testing.T) {
 	rs.race = func() {
 		n++
 		label := fmt.Sprintf(`{"metadata":{"labels":{"raced":"%d"}}}`, n)
-		if _, err := base.Patch(ctx, rv, "default", "w1", engine.MergePatchType, []byte(label), engine.PatchOptions{}); err != nil {
+		if _, err := base.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(label), Options: engine.PatchOptions{}}); err != nil {
 			t.Error(err)
 		}
 	}
 	s := engine.NewStore(rs, opts)
 
-	res, err := s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, []byte(`{"spec":{"size":4}}`), engine.PatchOptions{})
+	res, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"size":4}}`), Options: engine.PatchOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestPatchRetriesWithoutResourceVersion(t *testing.T) {
 
 	rs.raced.Store(false)
 	withRV := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"size":5}}`, rvOf(res.Object))
-	_, err = s.Patch(ctx, rv, "default", "w1", engine.MergePatchType, []byte(withRV), engine.PatchOptions{})
+	_, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(withRV), Options: engine.PatchOptions{}})
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("a patch naming a resourceVersion that lost the race: %v, want Conflict", err)
 	}

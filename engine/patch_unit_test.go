@@ -43,7 +43,7 @@ func TestPatchApplication(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			p, err := newPatcher(rv, tc.pt, []byte(tc.patch), PatchOptions{WriteOptions: WriteOptions{FieldValidation: tc.fv}})
+			p, err := newPatcher(rv, PatchRequest{Type: tc.pt, Patch: []byte(tc.patch), Options: PatchOptions{WriteOptions: WriteOptions{FieldValidation: tc.fv}}})
 			var out []byte
 			if err == nil {
 				out, _, err = p.apply(nil, rv, []byte(cur))
@@ -81,7 +81,7 @@ func TestPatchTooManyOperations(t *testing.T) {
 		ops[i] = map[string]any{"op": "test", "path": "/kind", "value": "Widget"}
 	}
 	b, _ := json.Marshal(ops)
-	_, err := newPatcher(&schemas.ResourceVersion{Resource: nsResource, Version: "v1"}, JSONPatchType, b, PatchOptions{})
+	_, err := newPatcher(&schemas.ResourceVersion{Resource: nsResource, Version: "v1"}, PatchRequest{Type: JSONPatchType, Patch: b})
 	if !apierrors.IsRequestEntityTooLargeError(err) {
 		t.Fatalf("got %v, want 413", err)
 	}

@@ -19,16 +19,16 @@ var (
 )
 
 func TestKeys(t *testing.T) {
-	s := NewStore(nil, Options{})
+	var keys Keys
 	tests := map[string]struct {
 		got, want string
 	}{
-		"namespaced object":    {s.objectKey(nsResource, "a", "w"), "/specd/g.example.com/widgets/a/w"},
-		"cluster object":       {s.objectKey(clusterResource, "", "t"), "/specd/g.example.com/things/t"},
-		"namespace list":       {s.listPrefix(nsResource, "a"), "/specd/g.example.com/widgets/a/"},
-		"all namespaces list":  {s.listPrefix(nsResource, ""), "/specd/g.example.com/widgets/"},
-		"cluster list":         {s.listPrefix(clusterResource, ""), "/specd/g.example.com/things/"},
-		"cluster ignores a ns": {s.listPrefix(clusterResource, "x"), "/specd/g.example.com/things/"},
+		"namespaced object":    {keys.Object(nsResource, "a", "w"), "/specd/g.example.com/widgets/a/w"},
+		"cluster object":       {keys.Object(clusterResource, "", "t"), "/specd/g.example.com/things/t"},
+		"namespace list":       {keys.Namespace(nsResource, "a"), "/specd/g.example.com/widgets/a/"},
+		"all namespaces list":  {keys.Namespace(nsResource, ""), "/specd/g.example.com/widgets/"},
+		"cluster list":         {keys.Namespace(clusterResource, ""), "/specd/g.example.com/things/"},
+		"cluster ignores a ns": {keys.Namespace(clusterResource, "x"), "/specd/g.example.com/things/"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -37,7 +37,7 @@ func TestKeys(t *testing.T) {
 			}
 		})
 	}
-	if strings.HasPrefix(s.objectKey(nsResource, "ab", "w"), s.listPrefix(nsResource, "a")) {
+	if strings.HasPrefix(keys.Object(nsResource, "ab", "w"), keys.Namespace(nsResource, "a")) {
 		t.Fatal("namespace a's prefix covers namespace ab")
 	}
 }

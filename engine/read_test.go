@@ -20,21 +20,21 @@ func TestGet(t *testing.T) {
 	ctx := context.Background()
 	rv := widgets(t)
 	created := mustCreate(t, s, rv, "default", widget("w1", 3))
-	got, err := s.Get(ctx, rv, "default", "w1")
+	got, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != string(created) {
 		t.Fatalf("Get = %s\nwant %s", got, created)
 	}
-	if _, err := s.Get(ctx, rv, "other", "w1"); !apierrors.IsNotFound(err) {
+	if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "other", Name: "w1"}); !apierrors.IsNotFound(err) {
 		t.Fatalf("Get in another namespace: %v", err)
 	}
 }
 
 func TestGetNotFoundMatchesKube(t *testing.T) {
 	s, _ := newStore(t)
-	_, err := s.Get(context.Background(), widgets(t), "default", "nope")
+	_, err := s.Get(context.Background(), engine.Ref{Version: widgets(t), Namespace: "default", Name: "nope"})
 	sameJSON(t, statusOf(t, err), loadExchange(t, "22").Response.Body)
 }
 
@@ -60,7 +60,7 @@ func TestList(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			b, err := s.List(ctx, rv, tc.ns, engine.ListRequest{})
+			b, err := s.List(ctx, engine.Ref{Version: rv, Namespace: tc.ns}, engine.ListRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestListClusterScoped(t *testing.T) {
 	s, _ := newStore(t)
 	rv := warehouses(t)
 	mustCreate(t, s, rv, "", `{"apiVersion":"shop.example.com/v1","kind":"Warehouse","metadata":{"name":"north"}}`)
-	b, err := s.List(context.Background(), rv, "", engine.ListRequest{})
+	b, err := s.List(context.Background(), engine.Ref{Version: rv, Namespace: ""}, engine.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestListPagingIsConsistent(t *testing.T) {
 	for i := range 10 {
 		mustCreate(t, s, rv, "default", widget(fmt.Sprintf("w%02d", i), 1))
 	}
-	first, err := s.List(ctx, rv, "default", engine.ListRequest{Limit: 4})
+	first, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestListPagingIsConsistent(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		mustCreate(t, s, rv, "default", widget("w05a", 1))
-		if _, err := s.Delete(ctx, rv, "default", "w08", engine.DeleteOptions{}); err != nil {
+		if _, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w08"}, engine.DeleteOptions{}); err != nil {
 			t.Error(err)
 		}
 	}()
@@ -142,7 +142,7 @@ func TestListPagingIsConsistent(t *testing.T) {
 	names := itemNames(l)
 	token := l.Get("metadata.continue").String()
 	for token != "" {
-		page, err := s.List(ctx, rv, "default", engine.ListRequest{Limit: 4, Continue: token})
+		page, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 4, Continue: token})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestListContinueErrors(t *testing.T) {
 	}
 	for name, token := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := s.List(context.Background(), rv, "default", engine.ListRequest{Continue: token})
+			_, err := s.List(context.Background(), engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Continue: token})
 			if !apierrors.IsBadRequest(err) || !strings.HasPrefix(err.Error(), "invalid continue token: continue key is not valid") {
 				t.Fatalf("error %v, want 400 invalid continue token", err)
 			}
@@ -201,7 +201,7 @@ func TestListCompactedContinue(t *testing.T) {
 	for i := range 3 {
 		mustCreate(t, s, rv, "default", widget(fmt.Sprintf("c%d", i), 1))
 	}
-	first, err := s.List(ctx, rv, "default", engine.ListRequest{Limit: 1})
+	first, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestListCompactedContinue(t *testing.T) {
 	if _, err := testClient.Compact(ctx, rev, clientv3.WithCompactPhysical()); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.List(ctx, rv, "default", engine.ListRequest{Limit: 1, Continue: gjson.GetBytes(first, "metadata.continue").String()})
+	_, err = s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Limit: 1, Continue: gjson.GetBytes(first, "metadata.continue").String()})
 	var se *apierrors.StatusError
 	if !errorsAs(err, &se) || se.ErrStatus.Code != 410 || se.ErrStatus.Reason != "Expired" {
 		t.Fatalf("error %v, want 410 Expired", err)
@@ -219,7 +219,7 @@ func TestListCompactedContinue(t *testing.T) {
 		t.Fatalf("message %q", se.ErrStatus.Message)
 	}
 	// The token in the answer continues, inconsistently, at the latest revision.
-	next, err := s.List(ctx, rv, "default", engine.ListRequest{Continue: se.ErrStatus.ListMeta.Continue})
+	next, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{Continue: se.ErrStatus.ListMeta.Continue})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/specd-io/specd/engine/fieldmanager"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/schemas/structural"
 )
@@ -35,37 +36,38 @@ import (
 // Scale's spec.replicas and its managers go back to the object, which is
 // stored through the whole update path (validation, generation).
 
-// GetScale answers the scale subresource of an object: an autoscaling/v1
+// getScale answers the scale subresource of an object: an autoscaling/v1
 // Scale read from the paths the schema declares, as kube-apiserver answers
 // for a custom resource.
-func (s *Store) GetScale(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error) {
+func (s *Store) getScale(ctx context.Context, ref Ref) ([]byte, error) {
+	rv := ref.Version
 	if rv.Scale == nil {
-		return nil, apierrors.NewNotFound(groupResource(rv.Resource), name)
+		return nil, apierrors.NewNotFound(groupResource(rv.Resource), ref.Name)
 	}
-	obj, err := s.Get(ctx, rv, namespace, name)
+	obj, err := s.getObject(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
 	return scaleOf(rv, obj)
 }
 
-// UpdateScale sets the object's spec replicas from a Scale body and
-// answers the new Scale. The Scale's resourceVersion, when set, must be
+// updateScale sets the object's spec replicas from a Scale body (an
+// Update through the scale subresource) and answers the new Scale. The Scale's resourceVersion, when set, must be
 // the object's.
-func (s *Store) UpdateScale(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts WriteOptions) (Result, error) {
-	if rv.Scale == nil {
-		return Result{}, apierrors.NewNotFound(groupResource(rv.Resource), name)
+func (s *Store) updateScale(ctx context.Context, req WriteRequest) (Result, error) {
+	if req.Version.Scale == nil {
+		return Result{}, apierrors.NewNotFound(groupResource(req.Version.Resource), req.Name)
 	}
-	sc, err := decodeScale(body)
+	sc, err := decodeScale(req.Body)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := checkScale(sc, name); err != nil {
+	if err := checkScale(sc, req.Name); err != nil {
 		return Result{}, err
 	}
 	return s.retryScale(sc.ResourceVersion != "", func() (Result, error) {
-		return s.writeScale(ctx, rv, namespace, name, opts, func(live scaleState) (scaleChange, error) {
-			return s.trackScaleUpdate(live, body, opts)
+		return s.writeScale(ctx, req.Ref, req.Options, func(live scaleState) (scaleChange, error) {
+			return s.trackScaleUpdate(live, req.Body, req.Options)
 		})
 	})
 }
@@ -75,36 +77,36 @@ func (s *Store) UpdateScale(ctx context.Context, rv *schemas.ResourceVersion, na
 // carries the resourceVersion it was read at, so a write that lost a race
 // is a conflict, retried on a fresh read unless the patch itself names a
 // resourceVersion.
-func (s *Store) patchScale(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt PatchType, patch []byte, opts PatchOptions) (PatchResult, error) {
-	if rv.Scale == nil {
-		return PatchResult{}, apierrors.NewNotFound(groupResource(rv.Resource), name)
+func (s *Store) patchScale(ctx context.Context, req PatchRequest) (PatchResult, error) {
+	if req.Version.Scale == nil {
+		return PatchResult{}, apierrors.NewNotFound(groupResource(req.Version.Resource), req.Name)
 	}
 	st := scaleType()
-	p, err := newPatcher(st, pt, patch, opts)
+	p, err := newPatcher(st, req)
 	if err != nil {
 		return PatchResult{}, err
 	}
-	pinned := pinsResourceVersion(patch)
-	if pt == ApplyPatchType {
+	pinned := pinsResourceVersion(req.Patch)
+	if req.Type == ApplyPatchType {
 		pinned = p.config.meta.ResourceVersion != ""
 	}
 	res, err := s.retryScale(pinned, func() (Result, error) {
-		return s.writeScale(ctx, rv, namespace, name, p.opts.WriteOptions, func(live scaleState) (scaleChange, error) {
-			patched, wopts, err := p.apply(s, st, live.json)
+		return s.writeScale(ctx, req.Ref, req.Options.WriteOptions, func(live scaleState) (scaleChange, error) {
+			patched, wopts, err := p.apply(&s.fields, st, live.json)
 			if err != nil {
 				return scaleChange{}, err
 			}
-			if pt == ApplyPatchType {
+			if req.Type == ApplyPatchType {
 				return scaleChange{body: patched, entries: wopts.applied.entries}, nil
 			}
 			sc, err := decodeScale(patched)
 			if err != nil {
 				return scaleChange{}, err
 			}
-			if err := checkScale(sc, name); err != nil {
+			if err := checkScale(sc, req.Name); err != nil {
 				return scaleChange{}, err
 			}
-			return s.trackScaleUpdate(live, patched, p.opts.WriteOptions)
+			return s.trackScaleUpdate(live, patched, req.Options.WriteOptions)
 		})
 	})
 	if err != nil {
@@ -178,9 +180,9 @@ const invalidReplicas = math.MinInt32
 // writeScale reads the object, lets change compute the new Scale, and
 // stores the object with its replicas and managed fields. A conflict is
 // answered as one; patchScale retries it.
-func (s *Store) writeScale(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, opts WriteOptions,
-	change func(scaleState) (scaleChange, error)) (Result, error) {
-	cur, err := s.Get(ctx, rv, namespace, name)
+func (s *Store) writeScale(ctx context.Context, ref Ref, opts WriteOptions, change func(scaleState) (scaleChange, error)) (Result, error) {
+	rv := ref.Version
+	cur, err := s.getObject(ctx, ref)
 	if err != nil {
 		return Result{}, err
 	}
@@ -210,7 +212,7 @@ func (s *Store) writeScale(ctx context.Context, rv *schemas.ResourceVersion, nam
 	if sc.Spec.Replicas == invalidReplicas {
 		return Result{}, apierrors.NewBadRequest(fmt.Sprintf("the spec replicas field %q cannot be empty", rv.Scale.SpecReplicasPath))
 	}
-	if err := checkScale(sc, name); err != nil {
+	if err := checkScale(sc, ref.Name); err != nil {
 		return Result{}, err
 	}
 	toParent, err := h.ToParent(ch.entries)
@@ -225,8 +227,7 @@ func (s *Store) writeScale(ctx context.Context, rv *schemas.ResourceVersion, nam
 		return Result{}, err
 	}
 	opts.applied = &appliedFields{entries: toParent}
-	opts.subresource = "scale"
-	res, err := s.Update(ctx, rv, namespace, name, next, opts)
+	res, err := s.update(ctx, newWrite(ctx, hook.OperationUpdate, ref, opts), next)
 	if err != nil {
 		return Result{}, err
 	}
@@ -243,7 +244,7 @@ func (s *Store) writeScale(ctx context.Context, rv *schemas.ResourceVersion, nam
 // fields it cannot compute are dropped.
 func (s *Store) trackScaleUpdate(live scaleState, body []byte, opts WriteOptions) (scaleChange, error) {
 	ch := scaleChange{body: body}
-	fm, err := s.fieldManager(scaleType())
+	fm, err := s.fields.of(scaleType())
 	if err != nil {
 		return scaleChange{}, err
 	}

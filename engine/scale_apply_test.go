@@ -21,8 +21,8 @@ func scaleConfig(replicas string) string {
 
 func scalePatch(t *testing.T, s *engine.Store, rv *schemas.ResourceVersion, pt engine.PatchType, body, manager string, force bool) (engine.PatchResult, error) {
 	t.Helper()
-	return s.Patch(context.Background(), rv, "default", "p", pt, []byte(body),
-		engine.PatchOptions{Subresource: "scale", Force: force, WriteOptions: engine.WriteOptions{FieldManager: manager}})
+	return s.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p", Subresource: "scale"}, Type: pt, Patch: []byte(body), Options: engine.PatchOptions{Force: force, WriteOptions: engine.WriteOptions{FieldManager: manager}}})
+
 }
 
 // managerOf returns "operation/subresource" of manager's entry in obj's
@@ -52,12 +52,11 @@ func TestScaleApply(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	rv := replicated(t)
-	if _, err := s.Create(ctx, rv, "default", []byte(`{"apiVersion":"apps.example.com/v1","kind":"Pool","metadata":{"name":"p"},"spec":{"replicas":2,"selector":"app=p"}}`),
-		engine.WriteOptions{FieldManager: "creator"}); err != nil {
+	if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(`{"apiVersion":"apps.example.com/v1","kind":"Pool","metadata":{"name":"p"},"spec":{"replicas":2,"selector":"app=p"}}`), Options: engine.WriteOptions{FieldManager: "creator"}}); err != nil {
 		t.Fatal(err)
 	}
 	get := func() []byte {
-		obj, err := s.Get(ctx, rv, "default", "p")
+		obj, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "p"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,16 +111,15 @@ func TestScaleApply(t *testing.T) {
 		t.Fatalf("apply of the current value: %v", err)
 	}
 	// The main endpoint sees the scale's managers as the object's.
-	_, err = s.Patch(ctx, rv, "default", "p", engine.ApplyPatchType,
-		[]byte(`{"apiVersion":"apps.example.com/v1","kind":"Pool","metadata":{"name":"p"},"spec":{"replicas":9}}`),
-		engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "owner"}})
+	_, err = s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p"}, Type: engine.ApplyPatchType, Patch: []byte(`{"apiVersion":"apps.example.com/v1","kind":"Pool","metadata":{"name":"p"},"spec":{"replicas":9}}`), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "owner"}}})
+
 	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `"kubectl" with subresource "scale" using apps.example.com/v1`) ||
 		!strings.Contains(err.Error(), `"hpa" with subresource "scale"`) {
 		t.Fatalf("main apply over the scale's managers: %v", err)
 	}
 	before := get()
-	dry, err := s.Patch(ctx, rv, "default", "p", engine.ApplyPatchType, []byte(scaleConfig("7")),
-		engine.PatchOptions{Subresource: "scale", Force: true, WriteOptions: engine.WriteOptions{FieldManager: "hpa", DryRun: true}})
+	dry, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p", Subresource: "scale"}, Type: engine.ApplyPatchType, Patch: []byte(scaleConfig("7")), Options: engine.PatchOptions{Force: true, WriteOptions: engine.WriteOptions{FieldManager: "hpa", DryRun: true}}})
+
 	if err != nil || gjson.GetBytes(dry.Object, "spec.replicas").Int() != 7 {
 		t.Fatalf("dry run: %v %s", err, dry.Object)
 	}
@@ -154,13 +152,13 @@ func TestScaleApplyRefused(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			before, _ := s.List(ctx, rv, "default", engine.ListRequest{})
-			_, err := s.Patch(ctx, rv, "default", tc.name, engine.ApplyPatchType, []byte(tc.config),
-				engine.PatchOptions{Subresource: "scale", Force: true, WriteOptions: engine.WriteOptions{FieldManager: "hpa", FieldValidation: tc.fv}})
+			before, _ := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{})
+			_, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: tc.name, Subresource: "scale"}, Type: engine.ApplyPatchType, Patch: []byte(tc.config), Options: engine.PatchOptions{Force: true, WriteOptions: engine.WriteOptions{FieldManager: "hpa", FieldValidation: tc.fv}}})
+
 			if !tc.check(err) || !strings.Contains(err.Error(), tc.message) {
 				t.Fatalf("err %v", err)
 			}
-			if after, _ := s.List(ctx, rv, "default", engine.ListRequest{}); string(after) != string(before) {
+			if after, _ := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{}); string(after) != string(before) {
 				t.Fatalf("a refused apply changed objects:\n%s\n%s", before, after)
 			}
 		})
@@ -169,17 +167,17 @@ func TestScaleApplyRefused(t *testing.T) {
 	// before-first-apply, as in kube-apiserver, so the first apply
 	// conflicts unless forced.
 	config := []byte(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"empty"},"spec":{"replicas":1}}`)
-	_, err := s.Patch(ctx, rv, "default", "empty", engine.ApplyPatchType, config,
-		engine.PatchOptions{Subresource: "scale", WriteOptions: engine.WriteOptions{FieldManager: "hpa"}})
+	_, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "empty", Subresource: "scale"}, Type: engine.ApplyPatchType, Patch: config, Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "hpa"}}})
+
 	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `conflict with "before-first-apply" with subresource "scale"`) {
 		t.Fatalf("first apply to an object without replicas: %v", err)
 	}
-	res, err := s.Patch(ctx, rv, "default", "empty", engine.ApplyPatchType, config,
-		engine.PatchOptions{Subresource: "scale", Force: true, WriteOptions: engine.WriteOptions{FieldManager: "hpa"}})
+	res, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "empty", Subresource: "scale"}, Type: engine.ApplyPatchType, Patch: config, Options: engine.PatchOptions{Force: true, WriteOptions: engine.WriteOptions{FieldManager: "hpa"}}})
+
 	if err != nil || gjson.GetBytes(res.Object, "spec.replicas").Int() != 1 {
 		t.Fatalf("forced apply to an object without replicas: %v %s", err, res.Object)
 	}
-	obj, _ := s.Get(ctx, rv, "default", "empty")
+	obj, _ := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "empty"})
 	if _, fields := managerOf(t, obj, "before-first-apply"); fields != "" {
 		t.Fatalf("before-first-apply of the scale left on the object: %s", obj)
 	}
@@ -191,15 +189,13 @@ func TestScaleUpdateManagedFields(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	rv := replicated(t)
-	if _, err := s.Create(ctx, rv, "default", []byte(`{"apiVersion":"apps.example.com/v1","kind":"Pool","metadata":{"name":"p"},"spec":{"replicas":2,"selector":"app=p"}}`),
-		engine.WriteOptions{FieldManager: "creator"}); err != nil {
+	if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(`{"apiVersion":"apps.example.com/v1","kind":"Pool","metadata":{"name":"p"},"spec":{"replicas":2,"selector":"app=p"}}`), Options: engine.WriteOptions{FieldManager: "creator"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateScale(ctx, rv, "default", "p", []byte(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p"},"spec":{"replicas":4}}`),
-		engine.WriteOptions{FieldManager: "scaler"}); err != nil {
+	if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p", Subresource: "scale"}, Body: []byte(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p"},"spec":{"replicas":4}}`), Options: engine.WriteOptions{FieldManager: "scaler"}}); err != nil {
 		t.Fatal(err)
 	}
-	obj, _ := s.Get(ctx, rv, "default", "p")
+	obj, _ := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "p"})
 	if op, fields := managerOf(t, obj, "scaler"); op != "Update/scale" || fields != `{"f:spec":{"f:replicas":{}}}` {
 		t.Fatalf("scaler's entry %s %s\n%s", op, fields, obj)
 	}

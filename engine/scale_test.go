@@ -34,7 +34,7 @@ func TestScale(t *testing.T) {
 	rv := replicated(t)
 	obj := mustCreate(t, s, rv, "default", `{"apiVersion":"apps.example.com/v1","kind":"Pool","metadata":{"name":"p"},"spec":{"replicas":2,"selector":"app=p"}}`)
 
-	got, err := s.GetScale(ctx, rv, "default", "p")
+	got, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "p", Subresource: "scale"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,21 +56,21 @@ func TestScale(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := s.UpdateScale(ctx, rv, "default", "p", []byte(tc.body), engine.WriteOptions{})
+			_, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p", Subresource: "scale"}, Body: []byte(tc.body), Options: engine.WriteOptions{}})
 			if !tc.check(err) {
 				t.Fatalf("err %v", err)
 			}
 		})
 	}
 
-	res, err := s.UpdateScale(ctx, rv, "default", "p", []byte(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p","resourceVersion":"`+rvOf(obj)+`"},"spec":{"replicas":5}}`), engine.WriteOptions{})
+	res, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p", Subresource: "scale"}, Body: []byte(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p","resourceVersion":"` + rvOf(obj) + `"},"spec":{"replicas":5}}`), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if gjson.GetBytes(res.Object, "spec.replicas").Int() != 5 || rvOf(res.Object) == rvOf(obj) {
 		t.Fatalf("scale answer %s", res.Object)
 	}
-	now, _ := s.Get(ctx, rv, "default", "p")
+	now, _ := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "p"})
 	if gjson.GetBytes(now, "spec.replicas").Int() != 5 || gjson.GetBytes(now, "metadata.generation").Int() != 2 {
 		t.Fatalf("object after scaling: %s", now)
 	}
@@ -88,10 +88,10 @@ func TestScale(t *testing.T) {
 	}
 	for name, tc := range patches {
 		t.Run(name, func(t *testing.T) {
-			before, _ := s.Get(ctx, rv, "default", "p")
-			res, err := s.Patch(ctx, rv, "default", "p", tc.pt, []byte(tc.patch),
-				engine.PatchOptions{Subresource: "scale", WriteOptions: engine.WriteOptions{FieldManager: "test"}})
-			after, _ := s.Get(ctx, rv, "default", "p")
+			before, _ := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "p"})
+			res, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "p", Subresource: "scale"}, Type: tc.pt, Patch: []byte(tc.patch), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "test"}}})
+
+			after, _ := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "p"})
 			if tc.check != nil {
 				if !tc.check(err) {
 					t.Fatalf("err %v", err)
@@ -112,7 +112,7 @@ func TestScale(t *testing.T) {
 			}
 		})
 	}
-	if _, err := s.GetScale(ctx, widgets(t), "default", "p"); !apierrors.IsNotFound(err) {
+	if _, err := s.Get(ctx, engine.Ref{Version: widgets(t), Namespace: "default", Name: "p", Subresource: "scale"}); !apierrors.IsNotFound(err) {
 		t.Fatalf("scale of a resource without it: %v", err)
 	}
 }

@@ -61,13 +61,13 @@ func TestUpdateStatus(t *testing.T) {
 			rv := widgets(t)
 			created := created07(t, s)
 			// Every case starts from an object whose status is set.
-			first, err := s.UpdateStatus(ctx, rv, "default", "w1", set(t, created, "status.ready", false), engine.WriteOptions{})
+			first, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1", Subresource: "status"}, Body: set(t, created, "status.ready", false), Options: engine.WriteOptions{}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			before := first.Object
-			res, err := s.UpdateStatus(ctx, rv, "default", "w1", tc.edit(t, before), engine.WriteOptions{})
-			after, getErr := s.Get(ctx, rv, "default", "w1")
+			res, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1", Subresource: "status"}, Body: tc.edit(t, before), Options: engine.WriteOptions{}})
+			after, getErr := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"})
 			if getErr != nil {
 				t.Fatal(getErr)
 			}
@@ -101,7 +101,7 @@ func TestUpdateStatusWithoutSubresource(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
 	rv := warehouses(t)
-	_, err := s.UpdateStatus(ctx, rv, "", "w", []byte(`{}`), engine.WriteOptions{})
+	_, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: "w", Subresource: "status"}, Body: []byte(`{}`), Options: engine.WriteOptions{}})
 	if !apierrors.IsNotFound(err) {
 		t.Fatalf("err = %v, want NotFound", err)
 	}

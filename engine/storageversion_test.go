@@ -33,7 +33,7 @@ func TestReadAfterStorageVersionChange(t *testing.T) {
 		"a": {"apiVersion": group + "/v2", "spec.color": "red", "spec.size": "1"},
 		"b": {"apiVersion": group + "/v2", "spec.color": "blue", "spec.label": "kept"},
 	} {
-		got, err := after.Get(ctx, cur.V2, "default", name)
+		got, err := after.Get(ctx, engine.Ref{Version: cur.V2, Namespace: "default", Name: name})
 		if err != nil {
 			t.Fatalf("get %s in v2: %v", name, err)
 		}
@@ -42,7 +42,7 @@ func TestReadAfterStorageVersionChange(t *testing.T) {
 			t.Errorf("get %s in v2 shows annotations: %s", name, got)
 		}
 	}
-	got, err := after.Get(ctx, cur.V1, "default", "b")
+	got, err := after.Get(ctx, engine.Ref{Version: cur.V1, Namespace: "default", Name: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestReadAfterStorageVersionChange(t *testing.T) {
 	if gjson.GetBytes(got, "metadata.annotations").Exists() {
 		t.Errorf("get b in v1 shows the bookkeeping: %s", got)
 	}
-	list, err := after.List(ctx, cur.V2, "default", engine.ListRequest{})
+	list, err := after.List(ctx, engine.Ref{Version: cur.V2, Namespace: "default"}, engine.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,9 +62,9 @@ func TestReadAfterStorageVersionChange(t *testing.T) {
 
 	// A write in the new storage version stores the object in it, with
 	// the label the old one kept aside.
-	b, _ := after.Get(ctx, cur.V2, "default", "b")
+	b, _ := after.Get(ctx, engine.Ref{Version: cur.V2, Namespace: "default", Name: "b"})
 	b, _ = sjson.SetBytes(b, "spec.size", 20)
-	if _, err := after.Update(ctx, cur.V2, "default", "b", b, engine.WriteOptions{}); err != nil {
+	if _, err := after.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: cur.V2, Namespace: "default", Name: "b"}, Body: b, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatalf("update in v2: %v", err)
 	}
 	stored := gizmotest.Stored(t, st, prefix, group)

@@ -1,11 +1,8 @@
 package engine
 
 import (
-	"context"
 	"log/slog"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/converters"
 	"github.com/specd-io/specd/engine/storage"
@@ -17,11 +14,11 @@ import (
 // schema state: each call names the resource version it serves, taken from
 // the registry snapshot of the request.
 type Store struct {
-	storage   storage.Storage
-	converter converters.Converter
-	prefix    string
-	now       func() time.Time
-	log       *slog.Logger
+	storage storage.Storage
+	conv    conversion
+	keys    Keys
+	now     func() time.Time
+	log     *slog.Logger
 	// genName makes a name from generateName; tests replace it.
 	genName func(base string) string
 	// onDelete is called after a delete or a deletion mark is stored.
@@ -32,10 +29,7 @@ type Store struct {
 	// admit calls the plugins schemas bind (admission.go).
 	admit admitter
 	// mutators are Options.Mutators (mutate.go).
-	mutators byResource[Mutator]
-	// converterFor, when set, is the converter of a resource's registry
-	// snapshot (Options.Converters).
-	converterFor func(*schemas.Resource) converters.Converter
+	mutators mutators
 	// maxBodyBytes bounds a patch's result (Options.MaxBodyBytes).
 	maxBodyBytes int64
 	// strategies are Options.Strategies; nsCheck Options.NamespaceCheck.
@@ -49,8 +43,9 @@ type Store struct {
 
 // Options configure a Store.
 type Options struct {
-	// Prefix is the key prefix of every object; "/specd/" when empty.
-	Prefix string
+	// Keys is where the objects are stored (Keys.Prefix "/specd/" when
+	// empty).
+	Keys   Keys
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -71,10 +66,14 @@ type Options struct {
 	// for deletion, and after a write of an object with ownerReferences:
 	// the garbage collector's prompt trigger. It must not block.
 	OnDelete func()
-	// Admission calls the defaulting and validation plugins that schemas
-	// bind with x-specd-hooks. Without it a write to a resource with such
-	// a binding fails as the binding's failurePolicy says.
-	Admission hook.Admission
+	// Admission makes what calls the defaulting and validation plugins
+	// that schemas bind with x-specd-hooks. It is given the Store itself:
+	// the plugins it calls may call back into the Store (a reconciler's
+	// write through the plugin host's callbacks comes back to the host's
+	// admission plugins), so the two are made together here. Without it
+	// a write to a resource with such a binding fails as the binding's
+	// failurePolicy says.
+	Admission func(self *Store) hook.Admission
 	// MaxBodyBytes is the request body limit; DefaultMaxBodyBytes when 0.
 	// A patch whose result is larger is refused with 413, as the body of
 	// a PUT would be, and so is a JSON patch whose copies add more.
@@ -113,16 +112,8 @@ type Options struct {
 	StrategicPatchMeta StrategicPatchMeta
 }
 
-// WriteCheck vets one write of a resource before its validation plugin
-// sees it: req carries the object in the storage version (and the stored
-// one on update), and the request's context the user. An error refuses
-// the write and is answered as it is (a Status error keeps its code), so
-// that a check such as RBAC's escalation prevention answers 403.
-type WriteCheck func(ctx context.Context, req hook.AdmissionRequest) error
-
 // NewStore returns a Store on storage.
 func NewStore(storage storage.Storage, opts Options) *Store {
-	opts.Prefix = prefixOr(opts.Prefix)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -136,86 +127,26 @@ func NewStore(storage storage.Storage, opts Options) *Store {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	limitJSONPatchCopies(opts.MaxBodyBytes)
-	storage = expireKeys(storage, opts.Prefix, opts.TTL, opts.Logger)
-	s := &Store{maxBodyBytes: opts.MaxBodyBytes, converter: opts.Converter, converterFor: opts.Converters, prefix: opts.Prefix, now: opts.Now, log: opts.Logger,
-		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{admission: opts.Admission, checks: keyByResource(opts.WriteChecks), log: opts.Logger},
-		strategies: strategies(keyByResource(opts.Strategies)), nsCheck: opts.NamespaceCheck, createCheck: opts.CreateCheck, mutators: keyByResource(opts.Mutators),
+	opts.Keys.Prefix = opts.Keys.prefix()
+	storage = expireKeys(storage, opts.Keys.Prefix, opts.TTL, opts.Logger)
+	s := &Store{maxBodyBytes: opts.MaxBodyBytes, conv: conversion{converter: opts.Converter, converterFor: opts.Converters}, keys: opts.Keys, now: opts.Now, log: opts.Logger,
+		fields:  fieldManagers{now: opts.Now, log: opts.Logger},
+		genName: generateName, onDelete: opts.OnDelete, cache: opts.Cache, admit: admitter{checks: keyByResource(opts.WriteChecks), log: opts.Logger},
+		strategies: strategies(keyByResource(opts.Strategies)), nsCheck: opts.NamespaceCheck, createCheck: opts.CreateCheck, mutators: mutators(keyByResource(opts.Mutators)),
 		strategicMeta: opts.StrategicPatchMeta}
-	s.storage = finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete, s.holdsOf(s.strategies))
+	s.storage = finalizing(limitSize(storage, opts.MaxObjectBytes), opts.OnDelete, s.strategies.holds(s.keys))
+	if opts.Admission != nil {
+		s.admit.admission = opts.Admission(s)
+	}
 	return s
 }
 
-// converterOf returns the converter of r's registry snapshot.
-func (s *Store) converterOf(r *schemas.Resource) converters.Converter {
-	if s.converterFor != nil {
-		if c := s.converterFor(r); c != nil {
-			return c
-		}
-	}
-	return s.converter
+// Subresources returns the update-only subresources r's Strategy serves
+// besides status and scale, sorted (nil for none): discovery and the
+// OpenAPI documents list them as kube-apiserver lists namespaces/finalize.
+func (s *Store) Subresources(r *schemas.Resource) []string {
+	return s.strategies.subresources(r)
 }
 
-// FieldValidation is the fieldValidation query parameter.
-type FieldValidation string
-
-const (
-	FieldValidationStrict FieldValidation = "Strict"
-	FieldValidationWarn   FieldValidation = "Warn"
-	FieldValidationIgnore FieldValidation = "Ignore"
-)
-
-// WriteOptions are the options every write takes.
-type WriteOptions struct {
-	FieldValidation FieldValidation // Warn when empty
-	DryRun          bool            // validate everything, store nothing
-	// FieldManager names the writer in metadata.managedFields: the
-	// fieldManager parameter, else the user agent's prefix.
-	FieldManager string
-	// BodyProblems are what a strict decoding of the body as the client
-	// sent it found before it became JSON (the duplicate keys of a YAML
-	// body, which the conversion drops): judged with the JSON decoding's
-	// own, as FieldValidation says.
-	BodyProblems []error
-	// applied are the managed fields a server-side apply computed; the
-	// write keeps them instead of tracking an update (apply.go).
-	applied *appliedFields
-	// subresource is "scale" for a write through /scale (scale.go): the
-	// plugins are told, as Kubernetes admission is.
-	subresource string
-}
-
-// DeleteOptions are the options of a delete.
-type DeleteOptions struct {
-	DryRun bool
-	// Preconditions, when set, must match the stored object.
-	UID             string
-	ResourceVersion string
-	// PropagationPolicy is Background (when empty), Foreground or Orphan;
-	// with OrphanDependents set (the deprecated field), it decides.
-	PropagationPolicy metav1.DeletionPropagation
-	OrphanDependents  *bool
-	// GracePeriodSeconds is accepted and, as for a custom resource in
-	// kube-apiserver, has no effect: objects without finalizers go at once.
-	GracePeriodSeconds *int64
-}
-
-// ListRequest is the query parameters of a list the engine understands.
-type ListRequest struct {
-	Limit    int64
-	Continue string
-	Selector Selector
-	// ResourceVersion and ResourceVersionMatch say how fresh the list must
-	// be, as in Kubernetes: unset is a consistent read (the watch cache
-	// once it has storage's current revision, else storage), "0" any (the
-	// cache), N with NotOlderThan (or no match) at least N (the cache once
-	// it has N), N with Exact the snapshot at N (storage).
-	ResourceVersion      string
-	ResourceVersionMatch string
-}
-
-// Result is what a write answers: the object in the request's version and
-// the warnings to send in Warning headers.
-type Result struct {
-	Object   []byte
-	Warnings []string
-}
+// A Store is the whole surface (surface.go).
+var _ Objects = (*Store)(nil)

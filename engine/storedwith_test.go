@@ -62,7 +62,7 @@ func sharedNotesStore(t *testing.T, ttl time.Duration) (s *engine.Store, shop, n
 	st := etcdstorage.New(testClient)
 	caches := watchcache.New(st, watchcache.Config{})
 	t.Cleanup(caches.Close)
-	s = engine.NewStore(st, engine.Options{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1)), Now: func() time.Time { return testNow },
+	s = engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))}, Now: func() time.Time { return testNow },
 		Cache: caches, Converter: set, TTL: map[string]time.Duration{"notices.shop.example.com": ttl}})
 	return s, reg.Lookup("shop.example.com", "v1", "notices"), reg.Lookup("news.example.com", "v1", "notes")
 }
@@ -74,12 +74,12 @@ func TestStoredWith(t *testing.T) {
 	s, shop, news := sharedNotesStore(t, 0)
 	ctx := context.Background()
 	created := mustCreate(t, s, shop, "default", `{"apiVersion":"shop.example.com/v1","kind":"Note","metadata":{"name":"a"},"message":"hi","priority":2}`)
-	w, err := s.Watch(ctx, news, "default", engine.WatchRequest{ResourceVersion: gjson.GetBytes(created, "metadata.resourceVersion").Str})
+	w, err := s.Watch(ctx, engine.Ref{Version: news, Namespace: "default"}, engine.WatchRequest{ResourceVersion: gjson.GetBytes(created, "metadata.resourceVersion").Str})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	got, err := s.Get(ctx, news, "default", "a")
+	got, err := s.Get(ctx, engine.Ref{Version: news, Namespace: "default", Name: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,11 +87,11 @@ func TestStoredWith(t *testing.T) {
 		t.Errorf("news get: %s", got)
 	}
 	got, _ = sjson.SetBytes(got, "note", "hello")
-	if _, err := s.Update(ctx, news, "default", "a", got, engine.WriteOptions{}); err != nil {
+	if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: news, Namespace: "default", Name: "a"}, Body: got, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, s, news, "default", `{"apiVersion":"news.example.com/v1","kind":"Note","metadata":{"name":"b"},"note":"new"}`)
-	list, err := s.List(ctx, shop, "default", engine.ListRequest{})
+	list, err := s.List(ctx, engine.Ref{Version: shop, Namespace: "default"}, engine.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestStoredWithTTL(t *testing.T) {
 	s, shop, news := sharedNotesStore(t, 2*time.Second)
 	ctx := context.Background()
 	created := mustCreate(t, s, news, "default", `{"apiVersion":"news.example.com/v1","kind":"Note","metadata":{"name":"a"},"note":"hi"}`)
-	w, err := s.Watch(ctx, shop, "default", engine.WatchRequest{ResourceVersion: gjson.GetBytes(created, "metadata.resourceVersion").Str})
+	w, err := s.Watch(ctx, engine.Ref{Version: shop, Namespace: "default"}, engine.WatchRequest{ResourceVersion: gjson.GetBytes(created, "metadata.resourceVersion").Str})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,12 +17,6 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-// StrategicMergePatchType is kube's strategic merge patch: a merge patch
-// whose lists merge by the patch metadata of the kind's Go type (a merge
-// key, or replaced whole), with the $patch, $setElementOrder,
-// $deleteFromPrimitiveList and $retainKeys directives.
-const StrategicMergePatchType PatchType = "application/strategic-merge-patch+json"
-
 // StrategicPatchMeta answers the strategic merge patch metadata of a kind
 // in one version, and false for a kind that takes no strategic merge
 // patch. The metadata lives in the struct tags of Go types (k8s.io/api),
@@ -30,17 +24,17 @@ const StrategicMergePatchType PatchType = "application/strategic-merge-patch+jso
 // (schemas/builtin/gotypes.PatchMeta).
 type StrategicPatchMeta func(schema.GroupVersionKind) (strategicpatch.LookupPatchMeta, bool)
 
-// strategicMetaFor is the metadata a patch of type pt of rv uses: for a
-// strategic merge patch, the kind's, or kube's 415 when it has none (the
-// scale subresource has none: its Scale is not rv's kind); for the other
-// types, nil.
-func (s *Store) strategicMetaFor(rv *schemas.ResourceVersion, pt PatchType, subresource string) (strategicpatch.LookupPatchMeta, error) {
+// lookup is the metadata a patch of type pt of rv uses: for a strategic
+// merge patch, the kind's, or kube's 415 when it has none (the scale
+// subresource has none: its Scale is not rv's kind); for the other types,
+// nil.
+func (m StrategicPatchMeta) lookup(rv *schemas.ResourceVersion, pt PatchType, subresource string) (strategicpatch.LookupPatchMeta, error) {
 	if pt != StrategicMergePatchType {
 		return nil, nil
 	}
-	if s.strategicMeta != nil && subresource != "scale" {
+	if m != nil && subresource != "scale" {
 		gvk := schema.GroupVersionKind{Group: rv.Resource.Group, Version: rv.Version, Kind: rv.Resource.Kind}
-		if meta, ok := s.strategicMeta(gvk); ok {
+		if meta, ok := m(gvk); ok {
 			return meta, nil
 		}
 	}
@@ -59,11 +53,11 @@ func unsupportedPatchType(accepted ...PatchType) error {
 		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(names, ", ")}}
 }
 
-// strategicMerge applies the strategic merge patch to cur, as
-// kube-apiserver does: on maps decoded case-sensitively with integers
-// kept, nulls in the patch removing fields.
-func (p *patcher) strategicMerge(cur []byte) ([]byte, error) {
-	if p.meta == nil {
+// strategicMerge applies the strategic merge patch to cur, with the
+// kind's metadata, as kube-apiserver does: on maps decoded
+// case-sensitively with integers kept, nulls in the patch removing fields.
+func strategicMerge(cur, patchBytes []byte, meta strategicpatch.LookupPatchMeta) ([]byte, error) {
+	if meta == nil {
 		return nil, unsupportedPatchType(JSONPatchType, MergePatchType, ApplyPatchType)
 	}
 	var original, patch map[string]any
@@ -71,10 +65,10 @@ func (p *patcher) strategicMerge(cur []byte) ([]byte, error) {
 		return nil, fmt.Errorf("engine: decoding the object to patch: %w", err)
 	}
 	// The merge consumes the patch map, so each attempt decodes its own.
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(p.patch, &patch); err != nil {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(patchBytes, &patch); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	merged, err := mergeStrategic(original, patch, p.meta)
+	merged, err := mergeStrategic(original, patch, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -113,16 +107,4 @@ func strategicMergeError(err error) error {
 	default:
 		return apierrors.NewBadRequest(err.Error())
 	}
-}
-
-// strictValue is the value kube-apiserver's Invalid on "patch" shows for
-// a patch that fails strict field validation: a strategic merge patch
-// shows the patch as a Go map prints, other patches the patched object.
-func (p *patcher) strictValue(patched []byte) string {
-	if p.pt != StrategicMergePatchType {
-		return string(patched)
-	}
-	var patch map[string]any
-	_ = kjson.UnmarshalCaseSensitivePreserveInts(p.patch, &patch) // newPatcher read it
-	return fmt.Sprintf("%+v", patch)
 }

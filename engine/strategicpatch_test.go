@@ -32,7 +32,7 @@ func newSMPEnv(tb testing.TB, st storage.Storage) smpEnv {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	opts := engine.Options{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1)), Now: func() time.Time { return testNow },
+	opts := engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))}, Now: func() time.Time { return testNow },
 		StrategicPatchMeta: gotypes.PatchMeta}
 	return smpEnv{store: engine.NewStore(st, opts), opts: opts, reg: reg}
 }
@@ -47,8 +47,8 @@ func (e smpEnv) rv(tb testing.TB, group, plural string) *schemas.ResourceVersion
 }
 
 func (e smpEnv) smp(rv *schemas.ResourceVersion, name, patch string) (engine.PatchResult, error) {
-	return e.store.Patch(context.Background(), rv, "default", name, engine.StrategicMergePatchType, []byte(patch),
-		engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "kubectl-patch"}})
+	return e.store.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: name}, Type: engine.StrategicMergePatchType, Patch: []byte(patch), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "kubectl-patch"}}})
+
 }
 
 // wantJSON fails unless the value at path in obj is want (compact JSON).
@@ -151,8 +151,8 @@ func TestStrategicMergePatchErrors(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := e.store.Patch(context.Background(), cms, "default", "c", engine.StrategicMergePatchType, []byte(tc.patch),
-				engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "m", FieldValidation: engine.FieldValidationStrict}})
+			_, err := e.store.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: cms, Namespace: "default", Name: "c"}, Type: engine.StrategicMergePatchType, Patch: []byte(tc.patch), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "m", FieldValidation: engine.FieldValidationStrict}}})
+
 			var se apierrors.APIStatus
 			if !errorsAs(err, &se) || se.Status().Code != tc.code {
 				t.Fatalf("%v, want a %d", err, tc.code)
@@ -178,7 +178,7 @@ func TestStrategicMergePatchUnsupported(t *testing.T) {
 	mustCreate(t, e.store, widgets, "default", w1)
 	cms := e.rv(t, "", "configmaps")
 	mustCreate(t, e.store, cms, "default", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`)
-	plain := engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: e.opts.Prefix})
+	plain := engine.NewStore(etcdstorage.New(testClient), engine.Options{Keys: e.opts.Keys})
 	const want = "the body of the request was in an unknown format - accepted media types include: " +
 		"application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
 	for name, tc := range map[string]struct {
@@ -193,8 +193,8 @@ func TestStrategicMergePatchUnsupported(t *testing.T) {
 		"no StrategicPatchMeta": {plain, cms, "c", ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := tc.store.Patch(context.Background(), tc.rv, "default", tc.name, engine.StrategicMergePatchType, []byte(`{"spec":{"size":8}}`),
-				engine.PatchOptions{Subresource: tc.sub})
+			_, err := tc.store.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: tc.rv, Namespace: "default", Name: tc.name, Subresource: tc.sub}, Type: engine.StrategicMergePatchType, Patch: []byte(`{"spec":{"size":8}}`), Options: engine.PatchOptions{}})
+
 			if !apierrors.IsUnsupportedMediaType(err) || err.Error() != want {
 				t.Fatalf("%v, want a 415 %q", err, want)
 			}
@@ -218,7 +218,7 @@ func TestStrategicMergePatchRetries(t *testing.T) {
 		}
 	}
 	racing := engine.NewStore(rs, e.opts)
-	res, err := racing.Patch(ctx, cms, "default", "c", engine.StrategicMergePatchType, []byte(`{"data":{"a":null,"b":"2"}}`), engine.PatchOptions{})
+	res, err := racing.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: cms, Namespace: "default", Name: "c"}, Type: engine.StrategicMergePatchType, Patch: []byte(`{"data":{"a":null,"b":"2"}}`), Options: engine.PatchOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ type Strategy struct {
 	// itself, "status", "scale", or one of Subresources.
 	PrepareUpdate func(obj, old map[string]any, subresource string)
 	// Subresources are the update-only subresources the resource serves
-	// besides status and scale (UpdateSubresource), such as a
+	// besides status and scale (an Update through them), such as a
 	// Namespace's "finalize".
 	Subresources []string
 	// CheckDelete vets a delete of the named object before it is read: an
@@ -41,12 +41,18 @@ type Strategy struct {
 	MarkDeleting func(stored []byte) ([]byte, error)
 }
 
-// NamespaceCheck vets the create of an object of a namespaced resource r
-// in namespace (Options.NamespaceCheck); name is the object's name, or its
-// generateName when the name is yet to be made. An error refuses the
-// create and is answered as it is, as kube-apiserver's NamespaceLifecycle
-// admission answers 404 for a namespace that does not exist.
-type NamespaceCheck func(ctx context.Context, r *schemas.Resource, namespace, name string) error
+// NamespaceCheck vets the create of an object of a namespaced resource
+// (Options.NamespaceCheck). An error refuses the create and is answered
+// as it is, as kube-apiserver's NamespaceLifecycle admission answers 404
+// for a namespace that does not exist.
+type NamespaceCheck interface {
+	// CheckNamespace vets the create of the object ref names (its name,
+	// or its generateName when the name is yet to be made) in ref's
+	// namespace. objects is the Store that creates it, which the check
+	// may read the Namespace from: given here rather than to the check's
+	// maker, since the Store is made with the check.
+	CheckNamespace(ctx context.Context, objects Reader, ref Ref) error
+}
 
 // CreateCheck vets the create of an object of any resource r
 // (Options.CreateCheck); name is the object's name, "" when it is yet to
@@ -81,17 +87,10 @@ type strategies byResource[*Strategy]
 // of returns the Strategy of r, nil for none.
 func (ss strategies) of(r *schemas.Resource) *Strategy { return byResource[*Strategy](ss).of(r) }
 
-// ServesSubresource reports whether r's Strategy serves subresource
-// (Strategy.Subresources), through UpdateSubresource.
-func (s *Store) ServesSubresource(r *schemas.Resource, subresource string) bool {
-	return s.strategies.serves(r, subresource)
-}
-
-// Subresources returns the update-only subresources r's Strategy serves
-// besides status and scale, sorted (nil for none): discovery and the
-// OpenAPI documents list them as kube-apiserver lists namespaces/finalize.
-func (s *Store) Subresources(r *schemas.Resource) []string {
-	st := s.strategies.of(r)
+// subresources returns the update-only subresources r's Strategy serves
+// besides status and scale, sorted (nil for none).
+func (ss strategies) subresources(r *schemas.Resource) []string {
+	st := ss.of(r)
 	if st == nil || len(st.Subresources) == 0 {
 		return nil
 	}
@@ -104,10 +103,10 @@ func (ss strategies) serves(r *schemas.Resource, subresource string) bool {
 	return st != nil && slices.Contains(st.Subresources, subresource)
 }
 
-// holdsOf returns the finalizing storage's test of whether a stored
-// value is held by its resource's Strategy, by key prefix; nil when no
-// Strategy holds objects.
-func (s *Store) holdsOf(ss strategies) func(key string, value []byte) bool {
+// holds returns the finalizing storage's test of whether a stored value
+// is held by its resource's Strategy, by key prefix under keys; nil when
+// no Strategy holds objects.
+func (ss strategies) holds(keys Keys) func(key string, value []byte) bool {
 	type prefixed struct {
 		prefix string
 		holds  func([]byte) bool
@@ -116,7 +115,7 @@ func (s *Store) holdsOf(ss strategies) func(key string, value []byte) bool {
 	for gr, st := range ss {
 		if st.Holds != nil {
 			r := &schemas.Resource{Group: gr.Group, Plural: gr.Resource}
-			held = append(held, prefixed{prefix: s.listPrefix(r, ""), holds: st.Holds})
+			held = append(held, prefixed{prefix: keys.Resource(r), holds: st.Holds})
 		}
 	}
 	if len(held) == 0 {

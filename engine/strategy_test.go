@@ -14,7 +14,6 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/etcdstorage"
-	"github.com/specd-io/specd/schemas"
 )
 
 // heldStore is a Store whose warehouses have a Strategy as a Namespace's:
@@ -46,7 +45,7 @@ func heldStore(t *testing.T, subresources *[]string) *engine.Store {
 			return sjson.SetBytes(stored, "status", map[string]any{"phase": "Going"})
 		},
 	}
-	return engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1)),
+	return engine.NewStore(etcdstorage.New(testClient), engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))},
 		Strategies: map[string]*engine.Strategy{"warehouses.shop.example.com": st}})
 }
 
@@ -66,34 +65,34 @@ func TestStrategy(t *testing.T) {
 	if gjson.GetBytes(obj, "spec.city").Str != "held" || gjson.GetBytes(obj, "metadata.labels.name").Str != "a" {
 		t.Fatalf("created %s, want it prepared", obj)
 	}
-	if _, err := s.Update(ctx, rv, "", "a", []byte(withRV(warehouse("a", "rome"), obj)), engine.WriteOptions{}); err != nil {
+	if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: "a"}, Body: []byte(withRV(warehouse("a", "rome"), obj)), Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateSubresource(ctx, rv, "", "a", "other", []byte(warehouse("a", "rome")), engine.WriteOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: "a", Subresource: "other"}, Body: []byte(warehouse("a", "rome")), Options: engine.WriteOptions{}}); !apierrors.IsNotFound(err) {
 		t.Fatalf("update of an undeclared subresource: %v, want 404", err)
 	}
-	del, err := s.Delete(ctx, rv, "", "a", engine.DeleteOptions{})
+	del, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "", Name: "a"}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !gjson.GetBytes(del.Object, "metadata.deletionTimestamp").Exists() || gjson.GetBytes(del.Object, "status.phase").Str != "Going" {
 		t.Fatalf("delete answered %s, want it marked and held", del.Object)
 	}
-	cur, err := s.Get(ctx, rv, "", "a")
+	cur, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "", Name: "a"})
 	if err != nil {
 		t.Fatalf("held object gone: %v", err)
 	}
-	if _, err := s.UpdateSubresource(ctx, rv, "", "a", "release", []byte(withRV(warehouse("a", "rome"), cur)), engine.WriteOptions{}); err != nil {
+	if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: "a", Subresource: "release"}, Body: []byte(withRV(warehouse("a", "rome"), cur)), Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get(ctx, rv, "", "a"); !apierrors.IsNotFound(err) {
+	if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "", Name: "a"}); !apierrors.IsNotFound(err) {
 		t.Fatalf("released object: %v, want it deleted", err)
 	}
 	if !slices.Equal(subresources, []string{"", "release"}) {
 		t.Errorf("PrepareUpdate saw subresources %q", subresources)
 	}
 	mustCreate(t, s, rv, "", warehouse("keep", "x"))
-	if _, err := s.Delete(ctx, rv, "", "keep", engine.DeleteOptions{}); !apierrors.IsForbidden(err) {
+	if _, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "", Name: "keep"}, engine.DeleteOptions{}); !apierrors.IsForbidden(err) {
 		t.Fatalf("delete refused by CheckDelete: %v, want 403", err)
 	}
 }
@@ -103,31 +102,46 @@ func withRV(body string, from []byte) string {
 	return out
 }
 
+// seenCheck is a NamespaceCheck that records what it vets and refuses
+// namespace "missing".
+type seenCheck struct {
+	seen    []string
+	objects []engine.Reader
+}
+
+func (c *seenCheck) CheckNamespace(_ context.Context, objects engine.Reader, ref engine.Ref) error {
+	c.seen = append(c.seen, ref.Version.Resource.Plural+" "+ref.Namespace+"/"+ref.Name)
+	c.objects = append(c.objects, objects)
+	if ref.Namespace == "missing" {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, ref.Namespace)
+	}
+	return nil
+}
+
 // TestNamespaceCheck: every create of a namespaced object goes through
-// the check first, named by generateName when it has no name yet; a
-// cluster-scoped create and an update do not.
+// the check first, named by generateName when it has no name yet, and
+// given the Store to read from; a cluster-scoped create and an update do
+// not.
 func TestNamespaceCheck(t *testing.T) {
 	ctx := context.Background()
-	var seen []string
-	check := func(_ context.Context, r *schemas.Resource, namespace, name string) error {
-		seen = append(seen, r.Plural+" "+namespace+"/"+name)
-		if namespace == "missing" {
-			return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, namespace)
-		}
-		return nil
-	}
-	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1)), NamespaceCheck: check})
+	check := &seenCheck{}
+	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))}, NamespaceCheck: check})
 	widgetsRV := widgets(t)
 	obj := mustCreate(t, s, widgetsRV, "ns", widget("a", 1))
-	if _, err := s.Create(ctx, widgetsRV, "missing", []byte(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"generateName":"w-"},"spec":{"size":"bad"}}`), engine.WriteOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: widgetsRV, Namespace: "missing"}, Body: []byte(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"generateName":"w-"},"spec":{"size":"bad"}}`), Options: engine.WriteOptions{}}); !apierrors.IsNotFound(err) {
 		t.Fatalf("create in a missing namespace: %v, want the check's 404 before validation", err)
 	}
 	mustCreate(t, s, warehouses(t), "", warehouse("w", "x"))
-	if _, err := s.Update(ctx, widgetsRV, "ns", "a", []byte(withRV(widget("a", 2), obj)), engine.WriteOptions{}); err != nil {
+	if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: widgetsRV, Namespace: "ns", Name: "a"}, Body: []byte(withRV(widget("a", 2), obj)), Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"widgets ns/a", "widgets missing/w-"}; !slices.Equal(seen, want) {
-		t.Errorf("check saw %q, want %q", seen, want)
+	if want := []string{"widgets ns/a", "widgets missing/w-"}; !slices.Equal(check.seen, want) {
+		t.Errorf("check saw %q, want %q", check.seen, want)
+	}
+	for _, objects := range check.objects {
+		if objects != engine.Reader(s) {
+			t.Errorf("check given %v to read from, want the Store", objects)
+		}
 	}
 }
 
@@ -139,14 +153,14 @@ func TestHeldNamespaces(t *testing.T) {
 	for _, ns := range []string{"b", "a", "ab", "a", "z"} {
 		mustCreate(t, s, rv, ns, fmt.Sprintf(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"generateName":"w-"},"spec":{"size":1}}`))
 	}
-	got, err := s.HeldNamespaces(context.Background(), rv.Resource)
+	got, err := s.Upkeep().HeldNamespaces(context.Background(), rv.Resource)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"a", "ab", "b", "z"}; !slices.Equal(got, want) {
 		t.Fatalf("HeldNamespaces = %q, want %q", got, want)
 	}
-	empty, err := s.HeldNamespaces(context.Background(), warehouses(t).Resource)
+	empty, err := s.Upkeep().HeldNamespaces(context.Background(), warehouses(t).Resource)
 	if err != nil || len(empty) != 0 {
 		t.Fatalf("HeldNamespaces of nothing = %q, %v", empty, err)
 	}

@@ -27,11 +27,11 @@ func TestUnconditionalUpdate(t *testing.T) {
 	ctx := context.Background()
 	s := notesStore(t)
 	for _, rv := range []*schemas.ResourceVersion{notes(t), unconditionalNotes(t)} {
-		if _, err := s.Create(ctx, rv, "ns", note("u", `"data":{"a":"YQ=="}`), engine.WriteOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "ns"}, Body: note("u", `"data":{"a":"YQ=="}`), Options: engine.WriteOptions{}}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
 	}
-	_, err := s.Update(ctx, notes(t), "ns", "u", note("u", `"data":{"a":"Yg=="}`), engine.WriteOptions{})
+	_, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: notes(t), Namespace: "ns", Name: "u"}, Body: note("u", `"data":{"a":"Yg=="}`), Options: engine.WriteOptions{}})
 	if !apierrors.IsInvalid(err) {
 		t.Fatalf("update without resourceVersion of a resource that requires one: %v, want 422 Invalid", err)
 	}
@@ -39,7 +39,7 @@ func TestUnconditionalUpdate(t *testing.T) {
 	errs := make([]error, 8)
 	for i := range errs {
 		wg.Go(func() {
-			_, errs[i] = s.Update(ctx, unconditionalNotes(t), "ns", "u", note("u", `"data":{"a":"Yg=="}`), engine.WriteOptions{})
+			_, errs[i] = s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: unconditionalNotes(t), Namespace: "ns", Name: "u"}, Body: note("u", `"data":{"a":"Yg=="}`), Options: engine.WriteOptions{}})
 		})
 	}
 	wg.Wait()
@@ -48,7 +48,7 @@ func TestUnconditionalUpdate(t *testing.T) {
 			t.Errorf("unconditional update %d: %v", i, err)
 		}
 	}
-	got, err := s.Get(ctx, unconditionalNotes(t), "ns", "u")
+	got, err := s.Get(ctx, engine.Ref{Version: unconditionalNotes(t), Namespace: "ns", Name: "u"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func coldStore(t *testing.T) (*engine.Store, *watchcache.Caches, *watchCountingS
 	st := &watchCountingStorage{Storage: etcdstorage.New(testClient)}
 	caches := watchcache.New(st, watchcache.Config{})
 	t.Cleanup(caches.Close)
-	s := engine.NewStore(st, engine.Options{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1)), Now: func() time.Time { return testNow }, Cache: caches})
+	s := engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))}, Now: func() time.Time { return testNow }, Cache: caches})
 	return s, caches, st, widgets(t)
 }
 
@@ -53,15 +53,15 @@ func writeWidgets(t *testing.T, s *engine.Store, rv *schemas.ResourceVersion) []
 	t.Helper()
 	ctx := context.Background()
 	mustCreate(t, s, rv, "default", widget("b", 2))
-	cur, err := s.Get(ctx, rv, "default", "a")
+	cur, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cur, _ = sjson.SetBytes(cur, "spec.size", 5)
-	if _, err := s.Update(ctx, rv, "default", "a", cur, engine.WriteOptions{}); err != nil {
+	if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "a"}, Body: cur, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Delete(ctx, rv, "default", "b", engine.DeleteOptions{}); err != nil {
+	if _, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "b"}, engine.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, s, rv, "default", widget("c", 3))
@@ -75,7 +75,7 @@ func TestWatchStartsColdCacheAtRevision(t *testing.T) {
 	ctx := context.Background()
 	s, _, st, rv := coldStore(t)
 	x := rvOf(mustCreate(t, s, rv, "default", widget("a", 1)))
-	list, err := s.List(ctx, rv, "default", engine.ListRequest{ResourceVersion: x, ResourceVersionMatch: "Exact"})
+	list, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{ResourceVersion: x, ResourceVersionMatch: "Exact"})
 	if err != nil || names(list) != "[a]" || rvOf(list) != x {
 		t.Fatalf("list at %s: %s, %v", x, list, err)
 	}
@@ -83,7 +83,7 @@ func TestWatchStartsColdCacheAtRevision(t *testing.T) {
 	if n := st.watches.Load(); n != 0 {
 		t.Fatalf("%d storage watches before the first watch: the cache is not cold", n)
 	}
-	w, err := s.Watch(ctx, rv, "default", engine.WatchRequest{ResourceVersion: x})
+	w, err := s.Watch(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.WatchRequest{ResourceVersion: x})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,12 +109,12 @@ func TestWatchColdCacheCompacted(t *testing.T) {
 	if _, err := testClient.Compact(ctx, rev, clientv3.WithCompactPhysical()); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Watch(ctx, rv, "default", engine.WatchRequest{ResourceVersion: x})
+	_, err := s.Watch(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.WatchRequest{ResourceVersion: x})
 	if !apierrors.IsResourceExpired(err) || !strings.HasPrefix(err.Error(), "too old resource version: "+x+" (") {
 		t.Fatalf("watch from %s after compaction at %s: %v, want 410 Expired", x, last, err)
 	}
 	// The client lists again and watches from there.
-	w, err := s.Watch(ctx, rv, "default", engine.WatchRequest{ResourceVersion: last})
+	w, err := s.Watch(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.WatchRequest{ResourceVersion: last})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +136,11 @@ func TestWatchFromBeforeAListStartedTheCache(t *testing.T) {
 	s, _, _, rv := coldStore(t)
 	x := rvOf(mustCreate(t, s, rv, "a", widget("w1", 1)))
 	mustCreate(t, s, rv, "b", widget("w2", 2))
-	if list, err := s.List(ctx, rv, "b", engine.ListRequest{ResourceVersion: "0"}); err != nil || names(list) != "[w2]" {
+	if list, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "b"}, engine.ListRequest{ResourceVersion: "0"}); err != nil || names(list) != "[w2]" {
 		t.Fatalf("list of b from the cache: %s, %v", list, err)
 	}
 	watch := func(ns string) *engine.Watch {
-		w, err := s.Watch(ctx, rv, ns, engine.WatchRequest{ResourceVersion: x})
+		w, err := s.Watch(ctx, engine.Ref{Version: rv, Namespace: ns}, engine.WatchRequest{ResourceVersion: x})
 		if err != nil {
 			t.Fatalf("watch of %q from %s: %v", ns, x, err)
 		}
@@ -148,12 +148,12 @@ func TestWatchFromBeforeAListStartedTheCache(t *testing.T) {
 		return w
 	}
 	inA, all := watch("a"), watch("")
-	cur, err := s.Get(ctx, rv, "a", "w1")
+	cur, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "a", Name: "w1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cur, _ = sjson.SetBytes(cur, "spec.size", 5)
-	if _, err := s.Update(ctx, rv, "a", "w1", cur, engine.WriteOptions{}); err != nil {
+	if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "a", Name: "w1"}, Body: cur, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := events(t, inA, 1, "spec.size"); got[0] != "MODIFIED w1 spec.size=5" {
@@ -174,7 +174,7 @@ func TestWatchFromBeforeAListStartedTheCache(t *testing.T) {
 	if _, err := testClient.Compact(ctx, rev, clientv3.WithCompactPhysical()); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Watch(ctx, rv, "a", engine.WatchRequest{ResourceVersion: x})
+	_, err = s.Watch(ctx, engine.Ref{Version: rv, Namespace: "a"}, engine.WatchRequest{ResourceVersion: x})
 	if !apierrors.IsResourceExpired(err) || !strings.HasPrefix(err.Error(), "too old resource version: "+x+" (") {
 		t.Fatalf("watch from %s after compaction at %s: %v, want 410 Expired", x, last, err)
 	}
@@ -194,7 +194,7 @@ func TestColdCacheConcurrentFirstWatches(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			watches[i], errs[i] = s.Watch(ctx, rv, "", engine.WatchRequest{ResourceVersion: x})
+			watches[i], errs[i] = s.Watch(ctx, engine.Ref{Version: rv, Namespace: ""}, engine.WatchRequest{ResourceVersion: x})
 		})
 	}
 	wg.Wait()
@@ -254,7 +254,7 @@ func TestInformerOnColdResource(t *testing.T) {
 						case <-inf.watching:
 						case <-ctx.Done():
 						}
-						caches.Stop(s.ResourcePrefix(rv.Resource))
+						caches.Stop(s.Upkeep().Keys().Resource(rv.Resource))
 					}
 				})
 			}()
@@ -269,7 +269,7 @@ func TestInformerOnColdResource(t *testing.T) {
 			if tc.stopCache && inf.watches < 2 {
 				t.Errorf("the informer watched %d times: the cache did not stop under it", inf.watches)
 			}
-			want, err := s.List(ctx, rv, "default", engine.ListRequest{})
+			want, err := s.List(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.ListRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,16 +291,16 @@ func churn(t *testing.T, s *engine.Store, rv *schemas.ResourceVersion, n int, be
 	for i := range n {
 		between(i)
 		name := fmt.Sprintf("w%d", i%7)
-		cur, err := s.Get(ctx, rv, "default", name)
+		cur, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: name})
 		switch {
 		case apierrors.IsNotFound(err):
-			_, err = s.Create(ctx, rv, "default", []byte(widget(name, i+1)), engine.WriteOptions{})
+			_, err = s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(widget(name, i+1)), Options: engine.WriteOptions{}})
 		case err != nil:
 		case i%3 == 0:
-			_, err = s.Delete(ctx, rv, "default", name, engine.DeleteOptions{})
+			_, err = s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: name}, engine.DeleteOptions{})
 		default:
 			cur, _ = sjson.SetBytes(cur, "spec.size", i+1)
-			_, err = s.Update(ctx, rv, "default", name, cur, engine.WriteOptions{})
+			_, err = s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: name}, Body: cur, Options: engine.WriteOptions{}})
 		}
 		if err != nil {
 			t.Errorf("change %d: %v", i, err)
@@ -336,7 +336,7 @@ func (inf *informer) list(ctx context.Context, req engine.ListRequest) {
 	inf.t.Helper()
 	clear(inf.state)
 	for {
-		page, err := inf.s.List(ctx, inf.rv, "default", req)
+		page, err := inf.s.List(ctx, engine.Ref{Version: inf.rv, Namespace: "default"}, req)
 		if err != nil {
 			inf.t.Fatal(err)
 		}
@@ -356,7 +356,7 @@ func (inf *informer) list(ctx context.Context, req engine.ListRequest) {
 func (inf *informer) watchUntil(ctx context.Context, done <-chan struct{}) {
 	inf.t.Helper()
 	for {
-		w, err := inf.s.Watch(ctx, inf.rv, "default", engine.WatchRequest{ResourceVersion: strconv.FormatInt(inf.last, 10)})
+		w, err := inf.s.Watch(ctx, engine.Ref{Version: inf.rv, Namespace: "default"}, engine.WatchRequest{ResourceVersion: strconv.FormatInt(inf.last, 10)})
 		if apierrors.IsResourceExpired(err) {
 			inf.relists++
 			inf.list(ctx, engine.ListRequest{ResourceVersion: "0"})
@@ -440,8 +440,9 @@ func TestWatchFromTheFuture(t *testing.T) {
 	mustCreate(t, s, rv, "default", widget("w", 1))
 	future := strconv.FormatInt(currentRevision(t)+1000, 10)
 	initial := true
-	_, err := s.Watch(t.Context(), rv, "default", engine.WatchRequest{ResourceVersion: future,
+	_, err := s.Watch(t.Context(), engine.Ref{Version: rv, Namespace: "default"}, engine.WatchRequest{ResourceVersion: future,
 		ResourceVersionMatch: "NotOlderThan", SendInitialEvents: &initial, AllowBookmarks: true})
+
 	var st apierrors.APIStatus
 	if !errors.As(err, &st) || st.Status().Code != http.StatusGatewayTimeout ||
 		st.Status().Details == nil || len(st.Status().Details.Causes) == 0 ||

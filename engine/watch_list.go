@@ -10,7 +10,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
 	"github.com/specd-io/specd/engine/storage"
+	"github.com/specd-io/specd/internal/metrics"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -70,7 +74,7 @@ func (s *Store) listFromCache(ctx context.Context, rv *schemas.ResourceVersion, 
 	// leaves the list to storage.
 	cctx, cancel := context.WithTimeout(ctx, cacheReadyTimeout)
 	defer cancel()
-	res, err = s.cache.List(cctx, s.ResourcePrefix(rv.Resource), copts)
+	res, err = s.cache.List(cctx, s.keys.Resource(rv.Resource), copts)
 	countConsistent(rv.Resource, copts, err)
 	if errors.Is(err, ErrCacheBehind) {
 		return storage.ListResult{}, "", false, nil
@@ -115,6 +119,39 @@ func (s *Store) filterCached(rv *schemas.ResourceVersion, sel Selector, res stor
 // loading before it reads storage instead.
 const cacheReadyTimeout = 3 * time.Second
 
-// tooOldList is kube-apiserver's message for an Exact list at a compacted
-// revision.
-const tooOldList = "The resourceVersion for the provided list is too old."
+// consistentList makes copts a consistent read from the watch cache, as
+// kube-apiserver serves one (ConsistentListFromCache): MinRevision is
+// storage's current revision, read now, and the cache serves the list
+// once its watch has reached it, with a progress request to storage for
+// a resource that has not changed since (watchcache). A cache that cannot
+// within cacheReadyTimeout, or whose storage cannot be asked for
+// progress, leaves the list to storage, as kube-apiserver falls back to
+// etcd.
+func (s *Store) consistentList(ctx context.Context, prefix string, copts CacheListOptions) (CacheListOptions, error) {
+	cur, err := s.storage.List(ctx, prefix, storage.ListOptions{Limit: 1})
+	if err != nil {
+		return copts, storageStatus(err)
+	}
+	copts.MinRevision, copts.Consistent = cur.Revision, true
+	return copts, nil
+}
+
+// consistentLists counts consistent lists by where they were served.
+var consistentLists = promauto.With(metrics.Registry).NewCounterVec(prometheus.CounterOpts{
+	Name: "specd_consistent_lists_total",
+	Help: "Lists without a resourceVersion (consistent reads) by where they were served: " +
+		"cache (the watch cache, once it proved current) or storage (it could not in time).",
+}, []string{"group", "resource", "served"})
+
+// countConsistent counts a consistent list that the cache answered with
+// err.
+func countConsistent(r *schemas.Resource, copts CacheListOptions, err error) {
+	if !copts.Consistent {
+		return
+	}
+	served := "cache"
+	if err != nil {
+		served = "storage"
+	}
+	consistentLists.WithLabelValues(r.Group, r.Plural, served).Inc()
+}

@@ -50,7 +50,7 @@ func watchStore(t *testing.T) (*engine.Store, *schemas.ResourceVersion, *schemas
 	caches := watchcache.New(st, watchcache.Config{})
 	t.Cleanup(caches.Close)
 	prefix := fmt.Sprintf("/test/%d/", prefixes.Add(1))
-	s := engine.NewStore(st, engine.Options{Prefix: prefix, Now: func() time.Time { return testNow },
+	s := engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: prefix}, Now: func() time.Time { return testNow },
 		Cache: caches, Converter: colourConverter{}})
 	v1 := widgets(t)
 	v2 := &schemas.ResourceVersion{Resource: v1.Resource, Version: "v2", StatusSubresource: true, Schema: v1.Schema}
@@ -141,7 +141,7 @@ func TestStoreWatch(t *testing.T) {
 			if tc.allNamespaces {
 				ns = ""
 			}
-			w, err := s.Watch(ctx, rv, ns, req)
+			w, err := s.Watch(ctx, engine.Ref{Version: rv, Namespace: ns}, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,16 +151,16 @@ func TestStoreWatch(t *testing.T) {
 			}
 			mustCreate(t, s, v1, "default", widgetWith("b", "red", `"tier":"gold"`))
 			mustCreate(t, s, v1, "other", widgetWith("c", "red", `"tier":"gold"`))
-			cur, err := s.Get(ctx, v1, "default", "a")
+			cur, err := s.Get(ctx, engine.Ref{Version: v1, Namespace: "default", Name: "a"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			cur, _ = sjson.SetBytes(cur, "spec.color", "green")
 			cur, _ = sjson.SetBytes(cur, "metadata.labels.tier", "silver")
-			if _, err := s.Update(ctx, v1, "default", "a", cur, engine.WriteOptions{}); err != nil {
+			if _, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: v1, Namespace: "default", Name: "a"}, Body: cur, Options: engine.WriteOptions{}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Delete(ctx, v1, "default", "b", engine.DeleteOptions{}); err != nil {
+			if _, err := s.Delete(ctx, engine.Ref{Version: v1, Namespace: "default", Name: "b"}, engine.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if got := events(t, w, len(tc.want), tc.field2); !slices.Equal(got, tc.want) {
@@ -176,10 +176,10 @@ func TestStoreWatchExpired(t *testing.T) {
 	st := etcdstorage.New(testClient)
 	caches := watchcache.New(st, watchcache.Config{Window: 2})
 	t.Cleanup(caches.Close)
-	s := engine.NewStore(st, engine.Options{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1)), Cache: caches})
+	s := engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))}, Cache: caches})
 	rv := widgets(t)
 	ctx := context.Background()
-	if _, err := s.List(ctx, rv, "", engine.ListRequest{ResourceVersion: "0"}); err != nil {
+	if _, err := s.List(ctx, engine.Ref{Version: rv, Namespace: ""}, engine.ListRequest{ResourceVersion: "0"}); err != nil {
 		t.Fatal(err)
 	}
 	first := gjson.GetBytes(mustCreate(t, s, rv, "default", widgetWith("a", "red", "")), "metadata.resourceVersion").Str
@@ -187,7 +187,7 @@ func TestStoreWatchExpired(t *testing.T) {
 		mustCreate(t, s, rv, "default", widgetWith(n, "red", ""))
 	}
 	time.Sleep(200 * time.Millisecond) // the cache has seen the writes
-	_, err := s.Watch(ctx, rv, "default", engine.WatchRequest{ResourceVersion: first})
+	_, err := s.Watch(ctx, engine.Ref{Version: rv, Namespace: "default"}, engine.WatchRequest{ResourceVersion: first})
 	if !apierrors.IsResourceExpired(err) || !strings.HasPrefix(err.Error(), "too old resource version: "+first+" (") {
 		t.Fatalf("watch from %s: %v, want 410 Expired too old resource version", first, err)
 	}
@@ -205,7 +205,7 @@ func TestWatchReadyNeverWaits(t *testing.T) {
 	if req.Selector, err = engine.ParseSelector(v1, "tier=gold", ""); err != nil {
 		t.Fatal(err)
 	}
-	w, err := s.Watch(ctx, v1, "default", req)
+	w, err := s.Watch(ctx, engine.Ref{Version: v1, Namespace: "default"}, req)
 	if err != nil {
 		t.Fatal(err)
 	}

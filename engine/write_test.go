@@ -35,7 +35,7 @@ func TestUpdateMatchesKube(t *testing.T) {
 	ex := loadExchange(t, "33")
 	body := set(t, ex.requestBody(), "metadata.resourceVersion", rvOf(obj))
 	body = set(t, body, "metadata.uid", gjson.GetBytes(obj, "metadata.uid").String())
-	res, err := s.Update(ctx, widgets(t), "default", "w1", body, engine.WriteOptions{})
+	res, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: "default", Name: "w1"}, Body: body, Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestUpdateMatchesKube(t *testing.T) {
 	if gjson.GetBytes(res.Object, "metadata.resourceVersion").Int() <= gjson.GetBytes(obj, "metadata.resourceVersion").Int() {
 		t.Fatalf("resourceVersion %s did not move from %s", rvOf(res.Object), rvOf(obj))
 	}
-	got, err := s.Get(ctx, widgets(t), "default", "w1")
+	got, err := s.Get(ctx, engine.Ref{Version: widgets(t), Namespace: "default", Name: "w1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,9 +60,9 @@ func TestUpdateErrorsMatchKube(t *testing.T) {
 			s, _ := newStore(t)
 			obj := created07(t, s)
 			ex := loadExchange(t, ref)
-			_, err := s.Update(context.Background(), widgets(t), "default", "w1", ex.requestBody(), engine.WriteOptions{})
+			_, err := s.Update(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: "default", Name: "w1"}, Body: ex.requestBody(), Options: engine.WriteOptions{}})
 			sameJSON(t, statusOf(t, err), ex.Response.Body)
-			got, _ := s.Get(context.Background(), widgets(t), "default", "w1")
+			got, _ := s.Get(context.Background(), engine.Ref{Version: widgets(t), Namespace: "default", Name: "w1"})
 			if string(got) != string(obj) {
 				t.Fatalf("a failed update changed the object:\n%s\n%s", obj, got)
 			}
@@ -171,8 +171,8 @@ func TestUpdate(t *testing.T) {
 			if urlName == "" {
 				urlName = "w1"
 			}
-			res, err := s.Update(ctx, rv, "default", urlName, tc.edit(t, obj), tc.opts)
-			stored, _ := s.Get(ctx, rv, "default", "w1")
+			res, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: urlName}, Body: tc.edit(t, obj), Options: tc.opts})
+			stored, _ := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"})
 			if tc.code != 0 {
 				var se *apierrors.StatusError
 				if !errorsAs(err, &se) || se.ErrStatus.Code != tc.code {
@@ -217,10 +217,10 @@ func TestUpdateKeepsStatusSet(t *testing.T) {
 			}
 		}
 	}
-	cur, _ := s.Get(ctx, rv, "default", "w1")
+	cur, _ := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w1"})
 	body := set(t, cur, "status.ready", false)
 	body = set(t, body, "spec.size", 7)
-	res, err := s.Update(ctx, rv, "default", "w1", body, engine.WriteOptions{})
+	res, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Body: body, Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestUpdateKeepsStatusSet(t *testing.T) {
 func TestUpdateNoChangeKeepsResourceVersion(t *testing.T) {
 	s, _ := newStore(t)
 	obj := created07(t, s)
-	res, err := s.Update(context.Background(), widgets(t), "default", "w1", obj, engine.WriteOptions{})
+	res, err := s.Update(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: "default", Name: "w1"}, Body: obj, Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,14 +245,14 @@ func TestUpdateDryRunStoresNothing(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
 	obj := created07(t, s)
-	res, err := s.Update(ctx, widgets(t), "default", "w1", set(t, obj, "spec.size", 8), engine.WriteOptions{DryRun: true})
+	res, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: widgets(t), Namespace: "default", Name: "w1"}, Body: set(t, obj, "spec.size", 8), Options: engine.WriteOptions{DryRun: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if gjson.GetBytes(res.Object, "spec.size").Int() != 8 || gjson.GetBytes(res.Object, "metadata.generation").Int() != 2 {
 		t.Fatalf("dry run answer: %s", res.Object)
 	}
-	got, _ := s.Get(ctx, widgets(t), "default", "w1")
+	got, _ := s.Get(ctx, engine.Ref{Version: widgets(t), Namespace: "default", Name: "w1"})
 	if string(got) != string(obj) {
 		t.Fatalf("dry run changed the object: %s", got)
 	}
@@ -263,16 +263,16 @@ func TestDeleteMatchesKube(t *testing.T) {
 	ctx := context.Background()
 	rv := widgets(t)
 	obj := mustCreate(t, s, rv, "default", widget("w2", 1))
-	res, err := s.Delete(ctx, rv, "default", "w2", engine.DeleteOptions{})
+	res, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w2"}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := set(t, loadExchange(t, "45").Response.Body, "details.uid", gjson.GetBytes(obj, "metadata.uid").String())
 	sameJSON(t, res.Object, want)
-	if _, err := s.Get(ctx, rv, "default", "w2"); !apierrors.IsNotFound(err) {
+	if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w2"}); !apierrors.IsNotFound(err) {
 		t.Fatalf("Get after delete: %v", err)
 	}
-	_, err = s.Delete(ctx, rv, "default", "w2", engine.DeleteOptions{})
+	_, err = s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w2"}, engine.DeleteOptions{})
 	sameJSON(t, statusOf(t, err), loadExchange(t, "46").Response.Body)
 }
 
@@ -312,8 +312,8 @@ func TestDeletePreconditions(t *testing.T) {
 			ctx := context.Background()
 			rv := widgets(t)
 			obj := mustCreate(t, s, rv, "default", widget("w", 1))
-			res, err := s.Delete(ctx, rv, "default", "w", tc.opts(obj))
-			_, getErr := s.Get(ctx, rv, "default", "w")
+			res, err := s.Delete(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w"}, tc.opts(obj))
+			_, getErr := s.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "w"})
 			if tc.message != "" {
 				var se *apierrors.StatusError
 				if !errorsAs(err, &se) || se.ErrStatus.Code != 409 {
@@ -357,7 +357,7 @@ func TestUpdateRace(t *testing.T) {
 	for i := range n {
 		body := set(t, obj, "spec.size", 10+i)
 		go func() {
-			_, err := s.Update(ctx, rv, "default", "w1", body, engine.WriteOptions{})
+			_, err := s.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Body: body, Options: engine.WriteOptions{}})
 			errs <- err
 		}()
 	}

@@ -27,17 +27,17 @@ func TestWriteChecks(t *testing.T) {
 		}
 		return nil
 	}
-	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1)),
+	s := engine.NewStore(etcdstorage.New(testClient), engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))},
 		WriteChecks: map[string]engine.WriteCheck{"widgets.shop.example.com": check}})
 	ctx := context.Background()
 	mustCreate(t, s, rv, "ns", widget("a", 1))
-	if _, err := s.Create(ctx, rv, "ns", []byte(widget("b", 9)), engine.WriteOptions{}); !apierrors.IsForbidden(err) {
+	if _, err := s.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "ns"}, Body: []byte(widget("b", 9)), Options: engine.WriteOptions{}}); !apierrors.IsForbidden(err) {
 		t.Fatalf("create of a big widget: %v, want 403", err)
 	}
-	if _, err := s.Get(ctx, rv, "ns", "b"); !apierrors.IsNotFound(err) {
+	if _, err := s.Get(ctx, engine.Ref{Version: rv, Namespace: "ns", Name: "b"}); !apierrors.IsNotFound(err) {
 		t.Fatalf("refused widget stored: %v", err)
 	}
-	_, err := s.Patch(ctx, rv, "ns", "a", engine.MergePatchType, []byte(`{"spec":{"size":7}}`), engine.PatchOptions{})
+	_, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "ns", Name: "a"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"size":7}}`), Options: engine.PatchOptions{}})
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("patch to a big widget: %v, want 403", err)
 	}

@@ -13,33 +13,25 @@ import (
 // reconcile bindings of the storage version of a resource that is served.
 // It reads the directory again first: a plugin dropped into it with the
 // schema that binds it serves without a restart.
-func (h *Host) CheckBindings(reg *schemas.Registry) error {
-	added, err := h.Rescan()
+func (c *Catalog) CheckBindings(reg *schemas.Registry) error {
+	added, err := c.Rescan()
 	if err != nil {
 		return fmt.Errorf("--plugins: %w", err)
 	}
 	if len(added) > 0 {
-		h.logger.Info("new plugins in the plugins directory", "dir", h.cfg.Dir, "plugins", added)
+		c.log.Info("new plugins in the plugins directory", "dir", c.dir, "plugins", added)
 	}
 	var problems []schemas.Problem
 	for _, b := range activeBindings(reg) {
-		if !h.Has(b.Plugin) {
+		if !c.Has(b.Plugin) {
 			problems = append(problems, schemas.Problem{File: b.file, Pointer: b.Pointer,
-				Message: fmt.Sprintf("%s plugin %q: %s", b.Hook, b.Plugin, h.missing())})
+				Message: fmt.Sprintf("%s plugin %q: %s", b.Hook, b.Plugin, c.missing())})
 		}
 	}
 	if len(problems) > 0 {
 		return &schemas.LoadError{Problems: problems}
 	}
 	return nil
-}
-
-// missing says why a plugin the Host lacks is not there.
-func (h *Host) missing() string {
-	if h.cfg.Dir == "" {
-		return "no --plugins directory was given"
-	}
-	return "the plugins directory " + h.cfg.Dir + " has no executable of that name"
 }
 
 // binding is a hook binding and the schema file that declares it.

@@ -60,7 +60,7 @@ func TestCheckBindings(t *testing.T) {
 				dir = scriptsDir(t, tt.plugins...)
 			}
 			h, _ := newHost(t, dir, nil)
-			err = h.CheckBindings(reg)
+			err = h.cfg.Catalog.CheckBindings(reg)
 			var got []string
 			var le *schemas.LoadError
 			if errors.As(err, &le) {

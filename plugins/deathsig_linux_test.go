@@ -23,8 +23,9 @@ func init() {
 	if dir == "" {
 		return
 	}
-	h, err := NewHost(HostConfig{Dir: dir})
+	catalog, err := OpenCatalog(dir, nil)
 	if err == nil {
+		h := NewHost(HostConfig{Catalog: catalog})
 		var out []byte
 		out, err = h.Default(context.Background(), "widgets", admission("CREATE", `{}`, ""))
 		if err == nil {

@@ -12,9 +12,12 @@
 // answer or a *CallError, promptly; the engine decides what a CallError
 // means for the request (the binding's failure policy).
 //
-// The Host also answers what serving asks of the plugins directory: which
-// hook bindings of a registry name a plugin it lacks (CheckBindings), and
-// one readiness line per plugin (ReadyChecks).
+// A Catalog is the plugins directory itself: it answers what serving asks
+// before any plugin runs, which hook bindings of a registry name a plugin
+// the directory lacks (CheckBindings), and tells the Host where each
+// plugin is. The Host gives one readiness line per plugin (ReadyChecks).
+// The Host is made with the engine's Store (engine.Options.Admission),
+// whose Client it serves plugins as their callbacks.
 //
 // Plugin authors use plugins/sdk, which does not import this package.
 package plugins

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -17,10 +14,8 @@ import (
 
 // HostConfig configures a Host.
 type HostConfig struct {
-	// Dir is the plugins directory (--plugins): each executable file in it
-	// whose name does not start with a dot is a plugin, named by its file
-	// name. Empty: no plugins.
-	Dir string
+	// Catalog is the plugins directory; nil is none.
+	Catalog *Catalog
 	// Logger gets each plugin's stderr, one record per line, with
 	// plugin=NAME, and the Host's own account of starts and deaths.
 	Logger *slog.Logger
@@ -38,50 +33,24 @@ type Host struct {
 	hostname string // in each plugin's reportingInstance
 
 	mu    sync.RWMutex
-	procs map[string]*proc // found by NewHost and Rescan; never removed
+	procs map[string]*proc // made on first use; never removed
 }
 
-// NewHost finds the plugins in cfg.Dir. It starts none: a plugin starts on
-// its first call.
-func NewHost(cfg HostConfig) (*Host, error) {
+// NewHost returns the Host of the catalog's plugins. It starts none: a
+// plugin starts on its first call.
+func NewHost(cfg HostConfig) *Host {
 	h := &Host{cfg: cfg, logger: cfg.Logger, procs: map[string]*proc{}}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)
 	}
+	if h.cfg.Catalog == nil {
+		h.cfg.Catalog = &Catalog{paths: map[string]string{}}
+	}
 	h.hostname, _ = os.Hostname() // without it, an instance is named by the plugin alone
-	if _, err := h.Rescan(); err != nil {
-		return nil, err
+	for _, name := range h.Names() {
+		h.lookup(name) // each plugin's metrics from the start
 	}
-	return h, nil
-}
-
-// Rescan reads the plugins directory again and adds the plugins that
-// appeared since, which start on their first call; it returns their
-// names. A plugin whose file went away stays known (a running one keeps
-// running) but Has no longer reports it, so that new hook bindings to it
-// are refused; a replaced file is run the next time the plugin starts.
-func (h *Host) Rescan() ([]string, error) {
-	if h.cfg.Dir == "" || h.closed.Load() {
-		return nil, nil
-	}
-	entries, err := os.ReadDir(h.cfg.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("plugins: read plugin directory: %w", err)
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var added []string
-	for _, e := range entries {
-		name := e.Name()
-		path := filepath.Join(h.cfg.Dir, name)
-		if _, known := h.procs[name]; known || strings.HasPrefix(name, ".") || !isExecutable(path) {
-			continue
-		}
-		h.procs[name] = &proc{h: h, name: name, path: path, state: stateIdle, events: h.recorder(name)}
-		pluginUp.WithLabelValues(name).Set(0)
-		added = append(added, name)
-	}
-	return added, nil
+	return h
 }
 
 // recorder records plugin's Events as client-go's recorder would for a
@@ -94,31 +63,8 @@ func (h *Host) recorder(plugin string) *events.Recorder {
 	return events.NewRecorder(h.cfg.Callbacks, plugin, instance)
 }
 
-func isExecutable(path string) bool {
-	fi, err := os.Stat(path) // follows a symlink to the executable
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-}
-
-// Has reports whether the directory has a plugin of that name, as of
-// NewHost or the last Rescan, whose executable is still there.
-func (h *Host) Has(name string) bool {
-	h.mu.RLock()
-	p, ok := h.procs[name]
-	h.mu.RUnlock()
-	return ok && isExecutable(p.path)
-}
-
-// Names are the plugins of the directory, sorted.
-func (h *Host) Names() []string {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	names := make([]string, 0, len(h.procs))
-	for name := range h.procs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
+// Names are the plugins of the catalog, sorted.
+func (h *Host) Names() []string { return h.cfg.Catalog.Names() }
 
 // Kinds is what the plugin says it handles, starting it if need be.
 func (h *Host) Kinds(ctx context.Context, plugin string) ([]hook.KindHooks, error) {
@@ -144,11 +90,28 @@ func (h *Host) Health() []PluginHealth {
 	return out
 }
 
+// lookup returns the plugin name of the catalog, made on its first
+// lookup.
 func (h *Host) lookup(name string) (*proc, bool) {
 	h.mu.RLock()
-	defer h.mu.RUnlock()
 	p, ok := h.procs[name]
-	return p, ok
+	h.mu.RUnlock()
+	if ok {
+		return p, true
+	}
+	path, ok := h.cfg.Catalog.path(name)
+	if !ok {
+		return nil, false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p, ok := h.procs[name]; ok {
+		return p, true
+	}
+	p = &proc{h: h, name: name, path: path, state: stateIdle, events: h.recorder(name)}
+	h.procs[name] = p
+	pluginUp.WithLabelValues(name).Set(0)
+	return p, true
 }
 
 // Close kills every plugin process; later calls fail with ErrClosed. It is
@@ -183,7 +146,7 @@ func (h *Host) proc(name string) (*proc, error) {
 	}
 	p, ok := h.lookup(name)
 	if !ok {
-		return nil, &CallError{Plugin: name, Err: fmt.Errorf("%w in %q", ErrNotFound, h.cfg.Dir)}
+		return nil, &CallError{Plugin: name, Err: fmt.Errorf("%w in %q", ErrNotFound, h.cfg.Catalog.dir)}
 	}
 	return p, nil
 }

@@ -80,16 +80,16 @@ func TestNewHostFindsExecutables(t *testing.T) {
 	if diff := cmp.Diff([]string{"one", "two"}, h.Names()); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
-	if !h.Has("one") || h.Has("notes.txt") || h.Has(".hidden") || h.Has("subdir") {
-		t.Errorf("Has: one=%v notes.txt=%v .hidden=%v subdir=%v", h.Has("one"), h.Has("notes.txt"), h.Has(".hidden"), h.Has("subdir"))
+	if !h.cfg.Catalog.Has("one") || h.cfg.Catalog.Has("notes.txt") || h.cfg.Catalog.Has(".hidden") || h.cfg.Catalog.Has("subdir") {
+		t.Errorf("Has: one=%v notes.txt=%v .hidden=%v subdir=%v", h.cfg.Catalog.Has("one"), h.cfg.Catalog.Has("notes.txt"), h.cfg.Catalog.Has(".hidden"), h.cfg.Catalog.Has("subdir"))
 	}
 	for _, ph := range h.Health() {
 		if ph.Running || ph.State != stateIdle {
 			t.Errorf("%s started before first use: %+v", ph.Name, ph)
 		}
 	}
-	if _, err := NewHost(HostConfig{Dir: filepath.Join(dir, "absent")}); err == nil {
-		t.Error("NewHost of a missing directory: no error")
+	if _, err := OpenCatalog(filepath.Join(dir, "absent"), nil); err == nil {
+		t.Error("OpenCatalog of a missing directory: no error")
 	}
 }
 
@@ -347,7 +347,7 @@ func TestPlainGRPCPlugin(t *testing.T) {
 func TestRescanFindsNewPlugins(t *testing.T) {
 	dir := pluginDir(t, map[string]string{"one": "testplugin"})
 	h, _ := newHost(t, dir, nil)
-	if added, err := h.Rescan(); err != nil || len(added) != 0 {
+	if added, err := h.cfg.Catalog.Rescan(); err != nil || len(added) != 0 {
 		t.Fatalf("Rescan of an unchanged directory: %v, %v", added, err)
 	}
 	bin, err := os.ReadFile(filepath.Join(dir, "one"))
@@ -359,7 +359,7 @@ func TestRescanFindsNewPlugins(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	added, err := h.Rescan()
+	added, err := h.cfg.Catalog.Rescan()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,10 +377,10 @@ func TestRescanFindsNewPlugins(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "one")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Rescan(); err != nil {
+	if _, err := h.cfg.Catalog.Rescan(); err != nil {
 		t.Fatal(err)
 	}
-	if h.Has("one") || !h.Has("two") || len(h.Names()) != 2 {
-		t.Errorf("after removing one: Has(one)=%v Has(two)=%v Names=%v", h.Has("one"), h.Has("two"), h.Names())
+	if h.cfg.Catalog.Has("one") || !h.cfg.Catalog.Has("two") || len(h.Names()) != 2 {
+		t.Errorf("after removing one: Has(one)=%v Has(two)=%v Names=%v", h.cfg.Catalog.Has("one"), h.cfg.Catalog.Has("two"), h.Names())
 	}
 }

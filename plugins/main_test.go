@@ -91,14 +91,12 @@ func (b *logBuffer) waitFor(subs ...string) bool {
 func newHost(t testing.TB, dir string, cb hook.Callbacks) (*Host, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
-	h, err := NewHost(HostConfig{
-		Dir:       dir,
-		Logger:    slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Callbacks: cb,
-	})
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	catalog, err := OpenCatalog(dir, log)
 	if err != nil {
 		t.Fatal(err)
 	}
+	h := NewHost(HostConfig{Catalog: catalog, Logger: log, Callbacks: cb})
 	t.Cleanup(h.Close)
 	return h, logs
 }

@@ -2,8 +2,10 @@ package schemas
 
 // Declarations are what one source outside the schema directory declares
 // (a CustomResourceDefinition of the API: ParseCRD), parsed and compiled,
-// ready for Loader.LoadWith. They are immutable: one value may be loaded
-// again and again, as long as its source does not change.
+// ready for Loader.LoadWith. One value may be loaded again and again, as
+// long as its source does not change. Nothing changes them once parsed
+// but MarkTerminating, which the CRD API calls before it hands them to a
+// load.
 type Declarations struct {
 	source   string
 	digest   string

@@ -63,24 +63,60 @@ func load(fsys fs.FS, name func(string) string) (*Registry, error) {
 // schemaFiles lists the schema files in fsys in path order, skipping hidden
 // files and folders (names starting with "."; this also skips the "..data"
 // links of a Kubernetes ConfigMap volume, whose files are read through the
-// visible links beside them).
+// visible links beside them). A link to a folder is followed, as the
+// kubelet shows a volume's items that have folders (shop/v1.yaml) through
+// a link of the first one (shop -> ..data/shop); a folder already walked
+// is not walked again, so a link into a folder that holds it ends.
 func schemaFiles(fsys fs.FS) ([]string, error) {
-	var paths []string
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	w := &schemaWalk{fsys: fsys}
+	err := w.walk(".")
+	sort.Strings(w.paths)
+	return w.paths, err
+}
+
+type schemaWalk struct {
+	fsys  fs.FS
+	paths []string
+	dirs  []fs.FileInfo // the folders walked, to walk each once
+}
+
+func (w *schemaWalk) walk(root string) error {
+	return fs.WalkDir(w.fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p != "." && strings.HasPrefix(d.Name(), ".") {
+		if p != root && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.IsDir() && schemaExts[strings.ToLower(path.Ext(p))] {
-			paths = append(paths, p)
+		if d.IsDir() {
+			return w.enter(p)
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if fi, err := fs.Stat(w.fsys, p); err == nil && fi.IsDir() {
+				return w.walk(p)
+			}
+		}
+		if schemaExts[strings.ToLower(path.Ext(p))] {
+			w.paths = append(w.paths, p)
 		}
 		return nil
 	})
-	sort.Strings(paths)
-	return paths, err
+}
+
+// enter notes the folder p, or skips it if it was walked already.
+func (w *schemaWalk) enter(p string) error {
+	fi, err := fs.Stat(w.fsys, p)
+	if err != nil {
+		return err
+	}
+	for _, seen := range w.dirs {
+		if os.SameFile(seen, fi) {
+			return fs.SkipDir
+		}
+	}
+	w.dirs = append(w.dirs, fi)
+	return nil
 }

@@ -372,3 +372,23 @@ func (e *LoadError) Error() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Resources returns every resource of the registry, group by group.
+func (r *Registry) Resources() []*Resource {
+	var out []*Resource
+	for _, g := range r.groups {
+		out = append(out, g.Resources...)
+	}
+	return out
+}
+
+// Resource returns the resource named plural.group (Resource.GroupResource),
+// or nil.
+func (r *Registry) Resource(groupResource string) *Resource {
+	plural, group, _ := strings.Cut(groupResource, ".")
+	g := r.Group(group)
+	if g == nil {
+		return nil
+	}
+	return g.Resource(plural)
+}

@@ -208,3 +208,16 @@ func decodeSubresources(d decoder, m map[string]any, ext string) bool {
 	}
 	return true
 }
+
+// Served reports whether any version of r is served; false for nil.
+func (r *Resource) Served() bool {
+	if r == nil {
+		return false
+	}
+	for _, rv := range r.Versions {
+		if rv.Served() {
+			return true
+		}
+	}
+	return false
+}

@@ -37,17 +37,29 @@ func decodeScale(d decoder, m map[string]any, ext string, s *openapi3.Schema) *S
 	sc.SpecReplicasPath, _ = d.str(sm, "specReplicasPath", at)
 	sc.StatusReplicasPath, _ = d.str(sm, "statusReplicasPath", at)
 	sc.LabelSelectorPath, _ = d.str(sm, "labelSelectorPath", at)
-	good := checkScalePath(d, at, "specReplicasPath", sc.SpecReplicasPath, true, []string{".spec."}, "integer", s)
-	good = checkScalePath(d, at, "statusReplicasPath", sc.StatusReplicasPath, true, []string{".status."}, "integer", s) && good
-	good = checkScalePath(d, at, "labelSelectorPath", sc.LabelSelectorPath, false, []string{".spec.", ".status."}, "string", s) && good
+	good := d.checkScalePath(at, s, scalePath{"specReplicasPath", sc.SpecReplicasPath, true, []string{".spec."}, "integer"})
+	good = d.checkScalePath(at, s, scalePath{"statusReplicasPath", sc.StatusReplicasPath, true, []string{".status."}, "integer"}) && good
+	good = d.checkScalePath(at, s, scalePath{"labelSelectorPath", sc.LabelSelectorPath, false, []string{".spec.", ".status."}, "string"}) && good
 	if !good {
 		return nil
 	}
 	return &sc
 }
 
-// checkScalePath checks one path of the scale subresource.
-func checkScalePath(d decoder, at, field, p string, required bool, under []string, typ string, s *openapi3.Schema) bool {
+// scalePath is one path of the scale subresource and what it must be: a
+// field of type typ under one of under.
+type scalePath struct {
+	field    string
+	path     string
+	required bool
+	under    []string
+	typ      string
+}
+
+// checkScalePath checks one path of the scale subresource declared at at
+// against the schema s.
+func (d decoder) checkScalePath(at string, s *openapi3.Schema, sp scalePath) bool {
+	field, p, required, under, typ := sp.field, sp.path, sp.required, sp.under, sp.typ
 	fat := ptr(at, field)
 	switch {
 	case p == "" && required:

@@ -12,6 +12,6 @@ import (
 // as kube-apiserver does once it has decoded the body: a create's objectRef
 // gets its name there, and levels Request and up keep the body.
 func auditRequest(r *http.Request, t target, body []byte) {
-	gvr := schema.GroupVersionResource{Group: t.rv.Resource.Group, Version: t.rv.Version, Resource: t.rv.Resource.Plural}
-	auditlog.LogRequestObject(r.Context(), gvr, t.subresource, body)
+	gvr := schema.GroupVersionResource{Group: t.Version.Resource.Group, Version: t.Version.Version, Resource: t.Version.Resource.Plural}
+	auditlog.LogRequestObject(r.Context(), gvr, t.Subresource, body)
 }

@@ -22,11 +22,11 @@ type constStore struct {
 	object, list []byte
 }
 
-func (c constStore) Get(context.Context, *schemas.ResourceVersion, string, string) ([]byte, error) {
+func (c constStore) Get(context.Context, engine.Ref) ([]byte, error) {
 	return c.object, nil
 }
 
-func (c constStore) List(context.Context, *schemas.ResourceVersion, string, engine.ListRequest) ([]byte, error) {
+func (c constStore) List(context.Context, engine.Ref, engine.ListRequest) ([]byte, error) {
 	return c.list, nil
 }
 
@@ -97,7 +97,7 @@ func BenchmarkDiscoveryAggregated(b *testing.B) {
 	benchRequest(b, benchServer(b, 1), "/apis", kubectlDiscoveryAccept)
 }
 
-func (c constStore) Create(context.Context, *schemas.ResourceVersion, string, []byte, engine.WriteOptions) (engine.Result, error) {
+func (c constStore) Create(context.Context, engine.WriteRequest) (engine.Result, error) {
 	return engine.Result{Object: c.object}, nil
 }
 

@@ -1,6 +1,10 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/specd-io/specd/engine"
+)
 
 // create serves POST on a collection: 201 and the stored object.
 func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
@@ -15,7 +19,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 	}
 	opts.FieldManager = managerOrUserAgent(opts.FieldManager, r.UserAgent())
 	opts.BodyProblems = problems
-	res, err := s.cfg.Store.Create(r.Context(), t.rv, t.namespace, body, opts)
+	res, err := s.cfg.Store.Create(r.Context(), engine.WriteRequest{Ref: t.Ref, Body: body, Options: opts})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -15,7 +15,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.cfg.Store.Delete(r.Context(), t.rv, t.namespace, t.name, opts)
+	res, err := s.cfg.Store.Delete(r.Context(), t.Ref, opts)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -38,7 +38,7 @@ func TestDeleteOptions(t *testing.T) {
 			if tc.body == "" {
 				r = httptest.NewRequest("DELETE", "/x?"+tc.query, nil)
 			}
-			got, err := deleteOptions(r, target{rv: testRegistry().Lookup("shop.example.com", "v1", "widgets")}, 1<<20)
+			got, err := deleteOptions(r, target{engine.Ref{Version: testRegistry().Lookup("shop.example.com", "v1", "widgets")}}, 1<<20)
 			if tc.err != nil {
 				if !tc.err(err) {
 					t.Fatalf("err %v", err)

@@ -50,7 +50,7 @@ func newRequestInfo(reg *schemas.Registry, r *http.Request) requestInfo {
 	if !ok {
 		return requestInfo{verb: methodVerb(r.Method)}
 	}
-	return requestInfo{verb: resourceVerb(r, t), resource: t.rv.Resource.GroupResource(), subresource: t.subresource}
+	return requestInfo{verb: resourceVerb(r, t), resource: t.Version.Resource.GroupResource(), subresource: t.Subresource}
 }
 
 // resourceTarget resolves a path under /apis/G/V/ or /api/V/ as
@@ -77,7 +77,7 @@ func resourceVerb(r *http.Request, t target) string {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch {
-		case t.name != "":
+		case t.Name != "":
 			// A named GET is a get even with ?watch, as dispatch serves it.
 			return "get"
 		case isWatch(r.URL.Query()):
@@ -85,7 +85,7 @@ func resourceVerb(r *http.Request, t target) string {
 		}
 		return "list"
 	case http.MethodDelete:
-		if t.name == "" {
+		if t.Name == "" {
 			return "deletecollection"
 		}
 		return "delete"

@@ -113,7 +113,7 @@ func TestServerErrorsAreLoggedOnce(t *testing.T) {
 // failingWatchStore answers every watch with the store's error.
 type failingWatchStore struct{ *fakeStore }
 
-func (f failingWatchStore) Watch(context.Context, *schemas.ResourceVersion, string, engine.WatchRequest) (*engine.Watch, error) {
+func (f failingWatchStore) Watch(context.Context, engine.Ref, engine.WatchRequest) (*engine.Watch, error) {
 	return nil, f.err
 }
 

@@ -134,7 +134,8 @@ func (f *fakeStore) put(rv *schemas.ResourceVersion, ns string, obj string) stri
 	return obj
 }
 
-func (f *fakeStore) Create(_ context.Context, rv *schemas.ResourceVersion, ns string, body []byte, opts engine.WriteOptions) (engine.Result, error) {
+func (f *fakeStore) Create(_ context.Context, req engine.WriteRequest) (engine.Result, error) {
+	rv, ns, body, opts := req.Version, req.Namespace, req.Body, req.Options
 	name := gjson.GetBytes(body, "metadata.name").Str
 	f.record(call{verb: "create", resource: rv.Resource.GroupResource() + "/" + rv.Version, namespace: ns, name: name, body: string(body), write: opts})
 	if f.err != nil {
@@ -149,7 +150,8 @@ func (f *fakeStore) Create(_ context.Context, rv *schemas.ResourceVersion, ns st
 	return engine.Result{Object: []byte(f.put(rv, ns, string(body))), Warnings: f.warnings}, nil
 }
 
-func (f *fakeStore) Get(_ context.Context, rv *schemas.ResourceVersion, ns, name string) ([]byte, error) {
+func (f *fakeStore) Get(_ context.Context, ref engine.Ref) ([]byte, error) {
+	rv, ns, name := ref.Version, ref.Namespace, ref.Name
 	f.record(call{verb: "get", resource: rv.Resource.GroupResource() + "/" + rv.Version, namespace: ns, name: name})
 	if f.err != nil {
 		return nil, f.err
@@ -163,7 +165,8 @@ func (f *fakeStore) Get(_ context.Context, rv *schemas.ResourceVersion, ns, name
 	return []byte(obj), nil
 }
 
-func (f *fakeStore) List(_ context.Context, rv *schemas.ResourceVersion, ns string, req engine.ListRequest) ([]byte, error) {
+func (f *fakeStore) List(_ context.Context, ref engine.Ref, req engine.ListRequest) ([]byte, error) {
+	rv, ns := ref.Version, ref.Namespace
 	f.record(call{verb: "list", resource: rv.Resource.GroupResource() + "/" + rv.Version, namespace: ns, list: req})
 	if f.err != nil {
 		return nil, f.err
@@ -189,7 +192,8 @@ func (f *fakeStore) List(_ context.Context, rv *schemas.ResourceVersion, ns stri
 		rv.APIVersion(), strings.Join(items, ","), rv.Resource.ListKind, f.rv)), nil
 }
 
-func (f *fakeStore) Update(_ context.Context, rv *schemas.ResourceVersion, ns, name string, body []byte, opts engine.WriteOptions) (engine.Result, error) {
+func (f *fakeStore) Update(_ context.Context, req engine.WriteRequest) (engine.Result, error) {
+	rv, ns, name, body, opts := req.Version, req.Namespace, req.Name, req.Body, req.Options
 	f.record(call{verb: "update", resource: rv.Resource.GroupResource() + "/" + rv.Version, namespace: ns, name: name, body: string(body), write: opts})
 	if f.err != nil {
 		return engine.Result{}, f.err
@@ -203,11 +207,8 @@ func (f *fakeStore) Update(_ context.Context, rv *schemas.ResourceVersion, ns, n
 	return engine.Result{Object: []byte(f.put(rv, ns, string(body))), Warnings: f.warnings}, nil
 }
 
-func (f *fakeStore) UpdateStatus(ctx context.Context, rv *schemas.ResourceVersion, ns, name string, body []byte, opts engine.WriteOptions) (engine.Result, error) {
-	return f.Update(ctx, rv, ns, name, body, opts)
-}
-
-func (f *fakeStore) Delete(_ context.Context, rv *schemas.ResourceVersion, ns, name string, opts engine.DeleteOptions) (engine.Result, error) {
+func (f *fakeStore) Delete(_ context.Context, ref engine.Ref, opts engine.DeleteOptions) (engine.Result, error) {
+	rv, ns, name := ref.Version, ref.Namespace, ref.Name
 	f.record(call{verb: "delete", resource: rv.Resource.GroupResource() + "/" + rv.Version, namespace: ns, name: name, del: opts})
 	if f.err != nil {
 		return engine.Result{}, f.err
@@ -224,6 +225,19 @@ func (f *fakeStore) Delete(_ context.Context, rv *schemas.ResourceVersion, ns, n
 	b, _ := json.Marshal(st)
 	return engine.Result{Object: b, Warnings: f.warnings}, nil
 }
+
+// DeleteCollection is not the fake's: the engine's tests cover it.
+func (f *fakeStore) DeleteCollection(_ context.Context, ref engine.Ref, _ engine.ListRequest, _ engine.DeleteOptions) ([]byte, error) {
+	return nil, apierrors.NewMethodNotSupported(gr(ref.Version), "deletecollection")
+}
+
+// Watch is not the fake's: the engine's and the e2e tests cover it.
+func (f *fakeStore) Watch(_ context.Context, ref engine.Ref, _ engine.WatchRequest) (*engine.Watch, error) {
+	return nil, apierrors.NewMethodNotSupported(gr(ref.Version), "watch")
+}
+
+// Subresources: the fake serves none beyond status and scale.
+func (f *fakeStore) Subresources(*schemas.Resource) []string { return nil }
 
 // newTestServer returns a server on testRegistry and store, with a fixed
 // clock and logs in the test output.

@@ -10,13 +10,13 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) {
 		notAcceptable(w, r)
 		return
 	}
-	obj, err := s.cfg.Store.Get(r.Context(), t.rv, t.namespace, t.name)
+	obj, err := s.cfg.Store.Get(r.Context(), t.Ref)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	if enc.table {
-		s.writeTable(w, r, enc, t.rv, obj, false)
+		s.writeTable(w, r, enc, t.Version, obj, false)
 		return
 	}
 	s.writeObject(w, r, http.StatusOK, enc, obj)

@@ -15,18 +15,18 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) {
 		notAcceptable(w, r)
 		return
 	}
-	req, err := listRequest(t.rv, q)
+	req, err := listRequest(t.Version, q)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	list, err := s.cfg.Store.List(r.Context(), t.rv, t.namespace, req)
+	list, err := s.cfg.Store.List(r.Context(), t.Ref, req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	if enc.table {
-		s.writeTable(w, r, enc, t.rv, list, true)
+		s.writeTable(w, r, enc, t.Version, list, true)
 		return
 	}
 	s.writeObject(w, r, http.StatusOK, enc, list)

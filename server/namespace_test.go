@@ -73,7 +73,7 @@ func namespaceServer(t *testing.T) string {
 	quiet := slog.New(slog.DiscardHandler)
 	life := namespace.New(namespace.Config{Registry: func() *schemas.Registry { return reg }, Logger: quiet})
 	store := engine.NewStore(etcdstorage.New(etcdtest.Start(t)), engine.Options{Logger: quiet,
-		NamespaceCheck: life.Check, Strategies: life.Strategies()})
+		NamespaceCheck: life, Strategies: life.Strategies()})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go life.Run(ctx, store) // reads storage until its watch has listed: no cache here

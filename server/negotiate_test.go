@@ -21,9 +21,9 @@ func builtinTargets(t *testing.T) (roles, widgets target) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roles.rv = reg.Lookup("rbac.authorization.k8s.io", "v1", "roles")
-	widgets.rv = reg.Lookup("shop.example.com", "v1", "widgets")
-	if roles.rv == nil || widgets.rv == nil {
+	roles.Version = reg.Lookup("rbac.authorization.k8s.io", "v1", "roles")
+	widgets.Version = reg.Lookup("shop.example.com", "v1", "widgets")
+	if roles.Version == nil || widgets.Version == nil {
 		t.Fatal("roles or widgets not served")
 	}
 	return roles, widgets
@@ -35,7 +35,7 @@ func builtinTargets(t *testing.T) (roles, widgets target) {
 func TestNegotiateProtobuf(t *testing.T) {
 	roles, widgets := builtinTargets(t)
 	scale := roles
-	scale.subresource = "scale"
+	scale.Subresource = "scale"
 	const pb = contentTypeProtobuf
 	tests := map[string]struct {
 		accept string

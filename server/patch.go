@@ -56,8 +56,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	opts.FieldManager = managerOrUserAgent(opts.FieldManager, r.UserAgent())
-	opts.Subresource = t.subresource
-	res, err := s.cfg.Store.Patch(r.Context(), t.rv, t.namespace, t.name, pt, body, opts)
+	res, err := s.cfg.Store.Patch(r.Context(), engine.PatchRequest{Ref: t.Ref, Type: pt, Patch: body, Options: opts})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

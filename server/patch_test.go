@@ -9,12 +9,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/engine"
-	"github.com/specd-io/specd/schemas"
 )
 
 // Patch records the call and answers the stored object unchanged: the
 // engine's tests cover what a patch does.
-func (f *fakeStore) Patch(_ context.Context, rv *schemas.ResourceVersion, ns, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error) {
+func (f *fakeStore) Patch(_ context.Context, req engine.PatchRequest) (engine.PatchResult, error) {
+	rv, ns, name, patch, opts := req.Version, req.Namespace, req.Name, req.Patch, req.Options
 	f.record(call{verb: "patch", resource: rv.Resource.GroupResource() + "/" + rv.Version, namespace: ns, name: name, body: string(patch), write: opts.WriteOptions})
 	if f.err != nil {
 		return engine.PatchResult{}, f.err

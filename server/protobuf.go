@@ -69,7 +69,7 @@ func hasProtobuf(rv *schemas.ResourceVersion) bool {
 // hasProtobuf reports whether t's answers may be protobuf: its kind has
 // Go types. The scale subresource's autoscaling/v1 Scale has none here.
 func (t target) hasProtobuf() bool {
-	return t.subresource != "scale" && hasProtobuf(t.rv)
+	return t.Subresource != "scale" && hasProtobuf(t.Version)
 }
 
 // jsonToProtobuf encodes an answer of the engine (an object, a list, a

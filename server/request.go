@@ -8,15 +8,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/schemas"
 )
 
 // target is what a resource path names.
 type target struct {
-	rv          *schemas.ResourceVersion
-	namespace   string // "" for cluster scope or all namespaces
-	name        string // "" for the collection
-	subresource string // "" or "status"
+	engine.Ref
 }
 
 // serveResource handles every path under /apis/G/V/: the collection,
@@ -28,10 +26,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, notFoundStatus())
 		return
 	}
-	if t.rv.Deprecated {
+	if t.Version.Deprecated {
 		// Every answer in a deprecated version carries its warning, errors
 		// included, as kube-apiserver does for a deprecated CRD version.
-		addWarnings(w, []string{t.rv.DeprecationWarning})
+		addWarnings(w, []string{t.Version.DeprecationWarning})
 	}
 	r = withProtobufTarget(r, t)
 	if err := t.validate(); err != nil {
@@ -72,7 +70,7 @@ func resolve(reg *schemas.Registry, group, version, rest string, serves func(*sc
 	// Namespace's subresources, not a resource in namespace NAME, as
 	// kube's request info reads them.
 	if n >= 3 && seg[0] == "namespaces" && !(n == 3 && namespaceSubresources[seg[2]]) {
-		namespaced, t.namespace, seg = true, seg[1], seg[2:]
+		namespaced, t.Namespace, seg = true, seg[1], seg[2:]
 	}
 	if len(seg) > 3 {
 		return target{}, false, false
@@ -81,19 +79,19 @@ func resolve(reg *schemas.Registry, group, version, rest string, serves func(*sc
 	if rv == nil {
 		return target{}, false, false
 	}
-	t.rv = rv
+	t.Version = rv
 	if len(seg) > 1 {
-		t.name = seg[1]
+		t.Name = seg[1]
 	}
 	if len(seg) > 2 {
-		t.subresource = seg[2]
+		t.Subresource = seg[2]
 	}
 	switch {
 	case namespaced && !rv.Resource.Namespaced():
 		return target{}, false, false
-	case !namespaced && rv.Resource.Namespaced() && t.name != "":
+	case !namespaced && rv.Resource.Namespaced() && t.Name != "":
 		return target{}, false, false // only the all-namespaces list lives here
-	case t.subresource != "" && !hasSubresource(rv, t.subresource) && (serves == nil || !serves(rv.Resource, t.subresource)):
+	case t.Subresource != "" && !hasSubresource(rv, t.Subresource) && (serves == nil || !serves(rv.Resource, t.Subresource)):
 		return target{}, false, false
 	}
 	return t, namespaced, true
@@ -101,14 +99,14 @@ func resolve(reg *schemas.Registry, group, version, rest string, serves func(*sc
 
 // validate checks the namespace and name taken from the path.
 func (t target) validate() error {
-	if t.namespace != "" {
-		if errs := validation.IsDNS1123Label(t.namespace); len(errs) > 0 {
-			return badRequest("invalid namespace %q: %s", t.namespace, strings.Join(errs, "; "))
+	if t.Namespace != "" {
+		if errs := validation.IsDNS1123Label(t.Namespace); len(errs) > 0 {
+			return badRequest("invalid namespace %q: %s", t.Namespace, strings.Join(errs, "; "))
 		}
 	}
-	if t.name != "" {
-		if errs := path.IsValidPathSegmentName(t.name); len(errs) > 0 {
-			return badRequest("invalid resource name %q: %s", t.name, strings.Join(errs, "; "))
+	if t.Name != "" {
+		if errs := path.IsValidPathSegmentName(t.Name); len(errs) > 0 {
+			return badRequest("invalid resource name %q: %s", t.Name, strings.Join(errs, "; "))
 		}
 	}
 	return nil
@@ -116,24 +114,24 @@ func (t target) validate() error {
 
 // dispatch calls the handler of the method on the target, or answers 405.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, namespaced bool) {
-	if t.subresource == "" && t.rv.Resource.Verbs != nil {
-		if verb := resourceVerb(r, t); !t.rv.Resource.Serves(verb) {
-			writeStatus(w, r, verbNotServedStatus(verb, r.Method, t.rv.Resource.GroupResource()))
+	if t.Subresource == "" && t.Version.Resource.Verbs != nil {
+		if verb := resourceVerb(r, t); !t.Version.Resource.Serves(verb) {
+			writeStatus(w, r, verbNotServedStatus(verb, r.Method, t.Version.Resource.GroupResource()))
 			return
 		}
 	}
 	switch {
-	case t.subresource == "scale":
+	case t.Subresource == "scale":
 		if s.serveScale(w, r, t) {
 			return
 		}
-	case t.subresource != "" && t.subresource != "status":
+	case t.Subresource != "" && t.Subresource != "status":
 		// A store's own subresource (a Namespace's finalize): PUT only.
 		if r.Method == http.MethodPut {
 			s.update(w, r, t)
 			return
 		}
-	case t.name != "":
+	case t.Name != "":
 		// An object and its status answer the same methods, but for DELETE.
 		switch r.Method {
 		case http.MethodGet:
@@ -146,7 +144,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, name
 			s.patch(w, r, t)
 			return
 		case http.MethodDelete:
-			if t.subresource == "" {
+			if t.Subresource == "" {
 				s.delete(w, r, t)
 				return
 			}
@@ -156,13 +154,13 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, t target, name
 		case r.Method == http.MethodGet:
 			s.list(w, r, t)
 			return
-		case r.Method == http.MethodPost && (namespaced || !t.rv.Resource.Namespaced()):
+		case r.Method == http.MethodPost && (namespaced || !t.Version.Resource.Namespaced()):
 			s.create(w, r, t)
 			return
-		case r.Method == http.MethodDelete && (namespaced || !t.rv.Resource.Namespaced()):
+		case r.Method == http.MethodDelete && (namespaced || !t.Version.Resource.Namespaced()):
 			s.deleteCollection(w, r, t)
 			return
 		}
 	}
-	writeStatus(w, r, methodNotAllowedStatus(r.Method, t.rv.Resource.GroupResource()))
+	writeStatus(w, r, methodNotAllowedStatus(r.Method, t.Version.Resource.GroupResource()))
 }

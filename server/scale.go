@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
@@ -10,15 +9,6 @@ import (
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/schemas"
 )
-
-// scaler is what the scale subresource needs from the store.
-// *engine.Store satisfies it.
-type scaler interface {
-	GetScale(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
-	UpdateScale(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-}
-
-var _ scaler = (*engine.Store)(nil)
 
 // scaleVerbs are served on the scale subresource.
 var scaleVerbs = []string{"get", "patch", "update"}
@@ -52,8 +42,7 @@ func hasSubresource(rv *schemas.ResourceVersion, sub string) bool {
 // serveScale serves GET, PUT and PATCH on the scale subresource: an
 // autoscaling/v1 Scale. It reports false for other methods (405).
 func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t target) bool {
-	store, ok := s.cfg.Store.(scaler)
-	if !ok || (r.Method != http.MethodGet && r.Method != http.MethodPut && r.Method != http.MethodPatch) {
+	if r.Method != http.MethodGet && r.Method != http.MethodPut && r.Method != http.MethodPatch {
 		return false
 	}
 	if r.Method == http.MethodPatch {
@@ -66,7 +55,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t target) bo
 			notAcceptable(w, r)
 			return true
 		}
-		obj, err := store.GetScale(r.Context(), t.rv, t.namespace, t.name)
+		obj, err := s.cfg.Store.Get(r.Context(), t.Ref)
 		if err != nil {
 			s.writeError(w, r, err)
 			return true
@@ -85,7 +74,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t target) bo
 	}
 	opts.FieldManager = managerOrUserAgent(opts.FieldManager, r.UserAgent())
 	opts.BodyProblems = problems
-	res, err := store.UpdateScale(r.Context(), t.rv, t.namespace, t.name, body, opts)
+	res, err := s.cfg.Store.Update(r.Context(), engine.WriteRequest{Ref: t.Ref, Body: body, Options: opts})
 	if err != nil {
 		s.writeError(w, r, err)
 		return true

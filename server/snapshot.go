@@ -27,7 +27,7 @@ func (s *Server) snapshot() *snapshot {
 	if c := s.cache.Load(); c != nil && c.reg == reg {
 		return c
 	}
-	c := newSnapshot(reg, s.cfg.Extra, s.storeSubresources)
+	c := newSnapshot(reg, s.cfg.Extra, s.cfg.Store.Subresources)
 	s.cache.Store(c)
 	return c
 }

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/engine"
 )
 
 func TestErrorsBecomeStatus(t *testing.T) {
@@ -86,6 +86,6 @@ func TestPanicsBecomeInternalErrors(t *testing.T) {
 
 type panicStore struct{ *fakeStore }
 
-func (panicStore) Get(context.Context, *schemas.ResourceVersion, string, string) ([]byte, error) {
+func (panicStore) Get(context.Context, engine.Ref) ([]byte, error) {
 	panic("boom")
 }

@@ -22,13 +22,6 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-// watchStore is a store that can watch; *engine.Store is one.
-type watchStore interface {
-	Watch(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.WatchRequest) (*engine.Watch, error)
-}
-
-var _ watchStore = (*engine.Store)(nil)
-
 // DefaultMinRequestTimeout is kube-apiserver's default
 // --min-request-timeout (1800 s).
 const DefaultMinRequestTimeout = 30 * time.Minute
@@ -69,18 +62,13 @@ func (s *Server) CloseWatches() {
 // {"type","object"} JSON values, one per line, or of protobuf frames for
 // a client that prefers them (built-in kinds), as kube-apiserver writes.
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
-	store, ok := s.cfg.Store.(watchStore)
-	if !ok {
-		writeStatus(w, r, methodNotAllowedStatus("watch", t.rv.Resource.GroupResource()))
-		return
-	}
 	enc, ok := negotiate(r, t, true)
 	if !ok || enc.yaml {
 		notAcceptable(w, r)
 		return
 	}
 	q := r.URL.Query()
-	req, timeout, err := watchRequest(t.rv, q, s.cfg.MinRequestTimeout)
+	req, timeout, err := watchRequest(t.Version, q, s.cfg.MinRequestTimeout)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -101,7 +89,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 			s.writeError(w, r, err)
 			return
 		}
-		table = newTableBuilder(t.rv, include, s.cfg.Now())
+		table = newTableBuilder(t.Version, include, s.cfg.Now())
 	}
 	if timeout <= 0 {
 		s.endedWatch(w, r, enc.protobuf)
@@ -121,7 +109,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 		}
 	}()
 
-	watch, err := store.Watch(ctx, t.rv, t.namespace, req)
+	watch, err := s.cfg.Store.Watch(ctx, t.Ref, req)
 	// Priority and fairness holds a seat for a watch until it has started.
 	utilflowcontrol.WatchInitialized(r.Context())
 	if err != nil && !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {

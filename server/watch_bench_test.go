@@ -41,7 +41,7 @@ func fill(b *testing.B, e *watchEnv, n int) int {
 	for range 8 {
 		wg.Go(func() {
 			for i := range work {
-				res, err := e.store.Create(context.Background(), rv, "bench", []byte(benchPayload(i)), engine.WriteOptions{})
+				res, err := e.store.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "bench"}, Body: []byte(benchPayload(i)), Options: engine.WriteOptions{}})
 				if err != nil {
 					b.Error(err)
 					return
@@ -305,7 +305,7 @@ func benchFanOut(b *testing.B, watchers int, pace time.Duration, start startRead
 	rv := e.reg.Lookup("shop.example.com", "v1", "widgets")
 	i := 0
 	for b.Loop() {
-		if _, err := e.store.Create(context.Background(), rv, "default", []byte(benchPayload(i)), engine.WriteOptions{}); err != nil {
+		if _, err := e.store.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(benchPayload(i)), Options: engine.WriteOptions{}}); err != nil {
 			b.Fatal(err)
 		}
 		i++

@@ -129,7 +129,7 @@ func runCheck(ctx context.Context, cfg checkConfig, stderr io.Writer) *check.Rep
 		var stored check.StoredObjects
 		if len(cfg.EtcdServers) > 0 {
 			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-			objs := &etcdObjects{client: cfg.EtcdTLS.clientConfig(cfg.EtcdServers, log), prefix: storeKeyPrefix, timeout: cfg.EtcdTimeout, log: log, wrap: cfg.decrypt}
+			objs := storedIn(cfg, log)
 			defer objs.Close()
 			stored = objs
 		}

@@ -8,6 +8,6 @@
 // This package only parses flags, builds, wires and waits for signals. It
 // is the one place that names the concrete storage (etcd, embedded or
 // external) and the plugin host, and hands them to the engine and the
-// server; what it builds lives in importable packages (schemas/serving,
+// server; what it builds lives in importable packages (serving,
 // engine and its subpackages, plugins, server).
 package main

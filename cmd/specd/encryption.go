@@ -4,6 +4,7 @@ import (
 	"flag"
 	"log/slog"
 
+	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/encryption"
 	"github.com/specd-io/specd/engine/storage"
 )
@@ -29,5 +30,5 @@ func (e encryptionFlag) load(log *slog.Logger) (func(storage.Storage) storage.St
 		return nil, err
 	}
 	log.Info("encryption at rest", "config", e.Path)
-	return func(st storage.Storage) storage.Storage { return encryption.Wrap(st, c, storeKeyPrefix) }, nil
+	return func(st storage.Storage) storage.Storage { return encryption.Wrap(st, c, engine.DefaultPrefix) }, nil
 }

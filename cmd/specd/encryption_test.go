@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,16 +46,16 @@ func TestSecurityDocEncryption(t *testing.T) {
 	}
 	rv := reg.Group("shop.example.com").Resource("widgets").Version("v1")
 	cli := etcdtest.Start(t)
-	wrap, err := encryptionFlag{Path: securityDocConfig(t)}.load(quietLogger())
+	wrap, err := encryptionFlag{Path: securityDocConfig(t)}.load(slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := engine.NewStore(wrap(etcdstorage.New(cli)), engine.Options{Logger: quietLogger()})
+	store := engine.NewStore(wrap(etcdstorage.New(cli)), engine.Options{Logger: slog.New(slog.DiscardHandler)})
 	body := `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"small"},"spec":{"color":"blue"}}`
-	if _, err := store.Create(t.Context(), rv, "default", []byte(body), engine.WriteOptions{}); err != nil {
+	if _, err := store.Create(t.Context(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(body), Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := cli.Get(t.Context(), storeKeyPrefix+"shop.example.com/widgets/default/small")
+	resp, err := cli.Get(t.Context(), engine.DefaultPrefix+"shop.example.com/widgets/default/small")
 	if err != nil || len(resp.Kvs) != 1 {
 		t.Fatalf("etcd: %v", err)
 	}
@@ -69,10 +70,10 @@ resources: [{resources: [widgets.shop.example.com], providers: [{secretbox: {key
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if wrap, err = (encryptionFlag{Path: other}).load(quietLogger()); err != nil {
+	if wrap, err = (encryptionFlag{Path: other}).load(slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = engine.NewStore(wrap(etcdstorage.New(cli)), engine.Options{Logger: quietLogger()}).Get(t.Context(), rv, "default", "small")
+	_, err = engine.NewStore(wrap(etcdstorage.New(cli)), engine.Options{Logger: slog.New(slog.DiscardHandler)}).Get(t.Context(), engine.Ref{Version: rv, Namespace: "default", Name: "small"})
 	if want := `encryption: decryption failed: widgets.shop.example.com "default/small":`; !errors.Is(err, encryption.ErrDecrypt) || !strings.Contains(err.Error(), want) {
 		t.Errorf("Get without the key: %v, want %q as docs/security.md shows", err, want)
 	}
@@ -117,8 +118,8 @@ resources: [{resources: ["*.test.example.com"], providers: [{aesgcm: {keys: [{na
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := encryption.Wrap(etcdstorage.New(cli), c, storeKeyPrefix)
-	if _, err := st.Create(t.Context(), storeKeyPrefix+"test.example.com/things/default/old",
+	st := encryption.Wrap(etcdstorage.New(cli), c, engine.DefaultPrefix)
+	if _, err := st.Create(t.Context(), engine.DefaultPrefix+"test.example.com/things/default/old",
 		[]byte(`{"apiVersion":"test.example.com/v1beta1","kind":"Thing","metadata":{"name":"old"}}`)); err != nil {
 		t.Fatal(err)
 	}

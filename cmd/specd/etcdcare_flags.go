@@ -65,6 +65,12 @@ func (c serveConfig) embeddedEtcd(log *slog.Logger) etcdstorage.EmbeddedConfig {
 
 // etcdCare is the configuration of the upkeep of the etcd client talks
 // to.
+// etcd is what etcdcare.Open opens: the cluster of --etcd-servers, or the
+// embedded etcd.
+func (c serveConfig) etcd(log *slog.Logger) etcdcare.OpenConfig {
+	return etcdcare.OpenConfig{Servers: c.EtcdServers, Client: c.EtcdTLS.clientConfig(c.EtcdServers, log), Embedded: c.embeddedEtcd(log), Logger: log}
+}
+
 func (c serveConfig) etcdCare(client *clientv3.Client, log *slog.Logger) etcdcare.Config {
 	return etcdcare.Config{Client: client, Embedded: len(c.EtcdServers) == 0,
 		CompactionInterval: c.EtcdCare.CompactionInterval, CheckInterval: c.EtcdCare.CheckInterval, Logger: log}

@@ -16,7 +16,5 @@ func ensureKubernetesService(ctx context.Context, store kubernetesservice.Store,
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, policyTimeout)
-	defer cancel()
 	return kubernetesservice.Ensure(ctx, store, reg, ep, log)
 }

@@ -26,7 +26,6 @@ import (
 	"github.com/specd-io/specd/engine/controller"
 	"github.com/specd-io/specd/engine/crd"
 	"github.com/specd-io/specd/engine/etcdcare"
-	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/gc"
 	"github.com/specd-io/specd/engine/leader"
 	"github.com/specd-io/specd/engine/migrate"
@@ -35,14 +34,15 @@ import (
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/plugins"
+	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/schemas/builtin"
 	"github.com/specd-io/specd/schemas/builtin/gotypes"
-	"github.com/specd-io/specd/schemas/serving"
 	"github.com/specd-io/specd/server"
 	"github.com/specd-io/specd/server/certs"
 	"github.com/specd-io/specd/server/resetconn"
 	"github.com/specd-io/specd/server/reviews"
+	"github.com/specd-io/specd/serving"
 )
 
 func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
@@ -66,20 +66,27 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 }
 
 // outside is what serve opens before it builds anything on it: the API's
-// listener and its TLS, the plugins, the schemas and the storage.
+// listener and its TLS, the request chain, the plugins directory, the
+// schemas and the storage.
 type outside struct {
 	listener net.Listener
 	// tls is nil with --insecure-serving.
-	tls       *certs.Serving
-	chain     *requestChain
-	host      *plugins.Host
-	callbacks *plugins.LateCallbacks
-	schemas   *serving.Set
-	storage   storage.Storage
-	etcd      *clientv3.Client
+	tls     *certs.Serving
+	chain   *requestChain
+	catalog *plugins.Catalog
+	storage storage.Storage
+	etcd    *clientv3.Client
+	// stored tells the compatibility gate in which versions objects are
+	// stored.
+	stored  migrate.StoredObjects
+	schemas *serving.Set
 }
 
-// serve runs until ctx ends. Schemas are loaded before anything starts, so a
+// storedReadTimeout bounds the compatibility gate's read of the versions
+// a resource's objects are stored in.
+const storedReadTimeout = 30 * time.Second
+
+// serve runs until ctx ends. Schemas are loaded before etcd starts, so a
 // broken schema directory stops specd with every problem listed. What it
 // opens closes in reverse order: the HTTP server first, then the etcd
 // client, then etcd, since an etcd that still has clients takes seconds
@@ -96,14 +103,11 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	defer out.listener.Close()
-	// Plugins start on first use, and call back through callbacks.
-	out.callbacks = &plugins.LateCallbacks{}
-	if out.host, err = openPlugins(cfg, out.callbacks, log); err != nil {
-		return err
+	if out.catalog, err = plugins.OpenCatalog(cfg.Plugins, log.With("component", "plugins")); err != nil {
+		return fmt.Errorf("--plugins: %w", err)
 	}
-	defer out.host.Close()
 	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking,
-		Watch: !cfg.NoWatch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.host.CheckBindings}); err != nil {
+		Watch: !cfg.NoWatch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.catalog.CheckBindings}); err != nil {
 		return err
 	}
 	defer out.schemas.Close()
@@ -115,12 +119,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	st, etcdClient, closeStorage, err := openStorage(ctx, cfg, log)
+	opened, err := etcdcare.Open(ctx, cfg.etcd(log))
 	if err != nil {
 		return err
 	}
-	defer closeStorage()
-	out.storage, out.etcd = encrypt(st), etcdClient
+	defer opened.Close()
+	out.storage, out.etcd = encrypt(opened.Storage), opened.Client
+	out.stored = migrate.StoredObjects{Storage: out.storage, Keys: engine.Keys{}, Timeout: storedReadTimeout}
 	// After the embedded etcd, which vets --data-dir's permissions before
 	// anything is written there.
 	if out.tls, err = cfg.TLS.open(ctx, cfg.DataDir, cfg.Listen, out.listener.Addr(), log); err != nil {
@@ -133,13 +138,49 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	return serveOn(ctx, cfg, out, log)
 }
 
-// writeChecks are the engine's WriteChecks: RBAC's (rbac) and kube's
-// validation of ConfigMaps, Secrets and the finalizers of Namespaces.
-func writeChecks(rbac map[string]engine.WriteCheck, crds *crd.API) map[string]engine.WriteCheck {
+// parts are the engine and what is made with it, by serveOn.
+type parts struct {
+	store      *engine.Store
+	host       *plugins.Host
+	authz      *authorization
+	namespaces *namespace.Lifecycle
+	crds       *crd.API
+	caches     *watchcache.Served
+	deletes    *leader.Signal
+	trigger    *gc.Trigger
+}
+
+// newParts makes the Store and what its writes call: the namespaces'
+// lifecycle, the CRD API, RBAC's checks, and the plugin host, which is
+// made with the Store (engine.Options.Admission): it serves plugins the
+// callbacks of a Client over that Store, authorized as each plugin.
+func newParts(cfg serveConfig, out outside, caches *watchcache.Caches, log *slog.Logger) *parts {
+	set := out.schemas
+	p := &parts{trigger: gc.NewTrigger(), caches: watchcache.NewServed(caches, engine.Keys{}.Resource),
+		authz:      newAuthorization(cfg.Authorization, set.Registry, log),
+		namespaces: namespace.New(namespace.Config{Registry: set.Registry, Logger: log}),
+		crds:       crd.New(crd.Config{Registry: set.Registry, Schemas: set, Stored: out.stored, Logger: log})}
+	// A delete through any replica pulls the trigger of the elected one.
+	p.deletes = leader.NewSignal(out.etcd, "gc", p.trigger.Pull, log)
+	admission := func(self *engine.Store) hook.Admission {
+		callbacks := controller.NewClient(self, set.Registry).WithAuthorizer(p.authz.authorizer())
+		p.host = plugins.NewHost(plugins.HostConfig{Catalog: out.catalog, Logger: log.With("component", "plugins"), Callbacks: callbacks})
+		return p.host
+	}
+	p.store = engine.NewStore(out.storage, engine.Options{Logger: log, Cache: p.caches, OnDelete: p.deletes.Raise,
+		Converters: set.ConverterFor, Admission: admission, MaxObjectBytes: cfg.objectLimit(), WriteChecks: p.writeChecks(), Mutators: mutators(),
+		TTL: cfg.ttl(), NamespaceCheck: p.namespaces, CreateCheck: p.crds.CreateCheck, Strategies: p.strategies(),
+		StrategicPatchMeta: gotypes.PatchMeta})
+	return p
+}
+
+// writeChecks are the engine's WriteChecks: RBAC's, kube's validation of
+// ConfigMaps, Secrets and the finalizers of Namespaces, and the CRDs'.
+func (p *parts) writeChecks() map[string]engine.WriteCheck {
 	checks := configdata.WriteChecks()
 	maps.Copy(checks, namespace.WriteChecks())
-	maps.Copy(checks, rbac)
-	maps.Copy(checks, crds.WriteChecks())
+	maps.Copy(checks, p.authz.writeChecks())
+	maps.Copy(checks, p.crds.WriteChecks())
 	return checks
 }
 
@@ -152,8 +193,8 @@ func mutators() map[string]engine.Mutator {
 }
 
 // strategies are the engine's Strategies: Namespaces' and CRDs'.
-func strategies(namespaces *namespace.Lifecycle) map[string]*engine.Strategy {
-	out := namespaces.Strategies()
+func (p *parts) strategies() map[string]*engine.Strategy {
+	out := p.namespaces.Strategies()
 	maps.Copy(out, crd.Strategies())
 	return out
 }
@@ -167,74 +208,71 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	// changes.
 	caches := watchcache.New(out.storage, watchcache.Config{Logger: log})
 	defer caches.Close()
-	served := watchcache.NewServed(caches, engine.CacheKeyOf(""))
-	// The collector runs a pass at once, after deletes and periodically.
-	trigger := gc.NewTrigger()
-	// A delete through any replica pulls the trigger of the elected one.
-	deletes := leader.NewSignal(out.etcd, "gc", trigger.Pull, log)
-	authz := newAuthorization(cfg.Authorization, set.Registry, log)
-	namespaces := namespace.New(namespace.Config{Registry: set.Registry, Logger: log})
-	crds := crd.New(crd.Config{Registry: set.Registry, Logger: log})
-	store := engine.NewStore(out.storage, engine.Options{Logger: log, Cache: served, OnDelete: deletes.Raise,
-		Converters: set.ConverterFor, Admission: out.host, MaxObjectBytes: cfg.objectLimit(), WriteChecks: writeChecks(authz.writeChecks(), crds), Mutators: mutators(),
-		TTL: cfg.ttl(), NamespaceCheck: namespaces.Check, CreateCheck: crds.CreateCheck, Strategies: strategies(namespaces),
-		StrategicPatchMeta: gotypes.PatchMeta})
-	stopNamespaces, err := startNamespaces(ctx, namespaces, store, set.Registry(), log)
+	p := newParts(cfg, out, caches, log)
+	defer p.host.Close()
+	stopNamespaces, err := p.namespaces.Start(ctx, p.store)
 	if err != nil {
 		return err
 	}
 	defer stopNamespaces()
-	if err := ensureKubernetesService(ctx, store, set.Registry(), out, log); err != nil {
+	if err := ensureKubernetesService(ctx, p.store, set.Registry(), out, log); err != nil {
 		return err
 	}
-	policy := policyWriter{objects: store, log: log}
-	if err := policy.start(ctx, set.Registry()); err != nil {
+	policy := rbac.PolicyWriter{Objects: p.store, Logger: log}
+	if err := policy.Start(ctx, set.Registry()); err != nil {
 		return err
 	}
-	stopAuthz, aggregator, err := authz.start(ctx, store, set.Registry, log)
+	stopAuthz, aggregator, err := p.authz.start(ctx, p.store, set.Registry, log)
 	if err != nil {
 		return err
 	}
 	defer stopAuthz()
-	// Plugins call back to the store from here on, each as its own user
-	// and authorized as one: the one late binding (plugins.LateCallbacks
-	// says why).
-	out.callbacks.Bind(controller.NewClient(store, set.Registry).WithAuthorizer(authz.authorizer()))
-	collector := gc.New(store, set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: trigger})
-	migration := migrate.NewRunner(ctx, store, set.Registry(), log)
-	careConfig := cfg.etcdCare(out.etcd, log)
+	migration := migrate.NewRunner(ctx, p.store.Upkeep(), set.Registry(), log)
 	var ready atomic.Bool
-	handler := server.New(server.Config{
-		Registry: set.Registry,
-		Checks: []server.Check{etcdCheck(out.etcd), {Name: "schemas", Check: set.ReadyCheck, Informational: true}, {Name: "rbac", Check: authz.ready},
-			{Name: "crd-informer-synced", Check: crds.Ready}},
-		MoreChecks:        pluginChecks(out.host),
-		Store:             store,
-		Ready:             ready.Load,
-		Logger:            log,
-		Version:           server.KubeVersion(specdVersion),
-		MinRequestTimeout: cfg.Chain.minRequestTimeout(),
-		Profiling:         cfg.Profiling,
-		Extra:             reviews.Groups(reviews.Config{Authorizer: authz.authorizer(), RuleResolver: authz.rbac}),
-	})
+	handler := newServer(cfg, out, p, ready.Load, log)
 	// No request reaches specd's routes unauthenticated or unauthorized.
-	chained := out.chain.wrap(handler, authz.authorizer())
+	chained := out.chain.wrap(handler, p.authz.authorizer())
 	httpServer, httpDone := startHTTP(out.listener, chained, handler.CloseWatches, out.tls, log)
 	ready.Store(true)
 	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
 	// The watch caches, then the storage migration, follow each reload.
-	reloads := set.Serve(ctx, storedObjects{store: store, timeout: storedReadTimeout}, served, migration, policy)
+	reloads := set.Serve(ctx, out.stored, p.caches, migration, policy)
 	defer reloads.Stop()
 	// CRD objects feed the same reloads as the schema files.
-	crds.Bind(reloads)
-	defer background.New(crdFeed(store, crds)).Start(ctx)()
+	defer background.New(p.crds.Feed(crd.FeedConfig{Store: p.store, Reloads: reloads})).Start(ctx)()
 	// The elected replica runs the background work; it stops (migration
 	// progress kept, leadership resigned) before the storage closes.
-	defer background.New(backgroundJobs(out.etcd, out.listener.Addr().String(), log,
-		collector, deletes, migration, aggregator, crdController(store, crds), etcdcare.New(careConfig),
-		controllers(controller.ServeConfig{Store: store, Reconciler: out.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log}),
-		namespaceController(store, namespaces, set.Registry, log))).Start(ctx)()
+	defer background.New(p.elected(cfg, out, migration, aggregator, log)).Start(ctx)()
 	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
+}
+
+// elected is the background work that runs on the elected replica only.
+func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner, aggregator *rbac.Aggregator, log *slog.Logger) background.Job {
+	set := out.schemas
+	collector := gc.New(p.store.Upkeep(), set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: p.trigger})
+	namespaces := namespace.NewController(namespace.ControllerConfig{Store: p.store, Upkeep: p.store.Upkeep(), Registry: set.Registry, Logger: log})
+	controllers := controller.Job(controller.ServeConfig{Store: p.store, Reconciler: p.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})
+	leading := leader.Config{Client: out.etcd, Key: leader.Key, ID: leader.ReplicaID(out.listener.Addr().String()), Logger: log}
+	return leader.Jobs(leading, collector, p.deletes, migration, aggregator, p.crds.Elected(p.store), etcdcare.New(cfg.etcdCare(out.etcd, log)),
+		controllers, namespaces.Elected(p.namespaces))
+}
+
+// newServer is the API's handler on the parts, before the request chain.
+func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *slog.Logger) *server.Server {
+	set := out.schemas
+	return server.New(server.Config{
+		Registry: set.Registry,
+		Checks: []server.Check{{Name: "etcd", Check: etcdcare.Healthy(out.etcd)}, {Name: "schemas", Check: set.ReadyCheck, Informational: true},
+			{Name: "rbac", Check: p.authz.ready}, {Name: "crd-informer-synced", Check: p.crds.Ready}},
+		MoreChecks:        pluginChecks(p.host),
+		Store:             p.store,
+		Ready:             ready,
+		Logger:            log,
+		Version:           server.KubeVersion(specdVersion),
+		MinRequestTimeout: cfg.Chain.minRequestTimeout(),
+		Profiling:         cfg.Profiling,
+		Extra:             reviews.Groups(reviews.Config{Authorizer: p.authz.authorizer(), RuleResolver: p.authz.rbac}),
+	})
 }
 
 // startHTTP serves handler on listener, over TLS unless serving is nil;
@@ -284,51 +322,6 @@ func awaitShutdown(ctx context.Context, httpServer *http.Server, done <-chan err
 		log.Warn("http shutdown", "err", err)
 	}
 	return nil
-}
-
-// openStorage connects to the etcd cluster named by --etcd-servers, or starts
-// an embedded one. Both go through the same client and Storage.
-func openStorage(ctx context.Context, cfg serveConfig, log *slog.Logger) (storage.Storage, *clientv3.Client, func(), error) {
-	if len(cfg.EtcdServers) == 0 {
-		return openEmbedded(ctx, cfg, log)
-	}
-	client, err := etcdstorage.Connect(ctx, cfg.EtcdTLS.clientConfig(cfg.EtcdServers, log))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("etcd %v: %w", cfg.EtcdServers, err)
-	}
-	etcdcare.TimeRequests(client)
-	closeClient := func() {
-		if err := client.Close(); err != nil {
-			log.Warn("etcd client close", "err", err)
-		}
-	}
-	return etcdstorage.New(client), client, closeClient, nil
-}
-
-// openEmbedded starts the embedded etcd; specd reads and writes it
-// in-process and watches it through its socket (Embedded.Client).
-func openEmbedded(ctx context.Context, cfg serveConfig, log *slog.Logger) (storage.Storage, *clientv3.Client, func(), error) {
-	embedded, err := etcdstorage.StartEmbedded(ctx, cfg.embeddedEtcd(log))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("embedded etcd: %w", err)
-	}
-	log.Info("embedded etcd started", "data-dir", cfg.DataDir, "endpoints", embedded.Endpoints())
-	client, err := embedded.Client(ctx)
-	if err != nil {
-		_ = embedded.Close()
-		return nil, nil, nil, fmt.Errorf("embedded etcd: %w", err)
-	}
-	etcdcare.TimeRequests(client)
-	closeAll := func() {
-		// The client first: etcd waits for open watches before it stops.
-		if err := client.Close(); err != nil {
-			log.Warn("etcd client close", "err", err)
-		}
-		if err := embedded.Close(); err != nil {
-			log.Warn("embedded etcd close", "err", err)
-		}
-	}
-	return etcdstorage.New(client), client, closeAll, nil
 }
 
 // gcPercent is specd's default GOGC. specd allocates much per request and

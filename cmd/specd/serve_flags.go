@@ -32,10 +32,10 @@ type serveConfig struct {
 	// resources ("G/V/R") not to serve; the core group is "api".
 	Disable []string
 	// NoWatch (--watch=false): reload the schemas on SIGHUP only, not
-	// when their files change (schemas/serving).
+	// when their files change (serving).
 	NoWatch bool
 	// AllowBreaking lets a reload break clients or stored objects of beta
-	// and stable versions (schemas/serving).
+	// and stable versions (serving).
 	AllowBreaking bool
 	// ReconcileWorkers is how many objects of one resource its reconcile
 	// plugin works on at once; 0 for the default (controller.ServeConfig).

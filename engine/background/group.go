@@ -3,6 +3,7 @@ package background
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Job is one piece of background work. Run works until ctx ends and
@@ -51,3 +52,13 @@ type JobFunc func(ctx context.Context)
 
 // Run calls f.
 func (f JobFunc) Run(ctx context.Context) { f(ctx) }
+
+// Sleep waits d or until ctx ends.
+func Sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

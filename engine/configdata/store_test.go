@@ -33,12 +33,12 @@ func newEnv(t *testing.T) *env {
 }
 
 func (e *env) create(rv *schemas.ResourceVersion, body string) (engine.Result, error) {
-	return e.store.Create(context.Background(), rv, "default", []byte(body), engine.WriteOptions{FieldManager: "test"})
+	return e.store.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(body), Options: engine.WriteOptions{FieldManager: "test"}})
 }
 
 func (e *env) get(t *testing.T, rv *schemas.ResourceVersion, name string) []byte {
 	t.Helper()
-	obj, err := e.store.Get(context.Background(), rv, "default", name)
+	obj, err := e.store.Get(context.Background(), engine.Ref{Version: rv, Namespace: "default", Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +46,8 @@ func (e *env) get(t *testing.T, rv *schemas.ResourceVersion, name string) []byte
 }
 
 func (e *env) patch(rv *schemas.ResourceVersion, name string, pt engine.PatchType, patch string) (engine.PatchResult, error) {
-	return e.store.Patch(context.Background(), rv, "default", name, pt, []byte(patch),
-		engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "test"}})
+	return e.store.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: name}, Type: pt, Patch: []byte(patch), Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: "test"}}})
+
 }
 
 // TestSecretStringData: stringData is merged into data on create, update,
@@ -94,7 +94,7 @@ func TestSecretRefusals(t *testing.T) {
 	if !apierrors.IsBadRequest(err) || err.Error() != `Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 4` {
 		t.Fatalf("bad base64: %v", err)
 	}
-	if _, err := e.store.Get(context.Background(), e.secrets, "default", "bad"); !apierrors.IsNotFound(err) {
+	if _, err := e.store.Get(context.Background(), engine.Ref{Version: e.secrets, Namespace: "default", Name: "bad"}); !apierrors.IsNotFound(err) {
 		t.Fatalf("refused secret stored: %v", err)
 	}
 	if _, err := e.create(e.secrets, secret("tls", `"type":"kubernetes.io/tls","stringData":{"tls.crt":"c","tls.key":"k"}`)); err != nil {

@@ -237,7 +237,7 @@ func (u *userAdmission) Validate(ctx context.Context, plugin string, req hook.Ad
 func TestClientCarriesUser(t *testing.T) {
 	e := newEnv(t)
 	adm := &userAdmission{}
-	store := engine.NewStore(etcdstorage.New(e.etcd), engine.Options{Admission: adm, Logger: slog.New(slog.DiscardHandler)})
+	store := engine.NewStore(etcdstorage.New(e.etcd), engine.Options{Admission: func(*engine.Store) hook.Admission { return adm }, Logger: slog.New(slog.DiscardHandler)})
 	ctx := request.WithUser(context.Background(), identity.User("fleet-controller"))
 	roles, bindings := identity.PluginPolicy(e.reg)
 	c := controller.NewClient(store, func() *schemas.Registry { return e.reg }).WithAuthorizer(&policyAuthorizer{roles: roles, bindings: bindings})

@@ -61,7 +61,7 @@ func (c *Client) Get(ctx context.Context, r hook.ResourceRef, namespace, name st
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.store.Get(ctx, rv, namespace, name)
+	out, err := c.store.Get(ctx, engine.Ref{Version: rv, Namespace: namespace, Name: name})
 	return out, statusError(err)
 }
 
@@ -76,7 +76,7 @@ func (c *Client) List(ctx context.Context, r hook.ResourceRef, namespace, labelS
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.store.List(ctx, rv, namespace, engine.ListRequest{Selector: sel})
+	out, err := c.store.List(ctx, engine.Ref{Version: rv, Namespace: namespace}, engine.ListRequest{Selector: sel})
 	return out, statusError(err)
 }
 
@@ -86,7 +86,7 @@ func (c *Client) Create(ctx context.Context, r hook.ResourceRef, namespace strin
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.store.Create(ctx, rv, namespace, obj, writeOpts())
+	res, err := c.store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: namespace}, Body: obj, Options: writeOpts()})
 	return res.Object, statusError(err)
 }
 
@@ -96,7 +96,7 @@ func (c *Client) Update(ctx context.Context, r hook.ResourceRef, namespace, name
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.store.Update(ctx, rv, namespace, name, obj, writeOpts())
+	res, err := c.store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: namespace, Name: name}, Body: obj, Options: writeOpts()})
 	return res.Object, statusError(err)
 }
 
@@ -106,7 +106,7 @@ func (c *Client) UpdateStatus(ctx context.Context, r hook.ResourceRef, namespace
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.store.UpdateStatus(ctx, rv, namespace, name, obj, writeOpts())
+	res, err := c.store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: namespace, Name: name, Subresource: "status"}, Body: obj, Options: writeOpts()})
 	return res.Object, statusError(err)
 }
 
@@ -128,8 +128,9 @@ func (c *Client) Patch(ctx context.Context, r hook.ResourceRef, namespace, name,
 	case "apply":
 		pt = engine.ApplyPatchType
 	}
-	opts := engine.PatchOptions{WriteOptions: writeOpts(), Subresource: subresource, Force: pt == engine.ApplyPatchType}
-	res, err := c.store.Patch(ctx, rv, namespace, name, pt, patch, opts)
+	opts := engine.PatchOptions{WriteOptions: writeOpts(), Force: pt == engine.ApplyPatchType}
+	ref := engine.Ref{Version: rv, Namespace: namespace, Name: name, Subresource: subresource}
+	res, err := c.store.Patch(ctx, engine.PatchRequest{Ref: ref, Type: pt, Patch: patch, Options: opts})
 	return res.Object, statusError(err)
 }
 
@@ -147,7 +148,7 @@ func (c *Client) Delete(ctx context.Context, r hook.ResourceRef, namespace, name
 	default:
 		return apierrors.NewBadRequest("propagationPolicy " + propagationPolicy + ": must be Background, Foreground or Orphan")
 	}
-	_, err = c.store.Delete(ctx, rv, namespace, name, opts)
+	_, err = c.store.Delete(ctx, engine.Ref{Version: rv, Namespace: namespace, Name: name}, opts)
 	return statusError(err)
 }
 

@@ -13,20 +13,11 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/specd-io/specd/engine"
-	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/engine/informer"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
-
-// Store is what a Controller reads and writes. *engine.Store satisfies it.
-type Store interface {
-	Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
-	Watch(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.WatchRequest) (*engine.Watch, error)
-	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
-}
-
-var _ Store = (*engine.Store)(nil)
 
 // DefaultWorkers is how many objects of one resource are reconciled at
 // once when Config.Workers is 0.
@@ -50,7 +41,7 @@ type Config struct {
 	// Resource is the storage version of the reconciled resource, whose
 	// Hooks name the plugin.
 	Resource   *schemas.ResourceVersion
-	Store      Store
+	Store      engine.Objects
 	Reconciler hook.Reconciler
 	// Workers reconcile different objects at once; DefaultWorkers when 0.
 	Workers int
@@ -143,12 +134,12 @@ func (c *Controller) watch(ctx context.Context) {
 }
 
 // watchEvents hands every object of rv, then every event, to handle
-// until ctx ends (background.Watch).
-func watchEvents(ctx context.Context, store Store, rv *schemas.ResourceVersion, log *slog.Logger, handle func(engine.WatchEvent)) {
-	background.Watch(ctx, background.WatchConfig{
+// until ctx ends (informer.Run).
+func watchEvents(ctx context.Context, store engine.Watcher, rv *schemas.ResourceVersion, log *slog.Logger, handle func(engine.WatchEvent)) {
+	informer.Run(ctx, informer.Config{
 		Store:      store,
 		Resource:   func() *schemas.ResourceVersion { return rv },
-		Feed:       background.FeedFunc(handle),
+		Feed:       informer.FeedFunc(handle),
 		Name:       rv.Resource.GroupResource(),
 		Logger:     log,
 		RetryDelay: rewatchDelay,
@@ -189,7 +180,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 // reconcile brings one object to what its plugin wants: finalizer, plugin
 // call, status, finalizer removal.
 func (c *Controller) reconcile(ctx context.Context, key Key) (hook.ReconcileResult, error) {
-	obj, err := c.cfg.Store.Get(ctx, c.rv, key.Namespace, key.Name)
+	obj, err := c.cfg.Store.Get(ctx, engine.Ref{Version: c.rv, Namespace: key.Namespace, Name: key.Name})
 	if apierrors.IsNotFound(err) {
 		return hook.ReconcileResult{}, nil // deleted since it was queued
 	}

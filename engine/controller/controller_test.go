@@ -67,7 +67,7 @@ func newEnv(t *testing.T) *env {
 	storage := etcdstorage.New(etcd)
 	caches := watchcache.New(storage, watchcache.Config{Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(caches.Close)
-	store := engine.NewStore(storage, engine.Options{Cache: caches, Admission: allowAll{}, Logger: slog.New(slog.DiscardHandler)})
+	store := engine.NewStore(storage, engine.Options{Cache: caches, Admission: func(*engine.Store) hook.Admission { return allowAll{} }, Logger: slog.New(slog.DiscardHandler)})
 	e := &env{reg: reg, store: store, fleets: reg.Lookup("fleet.example.com", "v1", "fleets"), etcd: etcd}
 	e.client = controller.NewClient(store, func() *schemas.Registry { return reg })
 	return e

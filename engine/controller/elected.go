@@ -4,27 +4,26 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
 )
 
-// ServeStore is what RunControllers reads and writes: what its
-// controllers need, and the List that AwaitWork polls. *engine.Store
-// satisfies it.
-type ServeStore interface {
-	Store
-	Lister
-}
-
 // ServeConfig configures RunControllers.
 type ServeConfig struct {
-	Store      ServeStore
+	Store      engine.Objects
 	Reconciler hook.Reconciler
 	// Registry returns the current registry; the controllers follow it.
 	Registry func() *schemas.Registry
 	// Workers per controller; DefaultWorkers when 0.
 	Workers int
 	Logger  *slog.Logger
+}
+
+// Job is RunControllers as a job of the elected replica.
+func Job(cfg ServeConfig) background.Job {
+	return background.JobFunc(func(ctx context.Context) { RunControllers(ctx, cfg) })
 }
 
 // RunControllers runs a Controller per resource bound to a reconcile

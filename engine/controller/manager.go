@@ -30,7 +30,7 @@ func Bound(reg *schemas.Registry) []*schemas.ResourceVersion {
 
 // ManagerConfig configures a Manager.
 type ManagerConfig struct {
-	Store      Store
+	Store      engine.Objects
 	Reconciler hook.Reconciler
 	// Workers per controller; DefaultWorkers when 0.
 	Workers int
@@ -126,19 +126,14 @@ func waitForChange(ctx context.Context, registry func() *schemas.Registry, reg *
 	}
 }
 
-// Lister lists objects; *engine.Store satisfies it.
-type Lister interface {
-	List(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.ListRequest) ([]byte, error)
-}
-
 // AwaitWork returns once a resource of the current registry that binds a
 // reconcile plugin has an object, or when ctx ends. It reads the watch
 // cache (resourceVersion 0), so waiting writes nothing to etcd: a specd
 // whose reconcilers have nothing to do does not even hold an election.
-func AwaitWork(ctx context.Context, lister Lister, registry func() *schemas.Registry) {
+func AwaitWork(ctx context.Context, lister engine.Reader, registry func() *schemas.Registry) {
 	for {
 		for _, rv := range Bound(registry()) {
-			list, err := lister.List(ctx, rv, "", engine.ListRequest{ResourceVersion: "0", Limit: 1})
+			list, err := lister.List(ctx, engine.Ref{Version: rv, Namespace: ""}, engine.ListRequest{ResourceVersion: "0", Limit: 1})
 			if err == nil && gjson.GetBytes(list, "items.#").Int() > 0 {
 				return
 			}

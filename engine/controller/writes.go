@@ -40,8 +40,8 @@ func (c *Controller) setFinalizers(ctx context.Context, key Key, obj []byte, lis
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.cfg.Store.Patch(ctx, c.rv, key.Namespace, key.Name, engine.MergePatchType, patch,
-		engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: fieldManager}})
+	res, err := c.cfg.Store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: c.rv, Namespace: key.Namespace, Name: key.Name}, Type: engine.MergePatchType, Patch: patch, Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: fieldManager}}})
+
 	if err != nil {
 		return nil, err
 	}
@@ -87,11 +87,12 @@ func (c *Controller) writeStatus(ctx context.Context, key Key, obj, status []byt
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: fieldManager}}
+	ref := engine.Ref{Version: c.rv, Namespace: key.Namespace, Name: key.Name}
 	if c.rv.StatusSubresource {
-		opts.Subresource = "status"
+		ref.Subresource = "status"
 	}
-	res, err := c.cfg.Store.Patch(ctx, c.rv, key.Namespace, key.Name, engine.JSONPatchType, patch, opts)
+	opts := engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: fieldManager}}
+	res, err := c.cfg.Store.Patch(ctx, engine.PatchRequest{Ref: ref, Type: engine.JSONPatchType, Patch: patch, Options: opts})
 	if err != nil {
 		return nil, fmt.Errorf("write status: %w", err)
 	}

@@ -9,33 +9,30 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/serving"
 )
-
-// Applier is the served schema set the CRDs feed: *serving.Reloads.
-type Applier interface {
-	// SetDeclared serves declared (with the schema files) instead of
-	// the documents set before.
-	SetDeclared(ctx context.Context, declared []*schemas.Declarations) error
-	// CheckDeclared tells whether serving d in place of the declarations
-	// of its source would load and pass the compatibility gate.
-	CheckDeclared(ctx context.Context, d *schemas.Declarations) error
-}
 
 // Config configures an API.
 type Config struct {
 	// Registry returns the served registry.
 	Registry func() *schemas.Registry
-	Logger   *slog.Logger
+	// Schemas judge a CRD write: would the schema set load, and pass
+	// the compatibility gate, with it. Without them every CRD write is
+	// refused as unavailable.
+	Schemas *serving.Set
+	// Stored tells the gate in which versions objects are stored.
+	Stored check.StoredObjects
+	Logger *slog.Logger
 }
 
 // API is the CRD API's state on one replica: the CRDs the Feed has seen,
-// the documents of those served, and the schema set they feed (Bind).
+// and the documents of those served, which RunFeed serves.
 type API struct {
-	cfg     Config
-	log     *slog.Logger
-	applier atomic.Pointer[Applier]
+	cfg Config
+	log *slog.Logger
 
 	mu   sync.Mutex
 	crds map[string]*object // every CRD, by name
@@ -48,24 +45,13 @@ type API struct {
 	listed, synced atomic.Bool
 }
 
-// New returns an API; Bind gives it the schema set.
+// New returns an API.
 func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	return &API{cfg: cfg, log: cfg.Logger.With("component", "crds"), crds: map[string]*object{},
 		decls: map[string]*schemas.Declarations{}, changed: make(chan struct{}, 1)}
-}
-
-// Bind gives the API the schema set it feeds and checks writes against;
-// until then a CRD write is refused as unavailable.
-func (a *API) Bind(applier Applier) { a.applier.Store(&applier) }
-
-func (a *API) bound() Applier {
-	if p := a.applier.Load(); p != nil {
-		return *p
-	}
-	return nil
 }
 
 // declared is the declarations of every served CRD, in name order.

@@ -15,7 +15,7 @@ import (
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/schemas/serving"
+	"github.com/specd-io/specd/serving"
 )
 
 var kind = schema.GroupKind{Group: Group, Kind: "CustomResourceDefinition"}
@@ -88,8 +88,7 @@ func (a *API) checkFileConflict(o *object) field.ErrorList {
 // False), as kube does: it is judged under the names it is served with,
 // if any, or else alone.
 func (a *API) checkLoads(ctx context.Context, o *object, data []byte) error {
-	applier := a.bound()
-	if applier == nil {
+	if a.cfg.Schemas == nil {
 		return apierrors.NewServiceUnavailable("the CustomResourceDefinition API is starting")
 	}
 	var names *Names
@@ -104,7 +103,7 @@ func (a *API) checkLoads(ctx context.Context, o *object, data []byte) error {
 	if err != nil {
 		return err
 	}
-	err = applier.CheckDeclared(ctx, d)
+	err = a.cfg.Schemas.CheckDeclared(ctx, a.cfg.Stored, d)
 	if err == nil {
 		return nil
 	}

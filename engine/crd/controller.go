@@ -13,21 +13,10 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/engine/informer"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
-
-// ControllerStore is what the Controller reads and writes.
-// *engine.Store satisfies it.
-type ControllerStore interface {
-	background.Watcher
-	Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
-	List(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.ListRequest) ([]byte, error)
-	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
-	DeleteCollection(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.ListRequest, opts engine.DeleteOptions) ([]byte, error)
-}
-
-var _ ControllerStore = (*engine.Store)(nil)
 
 // EstablishPoll is how often the Controller looks whether the registry
 // serves a CRD whose names it accepted, to set Established.
@@ -43,7 +32,7 @@ const (
 // CRDs, on the elected replica.
 type Controller struct {
 	api   *API
-	store ControllerStore
+	store engine.Objects
 	log   *slog.Logger
 	now   func() time.Time
 
@@ -58,12 +47,23 @@ type Controller struct {
 }
 
 // NewController returns the Controller of a's CRDs.
-func (a *API) NewController(store ControllerStore) *Controller {
+func (a *API) NewController(store engine.Objects) *Controller {
 	return &Controller{api: a, store: store, log: a.log.With("controller", "customresourcedefinitions"), now: time.Now,
 		written: map[string]Names{}, waiting: map[string]time.Time{}}
 }
 
 var _ background.Job = (*Controller)(nil)
+
+// Elected is what the elected replica runs for the CRDs: once the Feed
+// has seen a CRD (AwaitAny), the Controller of store's CRDs.
+func (a *API) Elected(store engine.Objects) background.Job {
+	c := a.NewController(store)
+	return background.JobFunc(func(ctx context.Context) {
+		if a.AwaitAny(ctx); ctx.Err() == nil {
+			c.Run(ctx)
+		}
+	})
+}
 
 // Run works until ctx ends; it may run again (a replica that leads
 // again), and then looks at every CRD anew.
@@ -72,7 +72,7 @@ func (c *Controller) Run(ctx context.Context) {
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "customresourcedefinitions"})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		background.Watch(ctx, background.WatchConfig{
+		informer.Run(ctx, informer.Config{
 			Store:    c.store,
 			Resource: func() *schemas.ResourceVersion { return Resource(c.api.cfg.Registry()) },
 			Feed:     enqueuer{c: c, queue: queue},
@@ -148,7 +148,7 @@ func (c *Controller) sync(ctx context.Context, name string) (again time.Duration
 	if rv == nil {
 		return 0, nil
 	}
-	data, err := c.store.Get(ctx, rv, "", name)
+	data, err := c.store.Get(ctx, engine.Ref{Version: rv, Namespace: "", Name: name})
 	if apierrors.IsNotFound(err) {
 		return 0, nil
 	}

@@ -6,25 +6,29 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/engine/informer"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/schemas/serving"
+	"github.com/specd-io/specd/serving"
 )
 
 // FeedConfig configures RunFeed.
 type FeedConfig struct {
-	Store background.Watcher
+	// Store is watched for the CRDs.
+	Store engine.Watcher
+	// Reloads serve the documents of the CRDs, with the schema files.
+	Reloads *serving.Reloads
 }
 
 // RunFeed watches the CRDs and serves the documents of those whose
-// names are accepted, through the bound Applier, until ctx ends. Every
+// names are accepted, through cfg.Reloads, until ctx ends. Every
 // replica runs it: each serves the registry. Changes that arrive while
 // a reload runs are served together by the next one.
 func (a *API) RunFeed(ctx context.Context, cfg FeedConfig) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		background.Watch(ctx, background.WatchConfig{
+		informer.Run(ctx, informer.Config{
 			Store:    cfg.Store,
 			Resource: func() *schemas.ResourceVersion { return Resource(a.cfg.Registry()) },
 			Feed:     a,
@@ -38,14 +42,19 @@ func (a *API) RunFeed(ctx context.Context, cfg FeedConfig) {
 			<-done
 			return
 		case <-a.changed:
-			a.apply(ctx)
+			a.apply(ctx, cfg.Reloads)
 		}
 	}
 }
 
-var _ background.Feed = (*API)(nil)
+// Feed is RunFeed as a job: every replica runs it.
+func (a *API) Feed(cfg FeedConfig) background.Job {
+	return background.JobFunc(func(ctx context.Context) { a.RunFeed(ctx, cfg) })
+}
 
-// Replace is background.Feed's: every CRD.
+var _ informer.Feed = (*API)(nil)
+
+// Replace is informer.Feed's: every CRD.
 func (a *API) Replace(events []engine.WatchEvent) {
 	a.mu.Lock()
 	a.crds, a.decls = map[string]*object{}, map[string]*schemas.Declarations{}
@@ -57,7 +66,7 @@ func (a *API) Replace(events []engine.WatchEvent) {
 	a.signal()
 }
 
-// Apply is background.Feed's: one change.
+// Apply is informer.Feed's: one change.
 func (a *API) Apply(ev engine.WatchEvent) {
 	o, err := decode(ev.Object)
 	if err != nil {
@@ -108,18 +117,14 @@ const maxExclusions = 3
 // the CRDs that the problems are in are left out, logged, and the rest
 // is tried again: one broken CRD does not keep the others from being
 // served.
-func (a *API) apply(ctx context.Context) {
-	applier := a.bound()
-	if applier == nil {
-		return
-	}
+func (a *API) apply(ctx context.Context, reloads *serving.Reloads) {
 	listed := a.listed.Load()
 	if listed {
 		defer a.synced.Store(true)
 	}
 	declared := a.declared()
 	for range maxExclusions {
-		err := applier.SetDeclared(ctx, declared)
+		err := reloads.SetDeclared(ctx, declared)
 		if err == nil || ctx.Err() != nil {
 			return
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/schemas/serving"
+	"github.com/specd-io/specd/serving"
 )
 
 // Names are a CRD's spec.names, and status.acceptedNames.

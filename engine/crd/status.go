@@ -79,8 +79,8 @@ func (c *Controller) writeStatus(ctx context.Context, rv *schemas.ResourceVersio
 	if err != nil {
 		return err
 	}
-	_, err = c.store.Patch(ctx, rv, "", name, engine.MergePatchType, patch,
-		engine.PatchOptions{Subresource: "status", WriteOptions: engine.WriteOptions{FieldManager: FieldManager}})
+	_, err = c.store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: name, Subresource: "status"}, Type: engine.MergePatchType, Patch: patch, Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: FieldManager}}})
+
 	if err != nil {
 		return fmt.Errorf("crd: write the status of %s: %w", name, err)
 	}
@@ -138,10 +138,10 @@ func (c *Controller) deleteObjects(ctx context.Context, o *object) (Condition, e
 		return neverEstablished, nil
 	}
 	bg := metav1.DeletePropagationBackground
-	if _, err := c.store.DeleteCollection(ctx, sv, "", engine.ListRequest{}, engine.DeleteOptions{PropagationPolicy: bg}); err != nil {
+	if _, err := c.store.DeleteCollection(ctx, engine.Ref{Version: sv, Namespace: ""}, engine.ListRequest{}, engine.DeleteOptions{PropagationPolicy: bg}); err != nil {
 		return Condition{}, err
 	}
-	list, err := c.store.List(ctx, sv, "", engine.ListRequest{})
+	list, err := c.store.List(ctx, engine.Ref{Version: sv, Namespace: ""}, engine.ListRequest{})
 	if err != nil {
 		return Condition{}, err
 	}
@@ -158,8 +158,8 @@ func (c *Controller) removeFinalizer(ctx context.Context, rv *schemas.ResourceVe
 	if err != nil {
 		return err
 	}
-	_, err = c.store.Patch(ctx, rv, "", o.Meta.Name, engine.MergePatchType, patch,
-		engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: FieldManager}})
+	_, err = c.store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: o.Meta.Name}, Type: engine.MergePatchType, Patch: patch, Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: FieldManager}}})
+
 	if err != nil {
 		return fmt.Errorf("crd: remove the finalizer of %s: %w", o.Meta.Name, err)
 	}

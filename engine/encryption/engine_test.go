@@ -46,7 +46,7 @@ func (s *shop) store(t *testing.T, providers string) *engine.Store {
 	st := wrapped(t, s.prefix, providers)
 	caches := watchcache.New(st, watchcache.Config{Logger: quiet})
 	t.Cleanup(caches.Close)
-	return engine.NewStore(st, engine.Options{Prefix: s.prefix, Cache: caches, Logger: quiet})
+	return engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: s.prefix}, Cache: caches, Logger: quiet})
 }
 
 func widget(name string) []byte {
@@ -90,26 +90,26 @@ func TestThroughTheEngine(t *testing.T) {
 	store := s.store(t, aescbcK1)
 	ctx := t.Context()
 	for _, name := range []string{"a", "b", "c"} {
-		if _, err := store.Create(ctx, s.rv, "default", widget(name), engine.WriteOptions{}); err != nil {
+		if _, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: s.rv, Namespace: "default"}, Body: widget(name), Options: engine.WriteOptions{}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.wantStored(t, "k8s:enc:aescbc:v1:k1:", "a", "b", "c")
 
-	got, err := store.Get(ctx, s.rv, "default", "b")
+	got, err := store.Get(ctx, engine.Ref{Version: s.rv, Namespace: "default", Name: "b"})
 	if err != nil || gjson.GetBytes(got, "spec.color").Str != secretColor {
 		t.Errorf("Get: %s %v", got, err)
 	}
 	// A list from etcd, in pages, and one from the watch cache.
-	page, err := store.List(ctx, s.rv, "default", engine.ListRequest{Limit: 2})
+	page, err := store.List(ctx, engine.Ref{Version: s.rv, Namespace: "default"}, engine.ListRequest{Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rest, err := store.List(ctx, s.rv, "default", engine.ListRequest{Continue: gjson.GetBytes(page, "metadata.continue").Str})
+	rest, err := store.List(ctx, engine.Ref{Version: s.rv, Namespace: "default"}, engine.ListRequest{Continue: gjson.GetBytes(page, "metadata.continue").Str})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cached, err := store.List(ctx, s.rv, "", engine.ListRequest{ResourceVersion: "0"})
+	cached, err := store.List(ctx, engine.Ref{Version: s.rv, Namespace: ""}, engine.ListRequest{ResourceVersion: "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,12 +121,12 @@ func TestThroughTheEngine(t *testing.T) {
 
 	// The garbage collector's scan.
 	var uids []string
-	if _, err := store.ScanResource(ctx, s.rv.Resource, 0, func(o engine.StoredObject) { uids = append(uids, o.UID) }); err != nil || len(uids) != 3 || slices.Contains(uids, "") {
+	if _, err := store.Upkeep().ScanResource(ctx, s.rv.Resource, 0, func(o engine.StoredObject) { uids = append(uids, o.UID) }); err != nil || len(uids) != 3 || slices.Contains(uids, "") {
 		t.Errorf("the collector's scan: uids %q %v", uids, err)
 	}
 
 	// A watch: the cache's objects first, then a change.
-	w, err := store.Watch(ctx, s.rv, "default", engine.WatchRequest{ResourceVersion: "0"})
+	w, err := store.Watch(ctx, engine.Ref{Version: s.rv, Namespace: "default"}, engine.WatchRequest{ResourceVersion: "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestThroughTheEngine(t *testing.T) {
 			t.Fatalf("initial event %s %s %v", ev.Type, ev.Object, err)
 		}
 	}
-	patched, err := store.Patch(ctx, s.rv, "default", "a", engine.MergePatchType, []byte(`{"spec":{"size":4}}`), engine.PatchOptions{})
+	patched, err := store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: s.rv, Namespace: "default", Name: "a"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"size":4}}`), Options: engine.PatchOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestThroughTheEngine(t *testing.T) {
 		t.Errorf("patch answered %s", patched.Object)
 	}
 
-	if _, err := store.Delete(ctx, s.rv, "default", "c", engine.DeleteOptions{}); err != nil {
+	if _, err := store.Delete(ctx, engine.Ref{Version: s.rv, Namespace: "default", Name: "c"}, engine.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if ev, err = w.Next(ctx); err != nil || ev.Type != storage.EventDeleted || gjson.GetBytes(ev.Object, "metadata.name").Str != "c" {
@@ -165,23 +165,23 @@ func TestEngineRotation(t *testing.T) {
 	ctx := t.Context()
 	old := s.store(t, aescbcK1)
 	for _, name := range []string{"a", "b", "c"} {
-		if _, err := old.Create(ctx, s.rv, "default", widget(name), engine.WriteOptions{}); err != nil {
+		if _, err := old.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: s.rv, Namespace: "default"}, Body: widget(name), Options: engine.WriteOptions{}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	store := s.store(t, aescbcK2K1)
-	got, err := store.Get(ctx, s.rv, "default", "a")
+	got, err := store.Get(ctx, engine.Ref{Version: s.rv, Namespace: "default", Name: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The replace kubectl replace would send: the object as read.
-	if _, err := store.Update(ctx, s.rv, "default", "a", got, engine.WriteOptions{}); err != nil {
+	if _, err := store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: s.rv, Namespace: "default", Name: "a"}, Body: got, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	if v := s.stored(t)["a"]; !strings.HasPrefix(v, "k8s:enc:aescbc:v1:k2:") {
 		t.Errorf("after a replace etcd holds %.40q, want the new key's", v)
 	}
-	res, err := migrate.New(store, slog.New(slog.DiscardHandler)).MigrateResource(ctx, s.rv.Resource, migrate.Options{})
+	res, err := migrate.New(store.Upkeep(), slog.New(slog.DiscardHandler)).MigrateResource(ctx, s.rv.Resource, migrate.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestEngineRotation(t *testing.T) {
 	}
 	s.wantStored(t, "k8s:enc:aescbc:v1:k2:", "a", "b", "c")
 	// Nothing needs the old key any more.
-	if _, err := s.store(t, aescbcK2).Get(ctx, s.rv, "default", "c"); err != nil {
+	if _, err := s.store(t, aescbcK2).Get(ctx, engine.Ref{Version: s.rv, Namespace: "default", Name: "c"}); err != nil {
 		t.Errorf("Get with the new key only: %v", err)
 	}
 }
@@ -200,18 +200,18 @@ func TestEngineRotation(t *testing.T) {
 func TestEngineDecryptFailure(t *testing.T) {
 	s := newShop(t)
 	ctx := t.Context()
-	if _, err := s.store(t, aescbcK1).Create(ctx, s.rv, "default", widget("a"), engine.WriteOptions{}); err != nil {
+	if _, err := s.store(t, aescbcK1).Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: s.rv, Namespace: "default"}, Body: widget("a"), Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	lost := s.store(t, aescbcK2)
-	_, err := lost.Get(ctx, s.rv, "default", "a")
+	_, err := lost.Get(ctx, engine.Ref{Version: s.rv, Namespace: "default", Name: "a"})
 	if !errors.Is(err, encryption.ErrDecrypt) || !strings.Contains(err.Error(), `widgets.shop.example.com "default/a"`) {
 		t.Errorf("Get: %v, want ErrDecrypt naming the widget", err)
 	}
-	if list, err := lost.List(ctx, s.rv, "default", engine.ListRequest{}); !errors.Is(err, encryption.ErrDecrypt) {
+	if list, err := lost.List(ctx, engine.Ref{Version: s.rv, Namespace: "default"}, engine.ListRequest{}); !errors.Is(err, encryption.ErrDecrypt) {
 		t.Errorf("List: %s %v, want ErrDecrypt", list, err)
 	}
-	if _, err := lost.Delete(ctx, s.rv, "default", "a", engine.DeleteOptions{}); !errors.Is(err, encryption.ErrDecrypt) {
+	if _, err := lost.Delete(ctx, engine.Ref{Version: s.rv, Namespace: "default", Name: "a"}, engine.DeleteOptions{}); !errors.Is(err, encryption.ErrDecrypt) {
 		t.Errorf("Delete: %v, want ErrDecrypt", err)
 	}
 	// The refused delete left the object.

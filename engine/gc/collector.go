@@ -7,23 +7,11 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
-
-// Store is what the collector reads and writes. *engine.Store satisfies it.
-type Store interface {
-	ScanResource(ctx context.Context, r *schemas.Resource, rev int64, fn func(engine.StoredObject)) (int64, error)
-	DeleteStored(ctx context.Context, o engine.StoredObject, policy metav1.DeletionPropagation) error
-	RemoveOwnerReferences(ctx context.Context, o engine.StoredObject, uids []string) error
-	UnblockOwnerReferences(ctx context.Context, o engine.StoredObject) (engine.StoredObject, error)
-	RemoveFinalizer(ctx context.Context, o engine.StoredObject, finalizer string) error
-}
-
-var _ Store = (*engine.Store)(nil)
 
 // Options configure a Collector.
 type Options struct {
@@ -51,7 +39,7 @@ const (
 
 // Collector collects garbage: see the package documentation.
 type Collector struct {
-	store    Store
+	upkeep   *engine.Upkeep
 	registry func() *schemas.Registry
 	opts     Options
 	log      *slog.Logger
@@ -60,7 +48,7 @@ type Collector struct {
 
 // New returns a Collector of the objects of store, for the resources of the
 // current registry snapshot.
-func New(store Store, registry func() *schemas.Registry, opts Options) *Collector {
+func New(upkeep *engine.Upkeep, registry func() *schemas.Registry, opts Options) *Collector {
 	if opts.Interval <= 0 {
 		opts.Interval = DefaultInterval
 	}
@@ -76,7 +64,7 @@ func New(store Store, registry func() *schemas.Registry, opts Options) *Collecto
 	if opts.Trigger == nil {
 		opts.Trigger = NewTrigger()
 	}
-	return &Collector{store: store, registry: registry, opts: opts, log: opts.Logger, trigger: opts.Trigger}
+	return &Collector{upkeep: upkeep, registry: registry, opts: opts, log: opts.Logger, trigger: opts.Trigger}
 }
 
 // Trigger asks for a pass soon: Options.Trigger's Pull.
@@ -154,7 +142,7 @@ func (c *Collector) snapshot(ctx context.Context, reg *schemas.Registry) ([]engi
 			if r.StoredWith != nil {
 				continue // its objects are StoredWith's, read with it
 			}
-			read, err := c.store.ScanResource(ctx, r, rev, func(o engine.StoredObject) { objs = append(objs, o) })
+			read, err := c.upkeep.ScanResource(ctx, r, rev, func(o engine.StoredObject) { objs = append(objs, o) })
 			if err != nil {
 				return nil, err
 			}
@@ -172,15 +160,15 @@ func (c *Collector) act(ctx context.Context, a Action) error {
 		o := a.Object
 		if a.Unblock {
 			var err error
-			if o, err = c.store.UnblockOwnerReferences(ctx, o); err != nil {
+			if o, err = c.upkeep.UnblockOwnerReferences(ctx, o); err != nil {
 				return err
 			}
 		}
-		return c.store.DeleteStored(ctx, o, a.Policy)
+		return c.upkeep.DeleteStored(ctx, o, a.Policy)
 	case RemoveOwnerReferences:
-		return c.store.RemoveOwnerReferences(ctx, a.Object, a.UIDs)
+		return c.upkeep.RemoveOwnerReferences(ctx, a.Object, a.UIDs)
 	case RemoveFinalizer:
-		return c.store.RemoveFinalizer(ctx, a.Object, a.Finalizer)
+		return c.upkeep.RemoveFinalizer(ctx, a.Object, a.Finalizer)
 	}
 	return nil
 }

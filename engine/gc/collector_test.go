@@ -61,7 +61,7 @@ func newWorldWith(t testing.TB, opts engine.Options) *world {
 }
 
 func (w *world) collector() *gc.Collector {
-	return gc.New(w.store, func() *schemas.Registry { return w.reg }, gc.Options{Logger: slog.New(slog.DiscardHandler)})
+	return gc.New(w.store.Upkeep(), func() *schemas.Registry { return w.reg }, gc.Options{Logger: slog.New(slog.DiscardHandler)})
 }
 
 // create makes an object; owners are "uid:kind/name:block" triples given
@@ -87,7 +87,7 @@ func (w *world) create(t *testing.T, rv *schemas.ResourceVersion, ns, name strin
 	}
 	body := fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":%q,"ownerReferences":%s,"finalizers":%s}}`,
 		rv.APIVersion(), rv.Resource.Kind, name, refs, fs)
-	res, err := w.store.Create(context.Background(), rv, ns, []byte(body), engine.WriteOptions{})
+	res, err := w.store.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: ns}, Body: []byte(body), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatalf("create %s: %v", name, err)
 	}
@@ -101,7 +101,7 @@ type owner struct {
 
 func (w *world) exists(t *testing.T, rv *schemas.ResourceVersion, ns, name string) bool {
 	t.Helper()
-	_, err := w.store.Get(context.Background(), rv, ns, name)
+	_, err := w.store.Get(context.Background(), engine.Ref{Version: rv, Namespace: ns, Name: name})
 	if err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func (w *world) exists(t *testing.T, rv *schemas.ResourceVersion, ns, name strin
 
 func (w *world) get(t *testing.T, rv *schemas.ResourceVersion, ns, name string) []byte {
 	t.Helper()
-	b, err := w.store.Get(context.Background(), rv, ns, name)
+	b, err := w.store.Get(context.Background(), engine.Ref{Version: rv, Namespace: ns, Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func (w *world) get(t *testing.T, rv *schemas.ResourceVersion, ns, name string) 
 
 func (w *world) delete(t *testing.T, rv *schemas.ResourceVersion, ns, name string, policy metav1.DeletionPropagation) {
 	t.Helper()
-	if _, err := w.store.Delete(context.Background(), rv, ns, name, engine.DeleteOptions{PropagationPolicy: policy}); err != nil {
+	if _, err := w.store.Delete(context.Background(), engine.Ref{Version: rv, Namespace: ns, Name: name}, engine.DeleteOptions{PropagationPolicy: policy}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -192,7 +192,7 @@ func TestForeground(t *testing.T) {
 	// Release the blocking dependent's own finalizer: then both go.
 	body := fmt.Sprintf(`{"apiVersion":"library.example.com/v1","kind":"Book","metadata":{"name":"blocking","resourceVersion":%q,"ownerReferences":%s}}`,
 		gjson.GetBytes(b, "metadata.resourceVersion").String(), gjson.GetBytes(b, "metadata.ownerReferences").Raw)
-	if _, err := w.store.Update(context.Background(), w.books, "default", "blocking", []byte(body), engine.WriteOptions{}); err != nil {
+	if _, err := w.store.Update(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: w.books, Namespace: "default", Name: "blocking"}, Body: []byte(body), Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	collect(t, c)
@@ -268,7 +268,7 @@ func TestCollectorSkipsMovedObjects(t *testing.T) {
 	w := newWorld(t)
 	o := engine.StoredObject{Resource: w.widgets.Resource, Namespace: "default", Name: "w"}
 	w.create(t, w.widgets, "default", "w", nil)
-	err := w.store.RemoveFinalizer(context.Background(), o, "x")
+	err := w.store.Upkeep().RemoveFinalizer(context.Background(), o, "x")
 	if !errors.Is(err, storage.ErrConflict) {
 		t.Fatalf("a write at a stale revision: %v", err)
 	}

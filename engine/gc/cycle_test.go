@@ -33,8 +33,7 @@ func (w *world) cycle(t *testing.T, links ...link) {
 	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":%q,"kind":%q,"name":%q,"uid":%q,"blockOwnerDeletion":true}]}}`,
 		gjson.GetBytes(last, "apiVersion").String(), gjson.GetBytes(last, "kind").String(),
 		gjson.GetBytes(last, "metadata.name").String(), gjson.GetBytes(last, "metadata.uid").String())
-	if _, err := w.store.Patch(context.Background(), links[0].rv, "default", links[0].name, engine.MergePatchType,
-		[]byte(patch), engine.PatchOptions{}); err != nil {
+	if _, err := w.store.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: links[0].rv, Namespace: "default", Name: links[0].name}, Type: engine.MergePatchType, Patch: []byte(patch), Options: engine.PatchOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -152,7 +151,7 @@ func TestForegroundCycleRestart(t *testing.T) {
 	again := w.links([]string{"book/p", "widget/q"})
 	w.cycle(t, again...)
 	w.delete(t, w.books, "default", "p", metav1.DeletePropagationForeground)
-	collect(t, gc.New(w.store, func() *schemas.Registry { return w.reg }, gc.Options{}))
+	collect(t, gc.New(w.store.Upkeep(), func() *schemas.Registry { return w.reg }, gc.Options{}))
 	if !w.allGone(t, again...) {
 		t.Fatal("a cycle deleted before the collector started is stuck")
 	}
@@ -170,7 +169,7 @@ func TestForegroundCycleKeepsOtherOwners(t *testing.T) {
 	refs := gjson.GetBytes(b, "metadata.ownerReferences").Raw
 	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":%s}}`, refs[:len(refs)-1]+fmt.Sprintf(
 		`,{"apiVersion":"shop.example.com/v1","kind":"Widget","name":"keeper","uid":%q}]`, gjson.GetBytes(keeper, "metadata.uid").String()))
-	if _, err := w.store.Patch(context.Background(), w.books, "default", "b", engine.MergePatchType, []byte(patch), engine.PatchOptions{}); err != nil {
+	if _, err := w.store.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: w.books, Namespace: "default", Name: "b"}, Type: engine.MergePatchType, Patch: []byte(patch), Options: engine.PatchOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	w.delete(t, w.widgets, "default", "a", metav1.DeletePropagationForeground)

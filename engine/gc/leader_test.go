@@ -78,7 +78,7 @@ func replicaOf(t *testing.T, w *world) *replica {
 	deletes := leader.NewSignal(cli, "test-gc", trigger.Pull, log)
 	store := engine.NewStore(etcdstorage.New(cli), engine.Options{Logger: log, OnDelete: deletes.Raise})
 	return &replica{store: store, deletes: deletes,
-		collector: gc.New(store, func() *schemas.Registry { return w.reg }, gc.Options{Logger: log, Trigger: trigger})}
+		collector: gc.New(store.Upkeep(), func() *schemas.Registry { return w.reg }, gc.Options{Logger: log, Trigger: trigger})}
 }
 
 // runElected runs the collector, its signal and a term recorder as specd
@@ -126,7 +126,7 @@ func TestCollectorOnlyOnLeader(t *testing.T) {
 
 func deleteThrough(t *testing.T, store *engine.Store, rv *schemas.ResourceVersion, name string) {
 	t.Helper()
-	if _, err := store.Delete(context.Background(), rv, "", name, engine.DeleteOptions{}); err != nil {
+	if _, err := store.Delete(context.Background(), engine.Ref{Version: rv, Namespace: "", Name: name}, engine.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

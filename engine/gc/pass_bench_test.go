@@ -17,15 +17,17 @@ func BenchmarkPass(b *testing.B) {
 	ctx := context.Background()
 	pad := strings.Repeat("x", 1500)
 	for i := range 5000 {
-		res, err := w.store.Create(ctx, w.widgets, "ns", []byte(fmt.Sprintf(
-			`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w%d"},"spec":{"pad":%q}}`, i, pad)), engine.WriteOptions{})
+		res, err := w.store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: w.widgets, Namespace: "ns"}, Body: []byte(fmt.Sprintf(
+			`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w%d"},"spec":{"pad":%q}}`, i, pad)), Options: engine.WriteOptions{}})
+
 		if err != nil {
 			b.Fatal(err)
 		}
 		uid := strings.Split(strings.Split(string(res.Object), `"uid":"`)[1], `"`)[0]
-		_, err = w.store.Create(ctx, w.books, "ns", []byte(fmt.Sprintf(
+		_, err = w.store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: w.books, Namespace: "ns"}, Body: []byte(fmt.Sprintf(
 			`{"apiVersion":"library.example.com/v1","kind":"Book","metadata":{"name":"b%d","ownerReferences":[{"apiVersion":"shop.example.com/v1","kind":"Widget","name":"w%d","uid":%q}]},"spec":{"pad":%q}}`,
-			i, i, uid, pad)), engine.WriteOptions{})
+			i, i, uid, pad)), Options: engine.WriteOptions{}})
+
 		if err != nil {
 			b.Fatal(err)
 		}

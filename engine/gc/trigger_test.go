@@ -19,7 +19,7 @@ import (
 func TestTriggerMadeFirst(t *testing.T) {
 	trigger := gc.NewTrigger()
 	w := newWorldWith(t, engine.Options{Logger: slog.New(slog.DiscardHandler), OnDelete: trigger.Pull})
-	c := gc.New(w.store, func() *schemas.Registry { return w.reg }, gc.Options{Logger: slog.New(slog.DiscardHandler), Interval: time.Hour, Trigger: trigger})
+	c := gc.New(w.store.Upkeep(), func() *schemas.Registry { return w.reg }, gc.Options{Logger: slog.New(slog.DiscardHandler), Interval: time.Hour, Trigger: trigger})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { c.Run(ctx); close(done) }()

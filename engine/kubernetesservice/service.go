@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/tidwall/gjson"
 	corev1 "k8s.io/api/core/v1"
@@ -24,14 +25,11 @@ const (
 	Namespace = metav1.NamespaceDefault
 )
 
-// Store is what Ensure reads and writes with. *engine.Store satisfies it.
+// Store is what Ensure reads and writes with: the engine's surface.
 type Store interface {
-	Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
-	Create(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-	Update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
+	engine.Reader
+	engine.Writer
 }
-
-var _ Store = (*engine.Store)(nil)
 
 // Endpoint is where specd serves: the Service's cluster IP and port.
 type Endpoint struct {
@@ -88,9 +86,14 @@ func Resource(reg *schemas.Registry) *schemas.ResourceVersion {
 	return r.Version(r.StorageVersion)
 }
 
+// ensureTimeout bounds Ensure: specd does not serve before it ends.
+const ensureTimeout = 30 * time.Second
+
 // Ensure creates the Service for ep, or replaces one that points
 // elsewhere. It does nothing when reg serves no Services (--disable).
 func Ensure(ctx context.Context, store Store, reg *schemas.Registry, ep Endpoint, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, ensureTimeout)
+	defer cancel()
 	rv := Resource(reg)
 	if rv == nil {
 		return nil
@@ -99,10 +102,11 @@ func Ensure(ctx context.Context, store Store, reg *schemas.Registry, ep Endpoint
 	if err != nil {
 		return err
 	}
-	old, err := store.Get(ctx, rv, Namespace, Name)
+	ref := engine.Ref{Version: rv, Namespace: Namespace, Name: Name}
+	old, err := store.Get(ctx, ref)
 	switch {
 	case apierrors.IsNotFound(err):
-		if _, err := store.Create(ctx, rv, Namespace, body, engine.WriteOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+		if _, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: Namespace}, Body: body, Options: engine.WriteOptions{FieldManager: fieldManager}}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("kubernetes service: create: %w", err)
 		}
 		log.Info("service created", "service", Namespace+"/"+Name, "clusterIP", ep.IP.String(), "port", ep.Port)
@@ -112,7 +116,7 @@ func Ensure(ctx context.Context, store Store, reg *schemas.Registry, ep Endpoint
 	case ep.matches(old):
 		return nil
 	}
-	if _, err := store.Update(ctx, rv, Namespace, Name, body, engine.WriteOptions{FieldManager: fieldManager}); err != nil {
+	if _, err := store.Update(ctx, engine.WriteRequest{Ref: ref, Body: body, Options: engine.WriteOptions{FieldManager: fieldManager}}); err != nil {
 		return fmt.Errorf("kubernetes service: update: %w", err)
 	}
 	log.Info("service updated", "service", Namespace+"/"+Name, "clusterIP", ep.IP.String(), "port", ep.Port)

@@ -35,7 +35,7 @@ func TestEnsure(t *testing.T) {
 	ctx := t.Context()
 	get := func() []byte {
 		t.Helper()
-		b, err := store.Get(ctx, rv, "default", "kubernetes")
+		b, err := store.Get(ctx, engine.Ref{Version: rv, Namespace: "default", Name: "kubernetes"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestEnsureNotServed(t *testing.T) {
 	if err := kubernetesservice.Ensure(t.Context(), store, off, ep, quiet()); err != nil {
 		t.Fatalf("Ensure without Services served: %v", err)
 	}
-	if _, err := store.Get(t.Context(), kubernetesservice.Resource(reg), "default", "kubernetes"); !errors.IsNotFound(err) {
+	if _, err := store.Get(t.Context(), engine.Ref{Version: kubernetesservice.Resource(reg), Namespace: "default", Name: "kubernetes"}); !errors.IsNotFound(err) {
 		t.Errorf("Ensure wrote a Service that is not served: get answered %v, want NotFound", err)
 	}
 }

@@ -7,9 +7,10 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/specd-io/specd/engine/background"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/specd-io/specd/engine/background"
 )
 
 // Config configures Run.

@@ -25,6 +25,7 @@
 // continues after the last key it finished, and one that completed is not
 // run again for the same storage version.
 //
-// The package uses the engine through a few exported primitives of
-// *engine.Store (engine/migratesupport.go), named by Store.
+// The package rewrites through engine.Upkeep, the raw access beneath a
+// Store; StoredObjects reads which versions objects are stored in from
+// the storage and the keys alone, before any Store exists.
 package migrate

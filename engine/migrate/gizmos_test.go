@@ -14,5 +14,5 @@ func newPrefix() string { return fmt.Sprintf("/test/%d/", prefixes.Add(1)) }
 // migrator is a Migrator of the Store of g's registry on st under
 // prefix.
 func migrator(g *gizmotest.Gizmos, st storage.Storage, prefix string) *migrate.Migrator {
-	return migrate.New(g.Store(st, prefix, testNow), slog.New(slog.DiscardHandler))
+	return migrate.New(g.Store(st, prefix, testNow).Upkeep(), slog.New(slog.DiscardHandler))
 }

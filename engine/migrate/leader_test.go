@@ -34,13 +34,13 @@ func TestRunnerHandsOver(t *testing.T) {
 	}}
 	countB := &hookStorage{Storage: w.st, beforeUpdate: func(string) { updatesB.Add(1) }}
 	storeOn := func(st *hookStorage) *engine.Store {
-		return engine.NewStore(st, engine.Options{Prefix: w.store.KeyPrefix(), Logger: w.quiet, Converters: w.converterFor})
+		return engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: w.store.Upkeep().Keys().Prefix}, Logger: w.quiet, Converters: w.converterFor})
 	}
 	elect := func(id string, st *hookStorage) context.CancelFunc {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		runner := migrate.NewRunner(ctx, storeOn(st), w.v2.Registry, w.quiet)
-		cfg := leader.Config{Client: testClient, Key: "/test-leader/" + w.store.KeyPrefix(), ID: id, TTL: time.Second, Logger: slog.New(slog.DiscardHandler), Name: "test"}
+		runner := migrate.NewRunner(ctx, storeOn(st).Upkeep(), w.v2.Registry, w.quiet)
+		cfg := leader.Config{Client: testClient, Key: "/test-leader/" + w.store.Upkeep().Keys().Prefix, ID: id, TTL: time.Second, Logger: slog.New(slog.DiscardHandler), Name: "test"}
 		go func() { defer close(done); leader.Jobs(cfg, runner).Run(ctx) }()
 		stop := func() { cancel(); <-done }
 		t.Cleanup(stop)
@@ -58,7 +58,7 @@ func TestRunnerHandsOver(t *testing.T) {
 	}
 	stopA()
 	waitState(t, w.st, w.stateKey(), `"done":true`)
-	for key, o := range gizmotest.Stored(t, w.st, w.store.KeyPrefix(), w.v1.Group) {
+	for key, o := range gizmotest.Stored(t, w.st, w.store.Upkeep().Keys().Prefix, w.v1.Group) {
 		if o.Get("apiVersion").Str != w.v1.Group+"/v2" {
 			t.Errorf("%s not migrated: %s", key, o.Raw)
 		}

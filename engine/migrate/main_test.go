@@ -30,7 +30,7 @@ var testNow = time.Date(2026, 11, 21, 10, 19, 21, 400_000_000, time.UTC)
 
 func mustCreate(tb testing.TB, s *engine.Store, rv *schemas.ResourceVersion, ns, body string) []byte {
 	tb.Helper()
-	res, err := s.Create(context.Background(), rv, ns, []byte(body), engine.WriteOptions{})
+	res, err := s.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: ns}, Body: []byte(body), Options: engine.WriteOptions{}})
 	if err != nil {
 		tb.Fatalf("Create: %v", err)
 	}

@@ -15,23 +15,6 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-// Store is what a migration reads and writes. *engine.Store satisfies it
-// (engine/migratesupport.go).
-type Store interface {
-	// RawStorage is the storage the objects are rewritten in, without
-	// the engine's finalizing layer.
-	RawStorage() storage.Storage
-	// KeyPrefix is the prefix of every key; the migration states are
-	// kept under it.
-	KeyPrefix() string
-	// ResourcePrefix is the key prefix of every stored object of r.
-	ResourcePrefix(r *schemas.Resource) string
-	// ToStorageVersion converts stored bytes of r to r's storage version.
-	ToStorageVersion(r *schemas.Resource, obj []byte) ([]byte, error)
-}
-
-var _ Store = (*engine.Store)(nil)
-
 // DefaultPageSize is how many objects a migration reads at once.
 const DefaultPageSize = 500
 
@@ -68,19 +51,19 @@ type Result struct {
 // Examined is how many objects the run looked at.
 func (r Result) Examined() int64 { return r.Migrated + r.Current + r.Gone + r.Failed }
 
-// Migrator migrates the stored objects of one Store.
+// Migrator migrates the stored objects of one Store, through its Upkeep.
 type Migrator struct {
-	store Store
-	log   *slog.Logger
+	upkeep *engine.Upkeep
+	log    *slog.Logger
 }
 
-// New returns a Migrator of store's objects; log is slog.Default() when
+// New returns a Migrator of the objects upkeep reaches; log is slog.Default() when
 // nil.
-func New(store Store, log *slog.Logger) *Migrator {
+func New(upkeep *engine.Upkeep, log *slog.Logger) *Migrator {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Migrator{store: store, log: log}
+	return &Migrator{upkeep: upkeep, log: log}
 }
 
 // MigrateRegistry migrates every resource of reg, one after the other
@@ -224,7 +207,7 @@ func (mg *Migrator) newMigration(r *schemas.Resource, opts Options) *migration {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	return &migration{mg: mg, log: mg.log, storage: mg.store.RawStorage(), r: r, target: schemas.APIVersion(r.Group, r.StorageVersion),
+	return &migration{mg: mg, log: mg.log, storage: mg.upkeep.RawStorage(), r: r, target: schemas.APIVersion(r.Group, r.StorageVersion),
 		page: page, logEvery: every, lastLog: time.Now(), metrics: metricsFor(r),
 		res: Result{Resource: r.GroupResource(), StorageVersion: r.StorageVersion}}
 }
@@ -238,7 +221,7 @@ func (m *migration) run(ctx context.Context, state *migrationState) error {
 	if state.LastKey != "" {
 		opts.StartKey = state.LastKey + "\x00"
 	}
-	return eachPage(ctx, m.storage, m.mg.store.ResourcePrefix(m.r), opts, false, "migrate "+m.res.Resource+": list", func(page storage.ListResult) error {
+	return eachPage(ctx, m.storage, m.mg.upkeep.Keys().Resource(m.r), opts, false, "migrate "+m.res.Resource+": list", func(page storage.ListResult) error {
 		m.metrics.pending(int64(len(page.Items)) + page.Remaining)
 		for i, kv := range page.Items {
 			if err := m.object(ctx, kv); err != nil {
@@ -275,7 +258,7 @@ func (m *migration) object(ctx context.Context, kv storage.KeyValue) error {
 			return nil
 		}
 		m.announce(versionOf(kv.Value))
-		out, err := m.mg.store.ToStorageVersion(m.r, kv.Value)
+		out, err := m.mg.upkeep.ToStorageVersion(m.r, kv.Value)
 		if err != nil {
 			m.log.Warn("storage migration: cannot convert", slog.String("key", kv.Key),
 				slog.String("apiVersion", gjson.GetBytes(kv.Value, "apiVersion").Str), slog.Any("err", err))

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/check"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/engine"
@@ -41,7 +43,7 @@ func TestMigrateRewritesEveryObject(t *testing.T) {
 
 	cur := gizmotest.Load(t, group, "v2")
 	after := cur.Store(st, prefix, testNow)
-	res, err := migrate.New(after, slog.New(slog.DiscardHandler)).MigrateResource(ctx, cur.Resource, migrate.Options{PageSize: 5})
+	res, err := migrate.New(after.Upkeep(), slog.New(slog.DiscardHandler)).MigrateResource(ctx, cur.Resource, migrate.Options{PageSize: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +122,11 @@ func TestMigrateLosesNoConcurrentWrite(t *testing.T) {
 		fmt.Sscanf(name, "g%02d", &i)
 		switch {
 		case i%4 == 0:
-			if _, err := client.Delete(ctx, cur.V2, "default", name, engine.DeleteOptions{}); err != nil {
+			if _, err := client.Delete(ctx, engine.Ref{Version: cur.V2, Namespace: "default", Name: name}, engine.DeleteOptions{}); err != nil {
 				t.Errorf("delete %s: %v", name, err)
 			}
 		case i%3 == 0:
-			if _, err := client.Patch(ctx, cur.V1, "default", name, engine.MergePatchType,
-				[]byte(`{"spec":{"size":100}}`), engine.PatchOptions{}); err != nil {
+			if _, err := client.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: cur.V1, Namespace: "default", Name: name}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"size":100}}`), Options: engine.PatchOptions{}}); err != nil {
 				t.Errorf("patch %s: %v", name, err)
 			}
 		}
@@ -180,8 +181,7 @@ func TestMigrateWithConcurrentClients(t *testing.T) {
 			for r := 1; r <= rounds; r++ {
 				for i := w; i < n; i += 2 {
 					patch := fmt.Sprintf(`{"spec":{"size":%d}}`, r)
-					if _, err := client.Patch(ctx, cur.V1, "default", fmt.Sprintf("g%02d", i), engine.MergePatchType,
-						[]byte(patch), engine.PatchOptions{}); err != nil {
+					if _, err := client.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: cur.V1, Namespace: "default", Name: fmt.Sprintf("g%02d", i)}, Type: engine.MergePatchType, Patch: []byte(patch), Options: engine.PatchOptions{}}); err != nil {
 						t.Errorf("patch: %v", err)
 					}
 				}
@@ -309,7 +309,7 @@ func TestMigrateLeavesUnconvertible(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		res, err := migrate.New(s, slog.New(slog.DiscardHandler)).MigrateResource(ctx, cur.Resource, migrate.Options{})
+		res, err := migrate.New(s.Upkeep(), slog.New(slog.DiscardHandler)).MigrateResource(ctx, cur.Resource, migrate.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -436,7 +436,7 @@ func TestMigrateLogs(t *testing.T) {
 	}
 	cur := gizmotest.Load(t, group, "v2")
 	var logs strings.Builder
-	m := migrate.New(cur.Store(st, prefix, testNow), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime})))
+	m := migrate.New(cur.Store(st, prefix, testNow).Upkeep(), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime})))
 	if _, err := m.MigrateResource(ctx, cur.Resource, migrate.Options{PageSize: 2, LogEvery: time.Nanosecond}); err != nil {
 		t.Fatal(err)
 	}
@@ -517,9 +517,8 @@ func TestStoredVersions(t *testing.T) {
 	for i := range 3 {
 		mustCreate(t, v1.Store(st, prefix, testNow), v1.V2, "ns1", v1.ObjectV2(fmt.Sprintf("a%d", i), i, "x"))
 	}
-	s := v2.Store(st, prefix, testNow)
 	for i := range 2 {
-		mustCreate(t, s, v2.V1, "ns2", v2.ObjectV1(fmt.Sprintf("b%d", i), i))
+		mustCreate(t, v2.Store(st, prefix, testNow), v2.V1, "ns2", v2.ObjectV1(fmt.Sprintf("b%d", i), i))
 	}
 	stray := fmt.Sprintf(`{"apiVersion":"%s/v0","kind":"Gizmo","metadata":{"name":"c","namespace":"ns0"}}`, group)
 	if _, err := st.Create(ctx, prefix+group+"/gizmos/ns0/c", []byte(stray)); err != nil {
@@ -529,11 +528,11 @@ func TestStoredVersions(t *testing.T) {
 	if _, err := st.Create(ctx, prefix+group+"/gizmosx/ns0/d", []byte(stray)); err != nil {
 		t.Fatal(err)
 	}
-	got, err := migrate.StoredVersions(ctx, s, v2.Resource)
+	got, err := migrate.StoredObjects{Storage: st, Keys: engine.Keys{Prefix: prefix}}.StoredVersions(ctx, v2.Resource)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]migrate.StoredVersion{
+	want := map[string]check.Stored{
 		"v1": {Count: 3, Example: "ns1/a0"},
 		"v2": {Count: 2, Example: "ns2/b0"},
 		"v0": {Count: 1, Example: "ns0/c"},

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -53,14 +54,14 @@ type run struct {
 	done   chan struct{} // closed when the run has stopped
 }
 
-// NewRunner returns a Runner of store's objects that migrates first, the
+// NewRunner returns a Runner of the objects upkeep reaches that migrates first, the
 // registry served from now on. Before it returns, it forgets the recorded
 // migrations to other versions than first's storage versions
 // (Migrator.ForgetStale), so that one recorded as done is not believed
 // after clients have written objects in first's storage version; if that
 // fails, Run tries again before it migrates.
-func NewRunner(ctx context.Context, store Store, first *schemas.Registry, log *slog.Logger) *Runner {
-	r := &Runner{migrator: New(store, log), wake: make(chan struct{}, 1)}
+func NewRunner(ctx context.Context, upkeep *engine.Upkeep, first *schemas.Registry, log *slog.Logger) *Runner {
+	r := &Runner{migrator: New(upkeep, log), wake: make(chan struct{}, 1)}
 	r.log = r.migrator.log
 	r.job = job{id: 1, reg: first, forgotten: r.forgetStale(ctx, first) == nil}
 	return r

@@ -32,7 +32,7 @@ func newTwoWorlds(t *testing.T, st storage.Storage) *twoWorlds {
 	t.Helper()
 	group := gizmotest.NewGroup()
 	w := &twoWorlds{v1: gizmotest.Load(t, group, "v1"), v2: gizmotest.Load(t, group, "v2"), st: st, quiet: slog.New(slog.DiscardHandler)}
-	w.store = engine.NewStore(st, engine.Options{Prefix: newPrefix(), Logger: w.quiet, Converters: w.converterFor})
+	w.store = engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: newPrefix()}, Logger: w.quiet, Converters: w.converterFor})
 	for _, name := range []string{"a", "b"} {
 		mustCreate(t, w.store, w.v1.V1, "default", w.v1.ObjectV1(name, 1))
 	}
@@ -48,7 +48,9 @@ func (w *twoWorlds) converterFor(r *schemas.Resource) converters.Converter {
 	return nil
 }
 
-func (w *twoWorlds) stateKey() string { return migrate.New(w.store, w.quiet).StateKey(w.v1.Resource) }
+func (w *twoWorlds) stateKey() string {
+	return migrate.New(w.store.Upkeep(), w.quiet).StateKey(w.v1.Resource)
+}
 
 // TestRunnerBeforeSwap: before a reload moves a storage version, the
 // migration under way stops and the recorded migration to the version
@@ -60,7 +62,7 @@ func TestRunnerBeforeSwap(t *testing.T) {
 	ctx := t.Context()
 	w := newTwoWorlds(t, etcdstorage.New(testClient))
 	v1, v2 := w.v1.Registry, w.v2.Registry
-	m := migrate.NewRunner(ctx, w.store, v2, w.quiet)
+	m := migrate.NewRunner(ctx, w.store.Upkeep(), v2, w.quiet)
 	defer background.New(m).Start(ctx)()
 	waitState(t, w.st, w.stateKey(), `"storageVersion":"v2"`)
 
@@ -79,7 +81,7 @@ func TestRunnerBeforeSwap(t *testing.T) {
 	m.AfterSwap(ctx, v2, v1)
 	waitState(t, w.st, w.stateKey(), `"storageVersion":"v1"`)
 
-	failing := migrate.NewRunner(ctx, engine.NewStore(noStates{w.st}, engine.Options{Converters: w.converterFor, Logger: w.quiet}), v1, w.quiet)
+	failing := migrate.NewRunner(ctx, engine.NewStore(noStates{w.st}, engine.Options{Converters: w.converterFor, Logger: w.quiet}).Upkeep(), v1, w.quiet)
 	if err := failing.BeforeSwap(ctx, v1, v2); err == nil || !strings.Contains(err.Error(), "recorded storage migrations cannot be read") {
 		t.Errorf("states not readable: %v", err)
 	}
@@ -97,7 +99,7 @@ func TestRunnerFollowsReloads(t *testing.T) {
 	ctx := t.Context()
 	w := newTwoWorlds(t, etcdstorage.New(testClient))
 	v1, v2 := w.v1.Registry, w.v2.Registry
-	m := migrate.NewRunner(ctx, w.store, v1, w.quiet)
+	m := migrate.NewRunner(ctx, w.store.Upkeep(), v1, w.quiet)
 	group := background.New(m)
 	stop := group.Start(ctx)
 	defer func() { stop() }()
@@ -111,7 +113,7 @@ func TestRunnerFollowsReloads(t *testing.T) {
 	swap(v1, v2)
 	waitState(t, w.st, w.stateKey(), `"done":true`)
 	waitState(t, w.st, w.stateKey(), `"storageVersion":"v2"`)
-	for key, o := range gizmotest.Stored(t, w.st, w.store.KeyPrefix(), w.v1.Group) {
+	for key, o := range gizmotest.Stored(t, w.st, w.store.Upkeep().Keys().Prefix, w.v1.Group) {
 		if o.Get("apiVersion").Str != w.v1.Group+"/v2" {
 			t.Errorf("%s not migrated: %s", key, o.Raw)
 		}

@@ -38,7 +38,7 @@ func (mg *Migrator) StateKey(r *schemas.Resource) string {
 	return mg.statePrefix() + engine.GroupKey(r.Group) + "/" + r.Plural
 }
 
-func (mg *Migrator) statePrefix() string { return mg.store.KeyPrefix() + "_storage-migrations/" }
+func (mg *Migrator) statePrefix() string { return mg.upkeep.Keys().Prefix + "_storage-migrations/" }
 
 // ForgetStale deletes the recorded state of every resource of reg whose
 // migration was to another version than its storage version now, and
@@ -54,7 +54,7 @@ func (mg *Migrator) statePrefix() string { return mg.store.KeyPrefix() + "_stora
 func (mg *Migrator) ForgetStale(ctx context.Context, reg *schemas.Registry) ([]string, error) {
 	prefix := mg.statePrefix()
 	var forgotten []string
-	err := eachPage(ctx, mg.store.RawStorage(), prefix, storage.ListOptions{Limit: DefaultPageSize}, false, "read the migration states", func(page storage.ListResult) error {
+	err := eachPage(ctx, mg.upkeep.RawStorage(), prefix, storage.ListOptions{Limit: DefaultPageSize}, false, "read the migration states", func(page storage.ListResult) error {
 		for _, kv := range page.Items {
 			r := resourceNamed(reg, strings.TrimPrefix(kv.Key, prefix))
 			if r == nil || r.StorageVersion == "" {
@@ -88,7 +88,7 @@ func resourceNamed(reg *schemas.Registry, groupPlural string) *schemas.Resource 
 // than r's storage version, unless it changed since it was read; then it
 // reads it again.
 func (mg *Migrator) forgetStaleState(ctx context.Context, r *schemas.Resource, kv storage.KeyValue) (bool, error) {
-	raw := mg.store.RawStorage()
+	raw := mg.upkeep.RawStorage()
 	for attempt := 1; attempt <= stateAttempts; attempt++ {
 		var st migrationState
 		if json.Unmarshal(kv.Value, &st) == nil && st.StorageVersion == r.StorageVersion {
@@ -119,7 +119,7 @@ func (mg *Migrator) forgetStaleState(ctx context.Context, r *schemas.Resource, k
 // safe.
 func (mg *Migrator) loadState(ctx context.Context, r *schemas.Resource) (migrationState, error) {
 	key := mg.StateKey(r)
-	kv, err := mg.store.RawStorage().Get(ctx, key)
+	kv, err := mg.upkeep.RawStorage().Get(ctx, key)
 	if errors.Is(err, storage.ErrKeyNotFound) {
 		return migrationState{}, nil
 	}
@@ -163,7 +163,7 @@ func (mg *Migrator) saveState(ctx context.Context, r *schemas.Resource, st migra
 // trySaveState writes b, the encoded st, at key once; false when another
 // replica wrote the key meanwhile and it should be tried again.
 func (mg *Migrator) trySaveState(ctx context.Context, key string, st migrationState, b []byte) (bool, error) {
-	raw := mg.store.RawStorage()
+	raw := mg.upkeep.RawStorage()
 	kv, err := raw.Get(ctx, key)
 	switch {
 	case errors.Is(err, storage.ErrKeyNotFound):

@@ -12,8 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/specd-io/specd/engine"
-	"github.com/specd-io/specd/engine/namespace"
-	"github.com/specd-io/specd/schemas"
 )
 
 // benchResources are the five resources BenchmarkDeleteNamespace fills:
@@ -71,7 +69,7 @@ func BenchmarkDeleteNamespace(b *testing.B) {
 		e.fill(b, name, objects)
 		b.StartTimer()
 		start, cpuStart := time.Now(), cpuTime(b)
-		if _, err := e.store.Delete(ctx, nsRV, "", name, engine.DeleteOptions{}); err != nil {
+		if _, err := e.store.Delete(ctx, engine.Ref{Version: nsRV, Namespace: "", Name: name}, engine.DeleteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		for {
@@ -92,17 +90,17 @@ func BenchmarkDeleteNamespace(b *testing.B) {
 
 // countingStore counts the namespace reads a Lifecycle makes.
 type countingStore struct {
-	namespace.Store
+	engine.Reader
 	gets atomic.Int64
 }
 
-func (c *countingStore) Get(ctx context.Context, rv *schemas.ResourceVersion, ns, name string) ([]byte, error) {
+func (c *countingStore) Get(ctx context.Context, ref engine.Ref) ([]byte, error) {
 	c.gets.Add(1)
-	return c.Store.Get(ctx, rv, ns, name)
+	return c.Reader.Get(ctx, ref)
 }
 
 // BenchmarkNamespaceCheck measures the check every create of a
-// namespaced object makes (Lifecycle.Check), from many goroutines, with
+// namespaced object makes (Lifecycle.CheckNamespace), from many goroutines, with
 // 1,000 namespaces cached; it fails if the check reads storage.
 //
 //	go test ./engine/namespace/ -run XXX -bench BenchmarkNamespaceCheck
@@ -113,19 +111,19 @@ func BenchmarkNamespaceCheck(b *testing.B) {
 		names[i] = fmt.Sprintf("ns-%d", i)
 		e.mustCreate(b, "", "", "namespaces", namespaceJSON(names[i]))
 	}
-	counting := &countingStore{Store: e.store}
+	counting := &countingStore{Reader: e.store}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	defer func() { cancel(); <-done }()
-	go func() { defer close(done); e.life.Run(ctx, counting) }()
+	go func() { defer close(done); e.life.Run(ctx, e.store) }()
 	eventually(b, "namespaces cached", e.life.Synced)
-	r := e.rv("tools.example.com", "hammers").Resource
+	rv := e.rv("tools.example.com", "hammers")
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
-			if err := e.life.Check(ctx, r, names[i%len(names)], "h"); err != nil {
+			if err := e.life.CheckNamespace(ctx, counting, engine.Ref{Version: rv, Namespace: names[i%len(names)], Name: "h"}); err != nil {
 				b.Error(err)
 				return
 			}

@@ -6,20 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/schemas"
 )
-
-// Creator is what Bootstrap writes with. *engine.Store satisfies it.
-type Creator interface {
-	Create(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-	HeldNamespaces(ctx context.Context, r *schemas.Resource) ([]string, error)
-}
-
-var _ Creator = (*engine.Store)(nil)
 
 // ErrNotServed is Bootstrap's answer when the registry serves no
 // Namespace resource.
@@ -29,7 +22,7 @@ var ErrNotServed = errors.New("namespace: the registry serves no namespaces reso
 // yet, and returns those it created. Every replica may run it at once:
 // the System namespaces that can be deleted (kube-node-lease) are
 // recreated by kube-apiserver's replicas too.
-func EnsureSystem(ctx context.Context, store Creator, reg *schemas.Registry, log *slog.Logger) ([]string, error) {
+func EnsureSystem(ctx context.Context, store engine.Writer, reg *schemas.Registry, log *slog.Logger) ([]string, error) {
 	rv := Resource(reg)
 	if rv == nil {
 		return nil, ErrNotServed
@@ -41,14 +34,14 @@ func EnsureSystem(ctx context.Context, store Creator, reg *schemas.Registry, log
 // namespace that holds objects of reg's namespaced resources, where they
 // do not exist yet, so that a data dir written before specd served
 // namespaces keeps every object reachable. It reads one object per
-// resource and namespace (engine.Store.HeldNamespaces). It returns the
+// resource and namespace (engine.Upkeep.HeldNamespaces). It returns the
 // namespaces it created.
 //
 // It must not run while the namespace controller removes a namespace:
 // one whose objects it saw and whose Namespace was removed before its
 // create would come back, empty. specd runs it in the elected replica,
 // before that replica's namespace controller.
-func Bootstrap(ctx context.Context, store Creator, reg *schemas.Registry, log *slog.Logger) ([]string, error) {
+func Bootstrap(ctx context.Context, store engine.Writer, upkeep *engine.Upkeep, reg *schemas.Registry, log *slog.Logger) ([]string, error) {
 	rv := Resource(reg)
 	if rv == nil {
 		return nil, ErrNotServed
@@ -58,7 +51,7 @@ func Bootstrap(ctx context.Context, store Creator, reg *schemas.Registry, log *s
 		if !r.Namespaced() || r.StoredWith != nil { // its keys are StoredWith's
 			continue
 		}
-		held, err := store.HeldNamespaces(ctx, r)
+		held, err := upkeep.HeldNamespaces(ctx, r)
 		if err != nil {
 			return nil, fmt.Errorf("namespace: find the namespaces of %s: %w", r.GroupResource(), err)
 		}
@@ -69,7 +62,7 @@ func Bootstrap(ctx context.Context, store Creator, reg *schemas.Registry, log *s
 
 // ensureAll creates the namespaces names that do not exist yet, and
 // returns those it created.
-func ensureAll(ctx context.Context, store Creator, rv *schemas.ResourceVersion, names []string, log *slog.Logger) ([]string, error) {
+func ensureAll(ctx context.Context, store engine.Writer, rv *schemas.ResourceVersion, names []string, log *slog.Logger) ([]string, error) {
 	slices.Sort(names)
 	var created []string
 	for _, name := range slices.Compact(names) {
@@ -95,9 +88,9 @@ func ensureAll(ctx context.Context, store Creator, rv *schemas.ResourceVersion, 
 }
 
 // ensure creates the namespace name unless it exists; true when created.
-func ensure(ctx context.Context, store Creator, rv *schemas.ResourceVersion, name string) (bool, error) {
+func ensure(ctx context.Context, store engine.Writer, rv *schemas.ResourceVersion, name string) (bool, error) {
 	body := fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":%q}}`, rv.APIVersion(), rv.Resource.Kind, name)
-	_, err := store.Create(ctx, rv, "", []byte(body), engine.WriteOptions{FieldManager: "specd"})
+	_, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv}, Body: []byte(body), Options: engine.WriteOptions{FieldManager: "specd"}})
 	switch {
 	case err == nil:
 		return true, nil
@@ -108,4 +101,22 @@ func ensure(ctx context.Context, store Creator, rv *schemas.ResourceVersion, nam
 		return false, err
 	}
 	return false, fmt.Errorf("namespace: create %s: %w", name, err)
+}
+
+// adopt is Bootstrap, tried again with a growing pause while storage
+// fails, until it succeeds or ctx ends: the elected replica adopts the
+// namespaces before it runs the namespace controller.
+func adopt(ctx context.Context, store engine.Writer, upkeep *engine.Upkeep, reg *schemas.Registry, log *slog.Logger) {
+	for delay := time.Second; ; delay = min(2*delay, time.Minute) {
+		_, err := Bootstrap(ctx, store, upkeep, reg, log)
+		if err == nil || errors.Is(err, ErrNotServed) || ctx.Err() != nil {
+			return
+		}
+		log.Warn("create the Namespaces of namespaces holding objects; trying again", "err", err, "in", delay)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+	}
 }

@@ -16,7 +16,7 @@ import (
 // first start, as kube makes them; a second start creates nothing.
 func TestBootstrapSystemNamespaces(t *testing.T) {
 	e := newEnv(t)
-	created, err := namespace.Bootstrap(context.Background(), e.store, e.reg, quiet())
+	created, err := namespace.Bootstrap(context.Background(), e.store, e.store.Upkeep(), e.reg, quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestBootstrapSystemNamespaces(t *testing.T) {
 			t.Errorf("namespace %s: phase, finalizers, label = %s", name, got)
 		}
 	}
-	if again, err := namespace.Bootstrap(context.Background(), e.store, e.reg, quiet()); err != nil || len(again) != 0 {
+	if again, err := namespace.Bootstrap(context.Background(), e.store, e.store.Upkeep(), e.reg, quiet()); err != nil || len(again) != 0 {
 		t.Fatalf("second bootstrap created %q, %v", again, err)
 	}
 }
@@ -43,7 +43,7 @@ func TestBootstrapSystemNamespaces(t *testing.T) {
 // that creates in it go on.
 func TestBootstrapAdoptsNamespaces(t *testing.T) {
 	e := newEnv(t)
-	before := engine.NewStore(e.storage, engine.Options{Prefix: e.prefix, Logger: quiet()}) // no namespace check
+	before := engine.NewStore(e.storage, engine.Options{Keys: engine.Keys{Prefix: e.prefix}, Logger: quiet()}) // no namespace check
 	ctx := context.Background()
 	for _, w := range []struct{ ns, group, plural, body string }{
 		{"team-a", "tools.example.com", "hammers", hammer("h")},
@@ -51,11 +51,11 @@ func TestBootstrapAdoptsNamespaces(t *testing.T) {
 		{"team-b", "things.example.com", "things", thing("t")},
 		{"team-c", "", "configmaps", configMap("c")},
 	} {
-		if _, err := before.Create(ctx, e.rv(w.group, w.plural), w.ns, []byte(w.body), engine.WriteOptions{}); err != nil {
+		if _, err := before.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: e.rv(w.group, w.plural), Namespace: w.ns}, Body: []byte(w.body), Options: engine.WriteOptions{}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	created, err := namespace.Bootstrap(ctx, e.store, e.reg, quiet())
+	created, err := namespace.Bootstrap(ctx, e.store, e.store.Upkeep(), e.reg, quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestBootstrapAdoptsNamespaces(t *testing.T) {
 // resource is an error naming it.
 func TestBootstrapWithoutNamespaces(t *testing.T) {
 	e := newEnv(t)
-	if _, err := namespace.Bootstrap(context.Background(), e.store, schemas.NewRegistry(nil), quiet()); err != namespace.ErrNotServed {
+	if _, err := namespace.Bootstrap(context.Background(), e.store, e.store.Upkeep(), schemas.NewRegistry(nil), quiet()); err != namespace.ErrNotServed {
 		t.Fatalf("bootstrap without namespaces: %v", err)
 	}
 }
@@ -81,9 +81,9 @@ func TestBootstrapWithoutNamespaces(t *testing.T) {
 // is Bootstrap's, in the elected replica only.
 func TestEnsureSystemOnly(t *testing.T) {
 	e := newEnv(t)
-	before := engine.NewStore(e.storage, engine.Options{Prefix: e.prefix, Logger: quiet()}) // no namespace check
+	before := engine.NewStore(e.storage, engine.Options{Keys: engine.Keys{Prefix: e.prefix}, Logger: quiet()}) // no namespace check
 	ctx := context.Background()
-	if _, err := before.Create(ctx, e.rv("tools.example.com", "hammers"), "team-a", []byte(hammer("h")), engine.WriteOptions{}); err != nil {
+	if _, err := before.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: e.rv("tools.example.com", "hammers"), Namespace: "team-a"}, Body: []byte(hammer("h")), Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	created, err := namespace.EnsureSystem(ctx, e.store, e.reg, quiet())
@@ -93,7 +93,7 @@ func TestEnsureSystemOnly(t *testing.T) {
 	if _, err := e.get("", "", "namespaces", "team-a"); err == nil {
 		t.Fatal("EnsureSystem created team-a, which only holds objects")
 	}
-	if created, err := namespace.Bootstrap(ctx, e.store, e.reg, quiet()); err != nil || !slices.Equal(created, []string{"team-a"}) {
+	if created, err := namespace.Bootstrap(ctx, e.store, e.store.Upkeep(), e.reg, quiet()); err != nil || !slices.Equal(created, []string{"team-a"}) {
 		t.Fatalf("bootstrap after EnsureSystem created %q, %v; want team-a", created, err)
 	}
 }

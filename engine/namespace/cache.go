@@ -17,7 +17,7 @@ import (
 // brought the mark yet (kube's forceLiveLookupTTL).
 const forceTTL = 30 * time.Second
 
-// cache is every namespace's phase, fed by a watch (a background.Feed).
+// cache is every namespace's phase, fed by a watch (a informer.Feed).
 type cache struct {
 	mu     sync.RWMutex
 	phases map[string]corev1.NamespacePhase

@@ -12,21 +12,10 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/engine/informer"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
-
-// ControllerStore is what the Controller reads and writes.
-// *engine.Store satisfies it.
-type ControllerStore interface {
-	Store
-	DeleteCollection(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.ListRequest, opts engine.DeleteOptions) ([]byte, error)
-	ScanNamespace(ctx context.Context, r *schemas.Resource, namespace string, fn func(engine.StoredObject)) (int64, error)
-	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
-	UpdateSubresource(ctx context.Context, rv *schemas.ResourceVersion, namespace, name, subresource string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-}
-
-var _ ControllerStore = (*engine.Store)(nil)
 
 // DefaultWorkers is how many namespaces are emptied at once when
 // ControllerConfig.Workers is 0.
@@ -44,7 +33,10 @@ const FieldManager = "specd-namespace-controller"
 
 // ControllerConfig configures a Controller.
 type ControllerConfig struct {
-	Store ControllerStore
+	Store engine.Objects
+	// Upkeep scans what remains in a namespace, and finds the namespaces
+	// that hold objects (Elected).
+	Upkeep *engine.Upkeep
 	// Registry returns the current registry: each pass deletes the
 	// objects of every namespaced resource it serves.
 	Registry func() *schemas.Registry
@@ -80,6 +72,19 @@ func NewController(cfg ControllerConfig) *Controller {
 
 var _ background.Job = (*Controller)(nil)
 
+// Elected is what the elected replica runs for the namespaces: it adopts
+// the namespaces that hold objects (Bootstrap, tried again while storage
+// fails), then, once a namespace is marked for deletion (life's
+// AwaitDeleting), runs c.
+func (c *Controller) Elected(life *Lifecycle) background.Job {
+	return background.JobFunc(func(ctx context.Context) {
+		adopt(ctx, c.cfg.Store, c.cfg.Upkeep, c.cfg.Registry(), c.log)
+		if life.AwaitDeleting(ctx); ctx.Err() == nil {
+			c.Run(ctx)
+		}
+	})
+}
+
 // Run watches the namespaces and empties those marked for deletion until
 // ctx ends, then waits for the passes under way. It may run again (a
 // replica that leads again): every namespace is looked at anew.
@@ -91,10 +96,10 @@ func (c *Controller) Run(ctx context.Context) {
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "namespaces"})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		background.Watch(ctx, background.WatchConfig{
+		informer.Run(ctx, informer.Config{
 			Store:    c.cfg.Store,
 			Resource: func() *schemas.ResourceVersion { return Resource(c.cfg.Registry()) },
-			Feed:     background.FeedFunc(func(ev engine.WatchEvent) { enqueueDeleting(queue, ev) }),
+			Feed:     informer.FeedFunc(func(ev engine.WatchEvent) { enqueueDeleting(queue, ev) }),
 			Name:     resource.String(),
 			Logger:   c.log,
 		})

@@ -39,7 +39,7 @@ func TestDeleteNamespaceWithContent(t *testing.T) {
 		e.mustCreate(t, ns, "", "configmaps", configMap("c"))
 	}
 	nsRV := e.rv("", "namespaces")
-	if _, err := e.store.Delete(ctx, nsRV, "", "doomed", engine.DeleteOptions{}); err != nil {
+	if _, err := e.store.Delete(ctx, engine.Ref{Version: nsRV, Namespace: "", Name: "doomed"}, engine.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	const held = "True SomeFinalizersRemain: Some content in the namespace has finalizers remaining: example.com/cleanup in 1 resource instances"
@@ -67,7 +67,7 @@ func TestDeleteNamespaceWithContent(t *testing.T) {
 		t.Fatalf("held hammer %s, %v: want it marked for deletion", obj, err)
 	}
 	patch := []byte(`{"metadata":{"finalizers":null}}`)
-	if _, err := e.store.Patch(ctx, e.rv("tools.example.com", "hammers"), "doomed", "held", engine.MergePatchType, patch, engine.PatchOptions{}); err != nil {
+	if _, err := e.store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: e.rv("tools.example.com", "hammers"), Namespace: "doomed", Name: "held"}, Type: engine.MergePatchType, Patch: patch, Options: engine.PatchOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the namespace goes", func() bool {
@@ -87,7 +87,7 @@ func TestDeleteEmptyNamespace(t *testing.T) {
 	e := newEnv(t)
 	e.start(t, true)
 	e.mustCreate(t, "", "", "namespaces", namespaceJSON("brief"))
-	if _, err := e.store.Delete(context.Background(), e.rv("", "namespaces"), "", "brief", engine.DeleteOptions{}); err != nil {
+	if _, err := e.store.Delete(context.Background(), engine.Ref{Version: e.rv("", "namespaces"), Namespace: "", Name: "brief"}, engine.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the namespace goes", func() bool {

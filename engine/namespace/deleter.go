@@ -39,7 +39,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if rv == nil {
 		return ErrNotServed
 	}
-	obj, err := c.cfg.Store.Get(ctx, rv, "", name)
+	obj, err := c.cfg.Store.Get(ctx, engine.Ref{Version: rv, Name: name})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -92,11 +92,11 @@ func (c *Controller) deleteContent(ctx context.Context, reg *schemas.Registry, n
 func (c *Controller) deleteResource(ctx context.Context, sv *schemas.ResourceVersion, namespace string, p *pass) error {
 	r := sv.Resource
 	bg := metav1.DeletePropagationBackground
-	if _, err := c.cfg.Store.DeleteCollection(ctx, sv, namespace, engine.ListRequest{}, engine.DeleteOptions{PropagationPolicy: bg}); err != nil {
+	if _, err := c.cfg.Store.DeleteCollection(ctx, engine.Ref{Version: sv, Namespace: namespace}, engine.ListRequest{}, engine.DeleteOptions{PropagationPolicy: bg}); err != nil {
 		return fmt.Errorf("delete %s: %w", r.GroupResource(), err)
 	}
 	n, held := 0, 0
-	if _, err := c.cfg.Store.ScanNamespace(ctx, r, namespace, func(o engine.StoredObject) {
+	if _, err := c.cfg.Upkeep.ScanNamespace(ctx, r, namespace, func(o engine.StoredObject) {
 		n++
 		if len(o.Finalizers) > 0 {
 			held++
@@ -137,8 +137,8 @@ func (c *Controller) writeStatus(ctx context.Context, rv *schemas.ResourceVersio
 	if err != nil {
 		return err
 	}
-	_, err = c.cfg.Store.Patch(ctx, rv, "", name, engine.MergePatchType, patch,
-		engine.PatchOptions{Subresource: "status", WriteOptions: engine.WriteOptions{FieldManager: FieldManager}})
+	_, err = c.cfg.Store.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Name: name, Subresource: "status"}, Type: engine.MergePatchType, Patch: patch, Options: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldManager: FieldManager}}})
+
 	return err
 }
 
@@ -147,7 +147,7 @@ func (c *Controller) writeStatus(ctx context.Context, rv *schemas.ResourceVersio
 // held by nothing.
 func (c *Controller) finalize(ctx context.Context, rv *schemas.ResourceVersion, name string) error {
 	for attempt := 1; ; attempt++ {
-		obj, err := c.cfg.Store.Get(ctx, rv, "", name)
+		obj, err := c.cfg.Store.Get(ctx, engine.Ref{Version: rv, Name: name})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -166,7 +166,7 @@ func (c *Controller) finalize(ctx context.Context, rv *schemas.ResourceVersion, 
 		if err != nil {
 			return fmt.Errorf("namespace: finalize %s: %w", name, err)
 		}
-		_, err = c.cfg.Store.UpdateSubresource(ctx, rv, "", name, FinalizeSubresource, body, engine.WriteOptions{FieldManager: FieldManager})
+		_, err = c.cfg.Store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Name: name, Subresource: FinalizeSubresource}, Body: body, Options: engine.WriteOptions{FieldManager: FieldManager}})
 		switch {
 		case err == nil, apierrors.IsNotFound(err):
 			return nil

@@ -3,7 +3,7 @@
 // serves, built-in or declared:
 //
 //   - Lifecycle keeps a cache of every namespace, fed by a watch
-//     (background.Watch), and answers the engine's NamespaceCheck from it:
+//     (informer.Run), and answers the engine's NamespaceCheck from it:
 //     a create in a namespace that does not exist is kube's 404, one in a
 //     Terminating namespace kube's 403 with the NamespaceTerminating cause.
 //     A namespace the cache has not seen yet is read from storage, as

@@ -61,13 +61,13 @@ func newEnv(t testing.TB) *env {
 	e.caches = watchcache.New(e.storage, watchcache.Config{Logger: quiet()})
 	t.Cleanup(e.caches.Close)
 	e.life = namespace.New(namespace.Config{Registry: e.registry, Logger: quiet()})
-	e.store = engine.NewStore(e.storage, engine.Options{Prefix: e.prefix, Cache: e.cacheFor(), Logger: quiet(),
-		NamespaceCheck: e.life.Check, Strategies: e.life.Strategies(), WriteChecks: namespace.WriteChecks()})
+	e.store = engine.NewStore(e.storage, engine.Options{Keys: engine.Keys{Prefix: e.prefix}, Cache: e.cacheFor(), Logger: quiet(),
+		NamespaceCheck: e.life, Strategies: e.life.Strategies(), WriteChecks: namespace.WriteChecks()})
 	return e
 }
 
 func (e *env) cacheFor() engine.Cache {
-	return watchcache.NewServed(e.caches, engine.CacheKeyOf(e.prefix))
+	return watchcache.NewServed(e.caches, engine.Keys{Prefix: e.prefix}.Resource)
 }
 
 func (e *env) registry() *schemas.Registry { return e.reg }
@@ -82,7 +82,7 @@ func (e *env) start(t testing.TB, controller bool) {
 	done := make(chan struct{}, 2)
 	t.Cleanup(func() { cancel(); <-done; <-done })
 	go func() { e.life.Run(ctx, e.store); done <- struct{}{} }()
-	if _, err := namespace.Bootstrap(ctx, e.store, e.reg, quiet()); err != nil {
+	if _, err := namespace.Bootstrap(ctx, e.store, e.store.Upkeep(), e.reg, quiet()); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "namespaces cached", e.life.Synced)
@@ -90,7 +90,7 @@ func (e *env) start(t testing.TB, controller bool) {
 		done <- struct{}{}
 		return
 	}
-	c := namespace.NewController(namespace.ControllerConfig{Store: e.store, Registry: e.registry, Logger: quiet(),
+	c := namespace.NewController(namespace.ControllerConfig{Store: e.store, Upkeep: e.store.Upkeep(), Registry: e.registry, Logger: quiet(),
 		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 100*time.Millisecond)})
 	go func() { c.Run(ctx); done <- struct{}{} }()
 }
@@ -104,7 +104,7 @@ func (e *env) rv(group, plural string) *schemas.ResourceVersion {
 }
 
 func (e *env) create(ns, group, plural, body string) ([]byte, error) {
-	res, err := e.store.Create(context.Background(), e.rv(group, plural), ns, []byte(body), engine.WriteOptions{})
+	res, err := e.store.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: e.rv(group, plural), Namespace: ns}, Body: []byte(body), Options: engine.WriteOptions{}})
 	return res.Object, err
 }
 
@@ -118,7 +118,7 @@ func (e *env) mustCreate(t testing.TB, ns, group, plural, body string) []byte {
 }
 
 func (e *env) get(ns, group, plural, name string) ([]byte, error) {
-	return e.store.Get(context.Background(), e.rv(group, plural), ns, name)
+	return e.store.Get(context.Background(), engine.Ref{Version: e.rv(group, plural), Namespace: ns, Name: name})
 }
 
 func namespaceJSON(name string) string {

@@ -40,7 +40,7 @@ func TestFinalizerNames(t *testing.T) {
 	}
 	obj := e.mustCreate(t, "", "", "namespaces", namespaceJSON("fin"))
 	body, _ := sjson.SetBytes(obj, "spec.finalizers", []string{"kubernetes", "cleanup"})
-	_, err := e.store.UpdateSubresource(context.Background(), e.rv("", "namespaces"), "", "fin", "finalize", body, engine.WriteOptions{})
+	_, err := e.store.Update(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: e.rv("", "namespaces"), Namespace: "", Name: "fin", Subresource: "finalize"}, Body: body, Options: engine.WriteOptions{}})
 	checkInvalid(t, err, "spec.finalizers[1]", neither)
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,18 +14,9 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/engine/informer"
 	"github.com/specd-io/specd/schemas"
 )
-
-// Store is what a Lifecycle reads: the watch that feeds its cache, and a
-// Namespace read when the cache does not know one. *engine.Store
-// satisfies it.
-type Store interface {
-	background.Watcher
-	Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
-}
-
-var _ Store = (*engine.Store)(nil)
 
 // Config configures a Lifecycle.
 type Config struct {
@@ -38,19 +28,18 @@ type Config struct {
 }
 
 // Lifecycle is the namespaces' part in every write: the check of the
-// namespace of a create (Check) and the Namespace's own write rules
-// (Strategies), from a cache of every namespace that Run keeps.
+// namespace of a create (CheckNamespace) and the Namespace's own write
+// rules (Strategies), from a cache of every namespace that Run keeps.
 type Lifecycle struct {
 	cfg   Config
 	log   *slog.Logger
 	cache *cache
-	// store is what Run was given: Check reads a namespace the cache does
-	// not know from it.
-	store atomic.Pointer[Store]
 }
 
-// New returns a Lifecycle; its checks refuse creates in namespaces until
-// Run is given the store.
+var _ engine.NamespaceCheck = (*Lifecycle)(nil)
+
+// New returns a Lifecycle; until Run fills its cache, its checks read
+// every namespace from storage.
 func New(cfg Config) *Lifecycle {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -61,19 +50,28 @@ func New(cfg Config) *Lifecycle {
 	return &Lifecycle{cfg: cfg, log: cfg.Logger.With("component", "namespaces"), cache: newCache(cfg.Now)}
 }
 
-// Start gives the checks store at once and keeps the cache up to date
-// (Run) in the background until stop is called.
-func (l *Lifecycle) Start(ctx context.Context, store Store) (stop func()) {
-	l.store.Store(&store)
-	return background.New(background.JobFunc(func(ctx context.Context) { l.Run(ctx, store) })).Start(ctx)
+// ensureTimeout bounds Start's creation of the System namespaces.
+const ensureTimeout = 30 * time.Second
+
+// Start keeps the cache up to date (Run) in the background until stop is
+// called, and creates the System namespaces in store (EnsureSystem), as
+// every replica does when it starts. Without a Namespace resource there
+// is nothing to create.
+func (l *Lifecycle) Start(ctx context.Context, store engine.Objects) (stop func(), err error) {
+	stop = background.New(background.JobFunc(func(ctx context.Context) { l.Run(ctx, store) })).Start(ctx)
+	ctx, cancel := context.WithTimeout(ctx, ensureTimeout)
+	defer cancel()
+	if _, err := EnsureSystem(ctx, store, l.cfg.Registry(), l.log); err != nil && !errors.Is(err, ErrNotServed) {
+		stop()
+		return nil, fmt.Errorf("create the namespaces: %w", err)
+	}
+	return stop, nil
 }
 
 // Run keeps the cache up to date with a watch of the namespaces in store
-// until ctx ends. (The store is given here, not to New, so that the Store
-// can be built with Check and Strategies.)
-func (l *Lifecycle) Run(ctx context.Context, store Store) {
-	l.store.Store(&store)
-	background.Watch(ctx, background.WatchConfig{
+// until ctx ends.
+func (l *Lifecycle) Run(ctx context.Context, store engine.Watcher) {
+	informer.Run(ctx, informer.Config{
 		Store:    store,
 		Resource: func() *schemas.ResourceVersion { return Resource(l.cfg.Registry()) },
 		Feed:     l.cache,
@@ -99,44 +97,37 @@ func (l *Lifecycle) AwaitDeleting(ctx context.Context) {
 // readiness check: before, checks read storage more often).
 func (l *Lifecycle) Synced() bool { return l.cache.synced.Load() }
 
-// Check is the engine's NamespaceCheck, kube-apiserver's
+// CheckNamespace is the engine's NamespaceCheck, kube-apiserver's
 // NamespaceLifecycle admission for a create: a namespace that does not
 // exist is a 404 naming it; one being terminated refuses new objects with
 // a 403. The cache answers; a namespace it does not know (created a moment
 // ago, its event not yet here) or that this replica just marked for
-// deletion is read from storage.
-func (l *Lifecycle) Check(ctx context.Context, r *schemas.Resource, namespace, name string) error {
-	phase, ok := l.cache.phase(namespace)
+// deletion is read from objects, the Store that creates.
+func (l *Lifecycle) CheckNamespace(ctx context.Context, objects engine.Reader, ref engine.Ref) error {
+	phase, ok := l.cache.phase(ref.Namespace)
 	// A Terminating phase is confirmed from storage: the namespace may
 	// have gone and been made again since the cache heard of it, and a
 	// refusal is rare enough to afford the read.
 	if !ok || phase == corev1.NamespaceTerminating {
 		var err error
-		if phase, err = l.lookup(ctx, r, namespace, name); err != nil {
+		if phase, err = l.lookup(ctx, objects, ref.Namespace); err != nil {
 			return err
 		}
 	}
 	if phase == corev1.NamespaceTerminating {
-		return terminating(r, namespace, name)
+		return terminating(ref.Version.Resource, ref.Namespace, ref.Name)
 	}
 	return nil
 }
 
-var _ engine.NamespaceCheck = (*Lifecycle)(nil).Check
-
-// lookup reads namespace's phase from storage. Without a Namespace
+// lookup reads namespace's phase from objects. Without a Namespace
 // resource (switched off), every namespace is Active.
-func (l *Lifecycle) lookup(ctx context.Context, r *schemas.Resource, namespace, name string) (corev1.NamespacePhase, error) {
+func (l *Lifecycle) lookup(ctx context.Context, objects engine.Reader, namespace string) (corev1.NamespacePhase, error) {
 	rv := Resource(l.cfg.Registry())
 	if rv == nil {
 		return corev1.NamespaceActive, nil
 	}
-	store := l.store.Load()
-	if store == nil {
-		return "", apierrors.NewForbidden(schema.GroupResource{Group: r.Group, Resource: r.Plural}, name,
-			errors.New("not yet ready to handle request"))
-	}
-	obj, err := (*store).Get(ctx, rv, "", namespace)
+	obj, err := objects.Get(ctx, engine.Ref{Version: rv, Name: namespace})
 	if apierrors.IsNotFound(err) {
 		return "", apierrors.NewNotFound(resource, namespace)
 	}

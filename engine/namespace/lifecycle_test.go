@@ -66,7 +66,7 @@ func TestCreateInTerminatingNamespace(t *testing.T) {
 	e.start(t, false) // no controller: the namespace stays Terminating
 	e.mustCreate(t, "", "", "namespaces", namespaceJSON("going"))
 	e.mustCreate(t, "going", "tools.example.com", "hammers", hammer("old"))
-	del, err := e.store.Delete(context.Background(), e.rv("", "namespaces"), "", "going", engine.DeleteOptions{})
+	del, err := e.store.Delete(context.Background(), engine.Ref{Version: e.rv("", "namespaces"), Namespace: "", Name: "going"}, engine.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestCreateInTerminatingNamespace(t *testing.T) {
 		t.Errorf("create in a Terminating namespace:\n got %s\nwant %s", got, want)
 	}
 	patch := []byte(`{"spec":{"weight":4}}`)
-	if _, err := e.store.Patch(context.Background(), e.rv("tools.example.com", "hammers"), "going", "old", engine.MergePatchType, patch, engine.PatchOptions{}); err != nil {
+	if _, err := e.store.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: e.rv("tools.example.com", "hammers"), Namespace: "going", Name: "old"}, Type: engine.MergePatchType, Patch: patch, Options: engine.PatchOptions{}}); err != nil {
 		t.Fatalf("update in a Terminating namespace: %v", err)
 	}
 	// The cache learns it from the watch: still refused.
@@ -95,7 +95,7 @@ func TestSystemNamespacesStay(t *testing.T) {
 	e := newEnv(t)
 	e.start(t, false)
 	for _, name := range []string{"default", "kube-system", "kube-public"} {
-		_, err := e.store.Delete(context.Background(), e.rv("", "namespaces"), "", name, engine.DeleteOptions{})
+		_, err := e.store.Delete(context.Background(), engine.Ref{Version: e.rv("", "namespaces"), Namespace: "", Name: name}, engine.DeleteOptions{})
 		want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"` + name +
 			`\" is forbidden: this namespace may not be deleted","reason":"Forbidden","details":{"name":"` + name + `","kind":"namespaces"},"code":403}`
 		if got := statusJSON(t, err); got != want {
@@ -105,17 +105,17 @@ func TestSystemNamespacesStay(t *testing.T) {
 }
 
 // TestCheckWithoutNamespaces: with the Namespace resource switched off,
-// no create is refused for its namespace; before a store is given, a
-// namespace the cache does not know is refused as not ready, as kube's
-// admission refuses before its caches warm.
+// no create is refused for its namespace; with it, before the cache has
+// any namespace, a namespace that is not stored is a 404 read from the
+// Store the check is given.
 func TestCheckWithoutNamespaces(t *testing.T) {
 	e := newEnv(t)
-	r := e.rv("tools.example.com", "hammers").Resource
-	if err := e.life.Check(context.Background(), r, "any", "h"); !apierrors.IsForbidden(err) {
-		t.Fatalf("check before a store: %v, want 403", err)
+	ref := engine.Ref{Version: e.rv("tools.example.com", "hammers"), Namespace: "any", Name: "h"}
+	if err := e.life.CheckNamespace(context.Background(), e.store, ref); !apierrors.IsNotFound(err) {
+		t.Fatalf("check before the cache: %v, want 404", err)
 	}
 	off := namespace.New(namespace.Config{Registry: func() *schemas.Registry { return schemas.NewRegistry(nil) }})
-	if err := off.Check(context.Background(), r, "any", "h"); err != nil {
+	if err := off.CheckNamespace(context.Background(), e.store, ref); err != nil {
 		t.Fatalf("check without namespaces: %v", err)
 	}
 }
@@ -139,7 +139,7 @@ func TestAwaitDeleting(t *testing.T) {
 	if e.life.AwaitDeleting(short); short.Err() == nil {
 		t.Fatal("AwaitDeleting returned while no namespace is being deleted")
 	}
-	if _, err := e.store.Delete(context.Background(), e.rv("", "namespaces"), "", "a", engine.DeleteOptions{}); err != nil {
+	if _, err := e.store.Delete(context.Background(), engine.Ref{Version: e.rv("", "namespaces"), Namespace: "", Name: "a"}, engine.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for name, l := range map[string]*namespace.Lifecycle{"marking": e.life, "watching": other} {

@@ -36,7 +36,7 @@ func TestNamespaceWrites(t *testing.T) {
 	}
 	body, _ := sjson.SetBytes(obj, "spec.finalizers", []string{})
 	body, _ = sjson.SetBytes(body, `metadata.labels.kubernetes\.io/metadata\.name`, "other")
-	res, err := e.store.Update(ctx, rv, "", "a", body, engine.WriteOptions{})
+	res, err := e.store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: "a"}, Body: body, Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestNamespaceWrites(t *testing.T) {
 	}
 	status, _ := sjson.SetBytes(res.Object, "spec.finalizers", []string{})
 	status, _ = sjson.SetBytes(status, "status.phase", "Active")
-	if res, err = e.store.UpdateStatus(ctx, rv, "", "a", status, engine.WriteOptions{}); err != nil {
+	if res, err = e.store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: "a", Subresource: "status"}, Body: status, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := fields(res.Object), `[["example.com/x","kubernetes"],"Active","a"]`; got != want {
@@ -53,7 +53,7 @@ func TestNamespaceWrites(t *testing.T) {
 	}
 	fin, _ := sjson.SetBytes(res.Object, "spec.finalizers", []string{"kubernetes"})
 	fin, _ = sjson.SetBytes(fin, "status.phase", "Terminating")
-	if res, err = e.store.UpdateSubresource(ctx, rv, "", "a", "finalize", fin, engine.WriteOptions{}); err != nil {
+	if res, err = e.store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: "a", Subresource: "finalize"}, Body: fin, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := fields(res.Object), `[["kubernetes"],"Active","a"]`; got != want {
@@ -70,7 +70,7 @@ func TestFinalizeDeletesTerminating(t *testing.T) {
 	rv := e.rv("", "namespaces")
 	e.mustCreate(t, "", "", "namespaces", namespaceJSON("a"))
 	for range 2 {
-		res, err := e.store.Delete(ctx, rv, "", "a", engine.DeleteOptions{})
+		res, err := e.store.Delete(ctx, engine.Ref{Version: rv, Namespace: "", Name: "a"}, engine.DeleteOptions{})
 		if err != nil || gjson.GetBytes(res.Object, "status.phase").Str != "Terminating" {
 			t.Fatalf("delete: %s, %v", res.Object, err)
 		}
@@ -80,7 +80,7 @@ func TestFinalizeDeletesTerminating(t *testing.T) {
 		t.Fatal(err)
 	}
 	fin, _ := sjson.SetBytes(obj, "spec.finalizers", []string{})
-	if _, err := e.store.UpdateSubresource(ctx, rv, "", "a", "finalize", fin, engine.WriteOptions{}); err != nil {
+	if _, err := e.store.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: "a", Subresource: "finalize"}, Body: fin, Options: engine.WriteOptions{}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.get("", "", "namespaces", "a"); !apierrors.IsNotFound(err) {

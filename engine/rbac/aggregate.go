@@ -16,13 +16,9 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/engine/informer"
 	"github.com/specd-io/specd/schemas"
 )
-
-// Patcher is how the Aggregator writes. *engine.Store satisfies it.
-type Patcher interface {
-	Patch(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, pt engine.PatchType, patch []byte, opts engine.PatchOptions) (engine.PatchResult, error)
-}
 
 // Aggregator fills the rules of every ClusterRole that has an
 // aggregationRule with the rules of the ClusterRoles its selectors
@@ -30,7 +26,7 @@ type Patcher interface {
 // the Authorizer's indexes, so the Authorizer must Run too.
 type Aggregator struct {
 	Authorizer *Authorizer
-	Objects    Patcher
+	Objects    engine.Writer
 	Registry   func() *schemas.Registry
 	Logger     *slog.Logger
 }
@@ -58,7 +54,7 @@ func (g *Aggregator) Run(ctx context.Context) {
 		if err := g.aggregate(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("clusterrole aggregation failed; retrying at the next change", "err", err)
 			g.Authorizer.ix.notify()
-			background.Sleep(ctx, background.DefaultRetryDelay)
+			background.Sleep(ctx, informer.DefaultRetryDelay)
 		}
 	}
 }
@@ -98,8 +94,8 @@ func (g *Aggregator) aggregate(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("encode rules of %q: %w", name, err)
 		}
-		if _, err := g.Objects.Patch(ctx, rv, "", name, engine.MergePatchType, patch, engine.PatchOptions{
-			WriteOptions: engine.WriteOptions{FieldManager: "clusterrole-aggregation-controller"}}); err != nil {
+		if _, err := g.Objects.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: name}, Type: engine.MergePatchType, Patch: patch, Options: engine.PatchOptions{
+			WriteOptions: engine.WriteOptions{FieldManager: "clusterrole-aggregation-controller"}}}); err != nil {
 			return fmt.Errorf("update rules of clusterrole %q: %w", name, err)
 		}
 	}

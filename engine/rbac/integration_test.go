@@ -84,7 +84,7 @@ func (e *env) create(u user.Info, plural, ns, body string) error {
 	if u != nil {
 		ctx = request.WithUser(context.Background(), u)
 	}
-	_, err := e.store.Create(ctx, e.rv(plural), ns, []byte(body), engine.WriteOptions{})
+	_, err := e.store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: e.rv(plural), Namespace: ns}, Body: []byte(body), Options: engine.WriteOptions{}})
 	return err
 }
 
@@ -128,7 +128,7 @@ func TestBindingSeenByTheCache(t *testing.T) {
 	if e.allowed(alice, "list", "rbac.authorization.k8s.io", "roles", "a") {
 		t.Error("view lets alice read roles")
 	}
-	if _, err := e.store.Delete(context.Background(), e.rv("rolebindings"), "a", "alice-view", engine.DeleteOptions{}); err != nil {
+	if _, err := e.store.Delete(context.Background(), engine.Ref{Version: e.rv("rolebindings"), Namespace: "a", Name: "alice-view"}, engine.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "denied after the delete", func() bool { return !e.allowed(alice, "list", "tools.example.com", "hammers", "a") })
@@ -206,8 +206,8 @@ func TestEscalationPrevented(t *testing.T) {
 		t.Errorf("binding in another namespace: %v, want 403", err)
 	}
 
-	_, err = e.store.Patch(rbac.WithInternalUser(context.Background()), e.rv("rolebindings"), "a", "bob", engine.MergePatchType,
-		[]byte(`{"roleRef":{"name":"reader"}}`), engine.PatchOptions{})
+	_, err = e.store.Patch(rbac.WithInternalUser(context.Background()), engine.PatchRequest{Ref: engine.Ref{Version: e.rv("rolebindings"), Namespace: "a", Name: "bob"}, Type: engine.MergePatchType, Patch: []byte(`{"roleRef":{"name":"reader"}}`), Options: engine.PatchOptions{}})
+
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "cannot change roleRef") {
 		t.Errorf("roleRef change: %v, want 422 cannot change roleRef", err)
 	}
@@ -220,7 +220,7 @@ func TestBindingDefaults(t *testing.T) {
 	e := newEnv(t)
 	e.mustCreate(t, "rolebindings", "a", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"b","namespace":"a"},
 	  "roleRef":{"apiGroup":"","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"User","name":"alice"}]}`)
-	got, err := e.store.Get(context.Background(), e.rv("rolebindings"), "a", "b")
+	got, err := e.store.Get(context.Background(), engine.Ref{Version: e.rv("rolebindings"), Namespace: "a", Name: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}

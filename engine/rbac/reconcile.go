@@ -14,15 +14,6 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-// Objects is what Reconcile reads and writes. *engine.Store satisfies it.
-type Objects interface {
-	Get(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string) ([]byte, error)
-	Create(ctx context.Context, rv *schemas.ResourceVersion, namespace string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-	Update(ctx context.Context, rv *schemas.ResourceVersion, namespace, name string, body []byte, opts engine.WriteOptions) (engine.Result, error)
-}
-
-var _ Objects = (*engine.Store)(nil)
-
 // reconcileAttempts bounds the retries of one object whose write
 // conflicts with another replica's.
 const reconcileAttempts = 5
@@ -32,7 +23,7 @@ const reconcileAttempts = 5
 // annotated AutoUpdate "true" that lack part of the policy (or, with
 // p.Exact, differ from it). It may run on several replicas at once: an
 // object another one created or changed meanwhile is read again.
-func Reconcile(ctx context.Context, objs Objects, reg *schemas.Registry, p Policy) error {
+func Reconcile(ctx context.Context, objs engine.ReadWriter, reg *schemas.Registry, p Policy) error {
 	ctx = WithInternalUser(ctx)
 	crRV := reg.Lookup(Group, Version, plurals[clusterRoles])
 	crbRV := reg.Lookup(Group, Version, plurals[clusterRoleBindings])
@@ -58,7 +49,7 @@ func Reconcile(ctx context.Context, objs Objects, reg *schemas.Registry, p Polic
 
 // reconcileOne creates want, or brings the stored object to it with
 // mend (which answers whether it changed anything).
-func reconcileOne[T any](ctx context.Context, objs Objects, rv *schemas.ResourceVersion, name string, want *T, mend func(*T) bool) error {
+func reconcileOne[T any](ctx context.Context, objs engine.ReadWriter, rv *schemas.ResourceVersion, name string, want *T, mend func(*T) bool) error {
 	for range reconcileAttempts {
 		err := reconcileAttempt(ctx, objs, rv, name, want, mend)
 		if !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) {
@@ -68,15 +59,15 @@ func reconcileOne[T any](ctx context.Context, objs Objects, rv *schemas.Resource
 	return fmt.Errorf("rbac: reconcile %s %q: still conflicting after %d attempts", rv.Resource.Kind, name, reconcileAttempts)
 }
 
-func reconcileAttempt[T any](ctx context.Context, objs Objects, rv *schemas.ResourceVersion, name string, want *T, mend func(*T) bool) error {
+func reconcileAttempt[T any](ctx context.Context, objs engine.ReadWriter, rv *schemas.ResourceVersion, name string, want *T, mend func(*T) bool) error {
 	opts := engine.WriteOptions{FieldManager: "specd-rbac-bootstrap"}
-	data, err := objs.Get(ctx, rv, "", name)
+	data, err := objs.Get(ctx, engine.Ref{Version: rv, Namespace: "", Name: name})
 	if apierrors.IsNotFound(err) {
 		body, err := json.Marshal(want)
 		if err != nil {
 			return fmt.Errorf("rbac: encode %s %q: %w", rv.Resource.Kind, name, err)
 		}
-		_, err = objs.Create(ctx, rv, "", body, opts)
+		_, err = objs.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: ""}, Body: body, Options: opts})
 		return err
 	}
 	if err != nil {
@@ -93,7 +84,7 @@ func reconcileAttempt[T any](ctx context.Context, objs Objects, rv *schemas.Reso
 	if err != nil {
 		return fmt.Errorf("rbac: encode %s %q: %w", rv.Resource.Kind, name, err)
 	}
-	_, err = objs.Update(ctx, rv, "", name, body, opts)
+	_, err = objs.Update(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "", Name: name}, Body: body, Options: opts})
 	return err
 }
 

@@ -10,17 +10,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/specd-io/specd/engine"
-	"github.com/specd-io/specd/engine/background"
+	"github.com/specd-io/specd/engine/informer"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
-
-// Store is what the Authorizer watches. *engine.Store satisfies it.
-type Store interface {
-	Watch(ctx context.Context, rv *schemas.ResourceVersion, namespace string, req engine.WatchRequest) (*engine.Watch, error)
-}
-
-var _ Store = (*engine.Store)(nil)
 
 // Group and Version are where the RBAC resources are served.
 const (
@@ -46,7 +39,7 @@ var plurals = [kinds]string{"clusterroles", "roles", "clusterrolebindings", "rol
 // in store until ctx ends. Synced reports when each has been listed once.
 // (The store is given here, not to New, so that the Store can be built
 // with WriteChecks.)
-func (a *Authorizer) Run(ctx context.Context, store Store) {
+func (a *Authorizer) Run(ctx context.Context, store engine.Watcher) {
 	var wg sync.WaitGroup
 	for k := range kinds {
 		wg.Go(func() { a.watch(ctx, store, k) })
@@ -66,9 +59,9 @@ func (a *Authorizer) Synced() bool {
 	return true
 }
 
-// watch keeps kind k up to date until ctx ends (background.Watch).
-func (a *Authorizer) watch(ctx context.Context, store Store, k kind) {
-	background.Watch(ctx, background.WatchConfig{
+// watch keeps kind k up to date until ctx ends (informer.Run).
+func (a *Authorizer) watch(ctx context.Context, store engine.Watcher, k kind) {
+	informer.Run(ctx, informer.Config{
 		Store:    store,
 		Resource: func() *schemas.ResourceVersion { return a.cfg.Registry().Lookup(Group, Version, plurals[k]) },
 		Feed:     kindFeed{a: a, k: k},

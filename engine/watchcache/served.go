@@ -18,8 +18,7 @@ import (
 // It follows reloads as a serving.Follower (follow.go).
 type Served struct {
 	inner *Caches
-	// key names a resource's cache: engine.Store.ResourcePrefix, or
-	// engine.CacheKeyOf before the Store exists.
+	// key names a resource's cache: engine.Keys.Resource.
 	key func(*schemas.Resource) string
 
 	mu   sync.RWMutex
@@ -29,7 +28,7 @@ type Served struct {
 var _ engine.Cache = (*Served)(nil)
 
 // NewServed returns inner as served, naming each resource's cache with key
-// (engine.CacheKeyOf the Store's prefix).
+// (engine.Keys.Resource, with the Store's prefix).
 func NewServed(inner *Caches, key func(*schemas.Resource) string) *Served {
 	return &Served{inner: inner, key: key, gens: map[string]*cacheGen{}}
 }

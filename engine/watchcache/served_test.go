@@ -19,7 +19,7 @@ import (
 	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/internal/testschemas"
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/schemas/serving"
+	"github.com/specd-io/specd/serving"
 )
 
 // gadgetsVersion is the Gadget file of version, stored or not.
@@ -49,7 +49,7 @@ func followedReloader(t *testing.T, cfg serving.Config, files map[string]string)
 	storage := etcdstorage.New(etcdtest.Start(t))
 	caches := watchcache.New(storage, watchcache.Config{Logger: quietLogger()})
 	t.Cleanup(caches.Close)
-	served := watchcache.NewServed(caches, engine.CacheKeyOf(""))
+	served := watchcache.NewServed(caches, engine.Keys{}.Resource)
 	store := engine.NewStore(storage, engine.Options{Logger: quietLogger(), Cache: served, Converters: r.ConverterFor})
 	reloads := r.Serve(t.Context(), nil, served)
 	t.Cleanup(reloads.Stop)
@@ -71,7 +71,7 @@ func (f *followed) rv(t *testing.T, group, version, plural string) *schemas.Reso
 
 func (f *followed) create(t *testing.T, rv *schemas.ResourceVersion, body string) string {
 	t.Helper()
-	res, err := f.store.Create(context.Background(), rv, "default", []byte(body), engine.WriteOptions{})
+	res, err := f.store.Create(context.Background(), engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: "default"}, Body: []byte(body), Options: engine.WriteOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func (f *followed) create(t *testing.T, rv *schemas.ResourceVersion, body string
 
 func (f *followed) watch(t *testing.T, rv *schemas.ResourceVersion, from string) *engine.Watch {
 	t.Helper()
-	w, err := f.store.Watch(context.Background(), rv, "default", engine.WatchRequest{ResourceVersion: from})
+	w, err := f.store.Watch(context.Background(), engine.Ref{Version: rv, Namespace: "default"}, engine.WatchRequest{ResourceVersion: from})
 	if err != nil {
 		t.Fatal(err)
 	}

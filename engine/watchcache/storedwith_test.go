@@ -10,7 +10,7 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/internal/testschemas"
-	"github.com/specd-io/specd/schemas/serving"
+	"github.com/specd-io/specd/serving"
 )
 
 // partsGadgets serves gadgets in parts.example.com too, from the storage
@@ -73,7 +73,7 @@ func TestFollowStoredWith(t *testing.T) {
 	if ev, err := next(t, again); err != nil || gjson.GetBytes(ev.Object, "metadata.name").Str != "g3" {
 		t.Errorf("watched again: %s, %v; want g3", ev.Object, err)
 	}
-	list, err := f.store.List(context.Background(), gadgets, "default", engine.ListRequest{ResourceVersion: "0"})
+	list, err := f.store.List(context.Background(), engine.Ref{Version: gadgets, Namespace: "default"}, engine.ListRequest{ResourceVersion: "0"})
 	if err != nil {
 		t.Fatalf("list after the other resource went: %v", err)
 	}

@@ -22,6 +22,8 @@ import (
 type fileGraph struct {
 	files []string
 	uses  map[string]map[string]bool
+	// names are, per pair of files, the names one uses of the other.
+	names map[[2]string]map[string]bool
 }
 
 // printFileGraph prints the files of the module-relative package rel on
@@ -52,6 +54,11 @@ func printFileGraph(rel string) error {
 				line += "  (back up to: " + strings.Join(back[f], ", ") + ")"
 			}
 			fmt.Println(line)
+			if *why {
+				for _, to := range back[f] {
+					fmt.Printf("      %s uses of %s: %s\n", f, to, strings.Join(slices.Sorted(mapKeys(g.names[[2]string{f, to}])), ", "))
+				}
+			}
 		}
 	}
 	return nil
@@ -90,7 +97,7 @@ func loadFileGraph(rel string) (*fileGraph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("type-check %s: %w", rel, err)
 	}
-	g := &fileGraph{files: slices.Clone(p.GoFiles), uses: map[string]map[string]bool{}}
+	g := &fileGraph{files: slices.Clone(p.GoFiles), uses: map[string]map[string]bool{}, names: map[[2]string]map[string]bool{}}
 	for id, obj := range info.Uses {
 		from := filepath.Base(fset.Position(id.Pos()).Filename)
 		if obj.Pkg() != tp || !obj.Pos().IsValid() {
@@ -110,6 +117,10 @@ func loadFileGraph(rel string) (*fileGraph, error) {
 				g.uses[from] = map[string]bool{}
 			}
 			g.uses[from][to] = true
+			if g.names[[2]string{from, to}] == nil {
+				g.names[[2]string{from, to}] = map[string]bool{}
+			}
+			g.names[[2]string{from, to}][obj.Name()] = true
 		}
 	}
 	return g, nil

@@ -19,6 +19,9 @@ import (
 	"os"
 )
 
+// why, with -files, names what each use that runs back up uses.
+var why = flag.Bool("why", false, "with -files: name what each use that runs back up uses")
+
 func main() {
 	files := flag.String("files", "", "only the file graph of this module-relative package")
 	flag.Parse()

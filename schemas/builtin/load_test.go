@@ -11,7 +11,7 @@ import (
 	"github.com/specd-io/specd/internal/testschemas"
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/schemas/builtin"
-	"github.com/specd-io/specd/schemas/serving"
+	"github.com/specd-io/specd/serving"
 )
 
 const (

@@ -15,8 +15,8 @@ func (v *validator) number(n *node, x any) {
 	if !inRange(x, typeName, n.numFormat) {
 		v.rangeErr("Checked", typeName, n.numFormat)
 	}
-	i, isInt := x.(int64)
-	f := asFloat(x)
+	val := numberOf(x)
+	i, isInt, f := val.i, val.isInt, val.f
 	if n.multipleOf != nil {
 		m := *n.multipleOf
 		if inRange(m, typeName, n.numFormat) && isInt {
@@ -34,11 +34,63 @@ func (v *validator) number(n *node, x any) {
 		}
 	}
 	if n.minimum != nil {
-		v.bound(n, x, *n.minimum, n.exclusiveMin, true, isInt, i, f)
+		v.bound(n, val, limit{value: *n.minimum, exclusive: n.exclusiveMin, min: true})
 	}
 	if n.maximum != nil {
-		v.bound(n, x, *n.maximum, n.exclusiveMax, false, isInt, i, f)
+		v.bound(n, val, limit{value: *n.maximum, exclusive: n.exclusiveMax})
 	}
+}
+
+// numberValue is a value a number schema checks: x as decoded, and as an
+// integer (when it is one) and a float.
+type numberValue struct {
+	x     any
+	i     int64
+	isInt bool
+	f     float64
+}
+
+func numberOf(x any) numberValue {
+	i, isInt := x.(int64)
+	return numberValue{x: x, i: i, isInt: isInt, f: asFloat(x)}
+}
+
+// limit is a schema's minimum (min) or maximum, exclusive or not.
+type limit struct {
+	value     float64
+	exclusive bool
+	min       bool
+}
+
+// fails reports whether x is out of the limit, compared as integers when
+// both are (asInt), and the limit as the message shows it.
+func (l limit) fails(x numberValue, asInt bool) (bool, any) {
+	if asInt {
+		b := int64(l.value)
+		out := x.i > b
+		if l.min {
+			out = x.i < b
+		}
+		return out || (l.exclusive && x.i == b), b
+	}
+	out := x.f > l.value
+	if l.min {
+		out = x.f < l.value
+	}
+	return out || (l.exclusive && x.f == l.value), l.value
+}
+
+// relation is how kube words the limit in its message.
+func (l limit) relation() string {
+	switch {
+	case l.min && l.exclusive:
+		return "greater than"
+	case l.min:
+		return "greater than or equal to"
+	case l.exclusive:
+		return "less than"
+	}
+	return "less than or equal to"
 }
 
 func (v *validator) multipleFloat(f, m float64, x any) {
@@ -63,50 +115,20 @@ func (v *validator) notMultiple(factor, x any) {
 		fmt.Sprintf("%s in body should be a multiple of %v", v.p.String(), factor)))
 }
 
-// bound checks a minimum (min true) or maximum.
-func (v *validator) bound(n *node, x any, b float64, excl, min, isInt bool, i int64, f float64) {
-	boundOK := inRange(b, n.numType, n.numFormat)
+// bound checks a minimum or maximum.
+func (v *validator) bound(n *node, x numberValue, l limit) {
+	boundOK := inRange(l.value, n.numType, n.numFormat)
 	if !boundOK {
 		name := "Maximum boundary"
-		if min {
+		if l.min {
 			name = "Minimum boundary"
 		}
 		v.rangeErr(name, n.numType, n.numFormat)
 	}
-	var fails bool
-	var shown any
-	if boundOK && isInt {
-		bi := int64(b)
-		shown = bi
-		if min {
-			fails = i < bi || (excl && i == bi)
-		} else {
-			fails = i > bi || (excl && i == bi)
-		}
-	} else {
-		shown = b
-		if min {
-			fails = f < b || (excl && f == b)
-		} else {
-			fails = f > b || (excl && f == b)
-		}
+	if fails, shown := l.fails(x, boundOK && x.isInt); fails {
+		v.errs = append(v.errs, field.Invalid(v.p.errPath(), x.x,
+			fmt.Sprintf("%s in body should be %s %v", v.p.String(), l.relation(), shown)))
 	}
-	if !fails {
-		return
-	}
-	var rel string
-	switch {
-	case min && excl:
-		rel = "greater than"
-	case min:
-		rel = "greater than or equal to"
-	case excl:
-		rel = "less than"
-	default:
-		rel = "less than or equal to"
-	}
-	v.errs = append(v.errs, field.Invalid(v.p.errPath(), x,
-		fmt.Sprintf("%s in body should be %s %v", v.p.String(), rel, shown)))
 }
 
 // rangeErr reports a number that does not fit its declared type and format;

@@ -130,7 +130,7 @@ func writeAll(b *testing.B, ctx context.Context, store *engine.Store, rv *schema
 		wg.Go(func() {
 			for i := w; i < n; i += writers {
 				ns, obj := body(i)
-				if _, err := store.Create(ctx, rv, ns, []byte(obj), engine.WriteOptions{}); err != nil {
+				if _, err := store.Create(ctx, engine.WriteRequest{Ref: engine.Ref{Version: rv, Namespace: ns}, Body: []byte(obj), Options: engine.WriteOptions{}}); err != nil {
 					errs <- fmt.Errorf("create %d: %w", i, err)
 					return
 				}

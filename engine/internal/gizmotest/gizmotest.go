@@ -46,7 +46,7 @@ func Load(t testing.TB, group, storage string) *Gizmos {
 // Store is a Store of g's registry on st under prefix, its clock stopped
 // at now: a specd started with these schemas.
 func (g *Gizmos) Store(st storage.Storage, prefix string, now time.Time) *engine.Store {
-	return engine.NewStore(st, engine.Options{Prefix: prefix, Now: func() time.Time { return now }, Converter: g.Converter,
+	return engine.NewStore(st, engine.Options{Keys: engine.Keys{Prefix: prefix}, Now: func() time.Time { return now }, Converter: g.Converter,
 		Logger: slog.New(slog.DiscardHandler)})
 }
 
