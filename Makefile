@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= v0.1.0-dev
 LDFLAGS := -X main.specdVersion=$(VERSION)
 
-.PHONY: build run test test-unit test-image fuzz kubectl kube-apiserver e2e-test conformance conformance-table conformance-ci helm controller plugins image proto proto-tools proto-check bench vet fmt verify clean
+.PHONY: build run test test-unit test-image fuzz kubectl kube kube-apiserver kube-controller-manager e2e-test conformance conformance-table conformance-ci helm controller plugins image proto proto-tools proto-check bench vet fmt verify clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/specd ./cmd/specd
@@ -37,21 +37,40 @@ KUBECTL_LDFLAGS = -X $(KUBE_VERSION_PKG).gitVersion=$(KUBECTL_VERSION) \
 	-X $(KUBE_VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 
 # KUBECTL_BIN is where it goes; the e2e tests, run without $$KUBECTL, build
-# theirs through this target too.
+# theirs through this target too, into bin/e2e (test/e2e/harness).
 KUBECTL_BIN ?= bin/kubectl
 
 kubectl:
 	@case "$(KUBECTL_VERSION)" in v1.*.*) ;; *) echo "kubectl: no k8s.io/kubectl v0.X.Y in test/kubectl/go.mod (found '$(KUBECTL_MODULE)')"; exit 1;; esac
 	cd test/kubectl && $(GO) build -ldflags "$(KUBECTL_LDFLAGS)" -o $(abspath $(KUBECTL_BIN)) .
 
-# kube-apiserver of k8s.io/kubernetes at the version test/kube/go.mod
-# pins, for the chart's server-side dry runs (test/chart,
-# internal/testkube). The first build takes many minutes; `nice` leaves
-# the machine usable.
-KUBE_APISERVER_BIN ?= bin/kube-apiserver
+# The host cluster of the aggregation tests (test/aggregated) and of the
+# chart's server-side dry runs (test/chart, test/testkube):
+# kube-apiserver and kube-controller-manager of k8s.io/kubernetes at the
+# version test/kube/go.mod pins, stamped with it as kube's release builds
+# are. kube-apiserver is test/kube/kube-apiserver, kube's own command with
+# --secure-port=0 serving on a free loopback port (it prints which). The
+# first build takes several minutes; `nice` leaves the machine usable.
+KUBE_MODULE  = $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 } $$1 == "require" && $$2 == "k8s.io/kubernetes" { print $$3 }' test/kube/go.mod)
+KUBE_PARTS   = $(subst ., ,$(patsubst v%,%,$(KUBE_MODULE)))
+KUBE_LDFLAGS = -X $(KUBE_VERSION_PKG).gitVersion=$(KUBE_MODULE) \
+	-X $(KUBE_VERSION_PKG).gitMajor=$(word 1,$(KUBE_PARTS)) \
+	-X $(KUBE_VERSION_PKG).gitMinor=$(word 2,$(KUBE_PARTS)) \
+	-X $(KUBE_VERSION_PKG).gitCommit= \
+	-X $(KUBE_VERSION_PKG).gitTreeState=clean \
+	-X $(KUBE_VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+KUBE_APISERVER_BIN          ?= bin/kube-apiserver
+KUBE_CONTROLLER_MANAGER_BIN ?= bin/kube-controller-manager
+
+kube: kube-apiserver kube-controller-manager
 
 kube-apiserver:
-	cd test/kube && nice $(GO) build -o $(abspath $(KUBE_APISERVER_BIN)) k8s.io/kubernetes/cmd/kube-apiserver
+	@case "$(KUBE_MODULE)" in v1.*.*) ;; *) echo "kube-apiserver: no k8s.io/kubernetes v1.X.Y in test/kube/go.mod (found '$(KUBE_MODULE)')"; exit 1;; esac
+	cd test/kube && nice $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(abspath $(KUBE_APISERVER_BIN)) ./kube-apiserver
+
+kube-controller-manager:
+	@case "$(KUBE_MODULE)" in v1.*.*) ;; *) echo "kube-controller-manager: no k8s.io/kubernetes v1.X.Y in test/kube/go.mod (found '$(KUBE_MODULE)')"; exit 1;; esac
+	cd test/kube && nice $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(abspath $(KUBE_CONTROLLER_MANAGER_BIN)) k8s.io/kubernetes/cmd/kube-controller-manager
 
 # Helm for the acceptance tests: helm.sh/helm/v4's own cmd/helm, a tool of
 # test/helm/go.mod at the version pinned there, stamped with that version
@@ -120,8 +139,9 @@ conformance-table:
 conformance-ci: build kubectl e2e-test
 	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(abspath $(KUBECTL_BIN)) E2E_TEST=$(abspath $(E2E_TEST_BIN)) $(GO) test -tags conformance -count=1 -timeout 30m -run TestPassing ./test/conformance/
 
-test: build kubectl kube-apiserver helm controller plugins vet
-	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl KUBE_APISERVER=$(CURDIR)/bin/kube-apiserver HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins $(GO) test -count=1 -timeout 15m ./...
+test: build kubectl helm controller plugins kube vet
+	SPECD_BIN=$(CURDIR)/bin/specd KUBECTL=$(CURDIR)/bin/kubectl HELM=$(CURDIR)/bin/helm CONTROLLER=$(CURDIR)/bin/controller PLUGINS_DIR=$(CURDIR)/bin/plugins \
+	KUBE_APISERVER=$(CURDIR)/$(KUBE_APISERVER_BIN) KUBE_CONTROLLER_MANAGER=$(CURDIR)/$(KUBE_CONTROLLER_MANAGER_BIN) $(GO) test -count=1 -timeout 15m ./...
 	$(MAKE) test-image
 	$(MAKE) fuzz
 

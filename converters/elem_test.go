@@ -15,12 +15,7 @@ func TestElementRules(t *testing.T) {
 	const listV1 = `{type: array, items: {type: object, properties: {portName: {type: string}, port: {type: integer}, proto: {type: string}}}}`
 	const listV2 = `{type: array, items: {type: object, properties: {name: {type: string}, port: {type: integer}, proto: {type: string}}}}`
 	const portsV1, portsV2 = `{ports: ` + listV1 + `}`, `{ports: ` + listV2 + `}`
-	tests := map[string]struct {
-		spoke, hub string // spec properties (YAML flow)
-		rules      string
-		spokeSpec  string // JSON
-		hubSpec    string
-	}{
+	tests := map[string]ruleCase{
 		"rename in every element": {
 			spoke: portsV1, hub: portsV2,
 			rules:     `[{rename: {from: "spec.ports[*].portName", to: "spec.ports[*].name"}}]`,
@@ -126,35 +121,7 @@ func TestElementRules(t *testing.T) {
 			spokeSpec: `{"ports":[]}`, hubSpec: `{"ports":[]}`,
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			res := resource(t, "Frobber", "v2", map[string]string{
-				"v1": specSchema(tc.spoke), "v2": specSchema(tc.hub),
-			})
-			r := compile(t, res, "v1", tc.rules)
-			spoke, hub := obj("v1", `,"spec":`+tc.spokeSpec), obj("v2", `,"spec":`+tc.hubSpec)
-			got, err := r.ToHub([]byte(spoke), testGroup+"/v2")
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustEqualJSON(t, "to hub", string(got), hub)
-			back, err := r.FromHub(got, testGroup+"/v1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustEqualJSON(t, "back from hub", string(back), spoke)
-			got, err = r.FromHub([]byte(hub), testGroup+"/v1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustEqualJSON(t, "inverse: from hub", string(got), spoke)
-			for _, o := range []string{spoke, hub} {
-				if p, err := r.RoundTrip([]byte(o)); err != nil {
-					t.Errorf("round trip of %s: at %q: %v", o, p, err)
-				}
-			}
-		})
-	}
+	runRuleCases(t, tests)
 }
 
 // TestElementBookkeeping: what a version cannot hold of a list element

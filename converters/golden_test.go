@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"path"
 	"reflect"
@@ -19,8 +18,6 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected output of the golden files in testdata")
-
 // TestGoldenRules loads the schema directory of each
 // testdata/rules/*.txtar (its files outside objects/, but for "want"),
 // compiles its conversion rules as specd serve does, and converts each
@@ -29,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of the gold
 // problems, are compared with the archive's "want" file.
 // go test ./converters -run TestGolden -update rewrites the "want" files.
 func TestGoldenRules(t *testing.T) {
-	golden.Run(t, "testdata/rules/*.txtar", "want", *update, func(t *testing.T, a *golden.Archive) string {
+	golden.Run(t, "testdata/rules/*.txtar", "want", func(t *testing.T, a *golden.Archive) string {
 		fsys := fstest.MapFS{}
 		var objects []golden.File
 		for _, f := range golden.Inputs(a, "want") {

@@ -139,3 +139,52 @@ func frobber(t testing.TB) (*schemas.Resource, *Rules) {
 }
 
 func gjsonStr(j, p string) string { return gjson.Get(j, p).Str }
+
+// ruleCase is a kind in two versions whose specs differ (spec properties
+// in YAML flow), the rules that map the spoke v1 to the hub v2, and a
+// spec of each that the rules map one to the other (JSON).
+type ruleCase struct {
+	spoke, hub string // spec properties (YAML flow)
+	rules      string
+	spokeSpec  string // JSON
+	hubSpec    string
+}
+
+// runRuleCases converts each case's spoke object to the hub and back, and
+// its hub object to the spoke: each is the object wanted, and both round
+// trip.
+func runRuleCases(t *testing.T, tests map[string]ruleCase) {
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			res := resource(t, "Frobber", "v2", map[string]string{
+				"v1": specSchema(tc.spoke), "v2": specSchema(tc.hub),
+			})
+			r := compile(t, res, "v1", tc.rules)
+			spoke, hub := obj("v1", `,"spec":`+tc.spokeSpec), obj("v2", `,"spec":`+tc.hubSpec)
+			got, err := r.ToHub([]byte(spoke), testGroup+"/v2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustEqualJSON(t, "to hub", string(got), hub)
+			back, err := r.FromHub(got, testGroup+"/v1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustEqualJSON(t, "back from hub", string(back), spoke)
+			got, err = r.FromHub([]byte(hub), testGroup+"/v1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustEqualJSON(t, "inverse: from hub", string(got), spoke)
+			for _, o := range []string{spoke, hub} {
+				if p, err := r.RoundTrip([]byte(o)); err != nil {
+					t.Errorf("round trip of %s: at %q: %v", o, p, err)
+				}
+			}
+		})
+	}
+}
+
+func specSchema(props string) string {
+	return "{type: object, properties: {spec: {type: object, properties: " + props + "}}}"
+}

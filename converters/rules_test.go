@@ -11,12 +11,7 @@ import (
 // kind: the hub object is the one wanted, the way back gives the spoke
 // object again, and neither carries bookkeeping.
 func TestRuleKinds(t *testing.T) {
-	tests := map[string]struct {
-		spoke, hub string // spec properties (YAML flow)
-		rules      string
-		spokeSpec  string // JSON
-		hubSpec    string
-	}{
+	tests := map[string]ruleCase{
 		"rename": {
 			spoke: `{height: {type: integer}}`, hub: `{heightInInches: {type: integer}}`,
 			rules:     `[{rename: {from: spec.height, to: spec.heightInInches}}]`,
@@ -124,39 +119,7 @@ func TestRuleKinds(t *testing.T) {
 			spokeSpec: `{"a":"1","b":"2"}`, hubSpec: `{"b":"1","c":"2"}`,
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			res := resource(t, "Frobber", "v2", map[string]string{
-				"v1": specSchema(tc.spoke), "v2": specSchema(tc.hub),
-			})
-			r := compile(t, res, "v1", tc.rules)
-			spoke, hub := obj("v1", `,"spec":`+tc.spokeSpec), obj("v2", `,"spec":`+tc.hubSpec)
-			got, err := r.ToHub([]byte(spoke), testGroup+"/v2")
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustEqualJSON(t, "to hub", string(got), hub)
-			back, err := r.FromHub(got, testGroup+"/v1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustEqualJSON(t, "back from hub", string(back), spoke)
-			got, err = r.FromHub([]byte(hub), testGroup+"/v1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustEqualJSON(t, "inverse: from hub", string(got), spoke)
-			for _, o := range []string{spoke, hub} {
-				if p, err := r.RoundTrip([]byte(o)); err != nil {
-					t.Errorf("round trip of %s: at %q: %v", o, p, err)
-				}
-			}
-		})
-	}
-}
-
-func specSchema(props string) string {
-	return "{type: object, properties: {spec: {type: object, properties: " + props + "}}}"
+	runRuleCases(t, tests)
 }
 
 // TestLossless: what one version cannot hold is kept in the bookkeeping

@@ -22,6 +22,10 @@ type HostConfig struct {
 	// Callbacks is served to plugins through go-plugin's broker. Nil:
 	// reconcilers' calls to specd answer 503 ServiceUnavailable.
 	Callbacks hook.Callbacks
+	// Events, when set, is where plugins' Events go instead of through
+	// Callbacks: a host cluster's events API when specd serves
+	// aggregated.
+	Events events.Sink
 }
 
 // Host starts, supervises and calls the plugins of one directory. It is
@@ -60,7 +64,11 @@ func (h *Host) recorder(plugin string) *events.Recorder {
 	if h.hostname != "" {
 		instance += "-" + h.hostname
 	}
-	return events.NewRecorder(h.cfg.Callbacks, plugin, instance)
+	var sink events.Sink = h.cfg.Callbacks
+	if h.cfg.Events != nil {
+		sink = h.cfg.Events
+	}
+	return events.NewRecorder(sink, plugin, instance)
 }
 
 // Names are the plugins of the catalog, sorted.

@@ -68,7 +68,7 @@ func assembleGroup(name string, files []*fileDecl, probs *problems) (*Group, []*
 	g := &Group{Name: name}
 	gvOf := map[*fileDecl]*GroupVersion{}
 	for _, fd := range byPriority {
-		gv := &GroupVersion{Group: name, Version: fd.version, File: fd.file, AllowBreaking: fd.allowBreaking}
+		gv := &GroupVersion{Group: name, Version: fd.version, File: fd.file, AllowBreaking: fd.allowBreaking, APIService: fd.apiService}
 		gvOf[fd] = gv
 		g.Versions = append(g.Versions, gv)
 	}

@@ -23,7 +23,10 @@ type fileDecl struct {
 	// allowBreaking is x-specd.allowBreaking: specd serve may apply
 	// breaking changes to this file's group version on reload.
 	allowBreaking bool
-	resources     []*resourceDecl
+	// apiService is x-specd.apiService: the priorities of the group
+	// version's APIService when specd serves aggregated.
+	apiService APIServicePriority
+	resources  []*resourceDecl
 	// groupAt is the pointer of the group: /x-specd/group in a specd
 	// file, /spec/group in a CRD.
 	groupAt string
@@ -64,6 +67,7 @@ func parseFile(file, digest string, data []byte, builtin bool, probs *problems) 
 	validOpenAPI := checkDocument(file, doc, probs)
 	d := decoder{file: file, digest: digest, builtin: builtin, probs: probs}
 	fd.group, fd.hasGroup, fd.allowBreaking = decodeGroup(d, doc)
+	fd.apiService = decodeAPIService(d, doc)
 	fd.version = decodeVersion(d, doc)
 	fd.resources = decodeResources(d, doc, validOpenAPI)
 	return fd
@@ -144,7 +148,7 @@ func decodeGroup(d decoder, doc *openapi3.T) (group string, ok, allowBreaking bo
 		d.probs.add(d.file, "", "missing %s: {group: ...}, the API group of this document", specdExt)
 		return "", false, false
 	}
-	m, ok := d.object(v, ptr("", specdExt), "group", "allowBreaking")
+	m, ok := d.object(v, ptr("", specdExt), "group", "allowBreaking", "apiService")
 	if !ok {
 		return "", false, false
 	}
@@ -166,6 +170,36 @@ func decodeGroup(d decoder, doc *openapi3.T) (group string, ok, allowBreaking bo
 		return "", false, allowBreaking
 	}
 	return group, true, allowBreaking
+}
+
+// decodeAPIService reads x-specd.apiService: groupPriorityMinimum (1 to
+// 20000) and versionPriority (1 to 1000), as kube validates an
+// APIService's; an absent one is 0, the default.
+func decodeAPIService(d decoder, doc *openapi3.T) APIServicePriority {
+	ext, _ := doc.Extensions[specdExt].(map[string]any)
+	v, present := ext["apiService"]
+	if !present {
+		return APIServicePriority{}
+	}
+	at := ptr("", specdExt, "apiService")
+	m, ok := d.object(v, at, "groupPriorityMinimum", "versionPriority")
+	if !ok {
+		return APIServicePriority{}
+	}
+	return APIServicePriority{
+		GroupPriorityMinimum: priority(d, m, "groupPriorityMinimum", at, 20000),
+		VersionPriority:      priority(d, m, "versionPriority", at, 1000),
+	}
+}
+
+// priority reads an optional priority of 1 to limit.
+func priority(d decoder, m map[string]any, key, at string, limit int32) int32 {
+	v := d.int32(m, key, at)
+	if f, isNumber := number(m[key]); isNumber && f == float64(v) && (v < 1 || v > limit) {
+		d.probs.add(d.file, ptr(at, key), "must be 1 to %d, not %d", limit, v)
+		return 0
+	}
+	return v
 }
 
 func decodeVersion(d decoder, doc *openapi3.T) string {

@@ -3,7 +3,6 @@ package schemas_test
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"sort"
 	"strings"
@@ -16,14 +15,12 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected output of the golden files in testdata")
-
 // TestGoldenCompile loads the schema directory of each
 // testdata/compile/*.txtar (every file but "want") and compares a text
 // rendering of the Registry, or of the problems, with its "want" file.
 // go test ./schemas -run TestGolden -update rewrites the "want" files.
 func TestGoldenCompile(t *testing.T) {
-	golden.Run(t, "testdata/compile/*.txtar", "want", *update, func(t *testing.T, a *golden.Archive) string {
+	golden.Run(t, "testdata/compile/*.txtar", "want", func(t *testing.T, a *golden.Archive) string {
 		reg, err := schemas.LoadFS(archiveFS(a))
 		if err != nil {
 			return renderLoadError(t, err)

@@ -256,30 +256,6 @@ Helper: {type: strin}
 				{"a.yaml", "/components/schemas/Widget2/x-specd-resource/kind", "kind Widget is already declared in this group version at /components/schemas/Widget"},
 			},
 		},
-		"duplicate plural in a group": {
-			files: map[string]string{
-				"a/v1.yaml":      gv("a.example.com", "v1", widget("Widget", "{}")),
-				"a/v2.yaml":      gv("a.example.com", "v2", widget("Gadget", "{plural: widgets}")),
-				"b/v1.yaml":      gv("b.example.com", "v1", widget("Widget", "{}")),
-				"a/v3beta1.yaml": gv("a.example.com", "v3beta1", widget("Doohickey", "{singular: widget}")),
-			},
-			want: []want{
-				{"a/v2.yaml", "/components/schemas/Gadget/x-specd-resource/plural", `plural "widgets" is already used in group a.example.com by kind Widget (a/v1.yaml#/components/schemas/Widget)`},
-				{"a/v3beta1.yaml", "/components/schemas/Doohickey/x-specd-resource/singular", `singular "widget" is already used`},
-			},
-		},
-		"kind clashes with a list kind": {
-			files: map[string]string{"a.yaml": gv("a.example.com", "v1", widget("Widget", "{}")+widget("WidgetList", "{plural: widgetlists}"))},
-			want:  []want{{"a.yaml", "/components/schemas/WidgetList/x-specd-resource", "clashes in group a.example.com with the kind or list kind WidgetList"}},
-		},
-		"duplicate short name in a group": {
-			files: map[string]string{
-				"v1.yaml": gv("a.example.com", "v1", widget("Widget", "{shortNames: [w]}")),
-				"v2.yaml": gv("a.example.com", "v2", widget("Wrench", "{shortNames: [wr, w]}")),
-				"b.yaml":  gv("b.example.com", "v1", widget("Wheel", "{shortNames: [w]}")),
-			},
-			want: []want{{"v2.yaml", "/components/schemas/Wrench/x-specd-resource/shortNames/1", `short name "w" is already used`}},
-		},
 		"same group version in two files": {
 			files: map[string]string{
 				"one.yaml":     gv("a.example.com", "v1", widget("Widget", "{}")),

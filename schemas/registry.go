@@ -58,9 +58,18 @@ type GroupVersion struct {
 	// specd serve apply a change to this group version that breaks its
 	// clients or stored objects when it reloads the schema directory.
 	AllowBreaking bool
+	// APIService is the file's x-specd.apiService: the priorities of the
+	// group version's APIService in a host cluster; 0 for the defaults.
+	APIService APIServicePriority
 	// Resources are sorted by plural name, served or not (see
 	// ServedResources).
 	Resources []*ResourceVersion
+}
+
+// APIServicePriority are an APIService's groupPriorityMinimum and
+// versionPriority; 0 is the default of whoever makes the APIService.
+type APIServicePriority struct {
+	GroupPriorityMinimum, VersionPriority int32
 }
 
 // Resource is a kind of a group, across every version that declares it.

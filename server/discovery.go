@@ -21,10 +21,10 @@ func (s *Server) serveLegacyAPI(w http.ResponseWriter, r *http.Request) {
 	c := s.snapshot()
 	w.Header().Set("Vary", "Accept") // the answer depends on it; tell caches
 	if wantsAggregated(r) {
-		writeBody(w, http.StatusOK, contentTypeAggregated, c.legacyAggregated)
+		serveDocument(w, r, contentTypeAggregated, c.legacyAggregated)
 		return
 	}
-	writeJSON(w, http.StatusOK, c.legacy)
+	serveDocument(w, r, contentTypeJSON, c.legacy)
 }
 
 // serveAPIs answers /apis: an APIGroupList, or the aggregated
@@ -33,28 +33,36 @@ func (s *Server) serveAPIs(w http.ResponseWriter, r *http.Request) {
 	c := s.snapshot()
 	w.Header().Set("Vary", "Accept")
 	if wantsAggregated(r) {
-		writeBody(w, http.StatusOK, contentTypeAggregated, c.apisAggregated)
+		serveDocument(w, r, contentTypeAggregated, c.apisAggregated)
 		return
 	}
-	writeJSON(w, http.StatusOK, c.apis)
+	serveDocument(w, r, contentTypeJSON, c.apis)
 }
 
 func (s *Server) serveGroup(w http.ResponseWriter, r *http.Request) {
-	serveDocument(w, r, s.snapshot().groups[mux.Vars(r)["group"]])
+	serveDocument(w, r, contentTypeJSON, s.snapshot().groups[mux.Vars(r)["group"]])
 }
 
 // serveGroupVersion answers /apis/G/V and, for the core group, /api/V.
 func (s *Server) serveGroupVersion(w http.ResponseWriter, r *http.Request) {
 	v := mux.Vars(r)
-	serveDocument(w, r, s.snapshot().groupVersions[schemas.APIVersion(v["group"], v["version"])])
+	serveDocument(w, r, contentTypeJSON, s.snapshot().groupVersions[schemas.APIVersion(v["group"], v["version"])])
 }
 
-func serveDocument(w http.ResponseWriter, r *http.Request, doc []byte) {
+// serveDocument answers with doc, or 404 when there is none, or 304 Not
+// Modified when the client has it already (If-None-Match its ETag), as
+// kube-apiserver's discovery does.
+func serveDocument(w http.ResponseWriter, r *http.Request, contentType string, doc *document) {
 	if doc == nil {
 		writeStatus(w, r, notFoundStatus())
 		return
 	}
-	writeJSON(w, http.StatusOK, doc)
+	w.Header().Set("ETag", doc.etag)
+	if r.Header.Get("If-None-Match") == doc.etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	writeBody(w, http.StatusOK, contentType, doc.body)
 }
 
 // legacyVersions is /api: the served versions of the core group, if

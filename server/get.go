@@ -3,7 +3,7 @@ package server
 import "net/http"
 
 // get serves one object (also through the status subresource), as JSON,
-// YAML or a Table.
+// YAML, a Table or its PartialObjectMetadata.
 func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) {
 	enc, ok := negotiate(r, t, true)
 	if !ok {
@@ -18,6 +18,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) {
 	if enc.table {
 		s.writeTable(w, r, enc, t.Version, obj, false)
 		return
+	}
+	if enc.meta {
+		obj = partialObject(obj)
 	}
 	s.writeObject(w, r, http.StatusOK, enc, obj)
 }

@@ -29,5 +29,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) {
 		s.writeTable(w, r, enc, t.Version, list, true)
 		return
 	}
+	if enc.meta {
+		list = partialList(list)
+	}
 	s.writeObject(w, r, http.StatusOK, enc, list)
 }

@@ -16,6 +16,9 @@ type encoding struct {
 	yaml     bool // YAML instead of JSON
 	table    bool // a meta.k8s.io/v1 Table instead of the object
 	protobuf bool // kube's protobuf, for the built-in kinds only
+	// meta: a meta.k8s.io/v1 PartialObjectMetadata (or its List) of the
+	// object, for any kind, as kube's metadata clients ask.
+	meta bool
 }
 
 // mediaRange is one entry of an Accept header.
@@ -83,16 +86,32 @@ func acceptable(m mediaRange, t target, allowTable bool) (encoding, bool) {
 	case "*/*", "application/*":
 		return encoding{}, true
 	case contentTypeProtobuf:
+		if isMeta(m) {
+			return encoding{protobuf: true, meta: true}, allowTable
+		}
 		return encoding{protobuf: true}, as == "" && t.hasProtobuf()
 	case contentTypeJSON, contentTypeYAML:
 		enc := encoding{yaml: m.typ == contentTypeYAML}
 		if as == "" {
 			return enc, true
 		}
+		if isMeta(m) {
+			enc.meta = true
+			return enc, allowTable
+		}
 		enc.table = true
 		return enc, as == "Table" && m.params["g"] == "meta.k8s.io" && m.params["v"] == "v1" && allowTable
 	}
 	return encoding{}, false
+}
+
+// isMeta reports whether m asks for PartialObjectMetadata, or its List,
+// which kube serves for every kind on reads. Each name is taken for get,
+// list and watch alike; the answer is the form of the verb.
+func isMeta(m mediaRange) bool {
+	as := m.params["as"]
+	return (as == "PartialObjectMetadata" || as == "PartialObjectMetadataList") &&
+		m.params["g"] == "meta.k8s.io" && m.params["v"] == "v1"
 }
 
 // protobufTargetKey holds, in a request's context, the target of a

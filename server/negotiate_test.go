@@ -31,7 +31,8 @@ func builtinTargets(t *testing.T) (roles, widgets target) {
 
 // TestNegotiateProtobuf: protobuf is chosen when the client prefers it
 // and the kind has Go types; never for a custom kind, the scale
-// subresource, or a Table or PartialObjectMetadata, which stay as JSON.
+// subresource, or a Table, which stays JSON; PartialObjectMetadata has a
+// protobuf form for every kind.
 func TestNegotiateProtobuf(t *testing.T) {
 	roles, widgets := builtinTargets(t)
 	scale := roles
@@ -52,8 +53,12 @@ func TestNegotiateProtobuf(t *testing.T) {
 		"by q":                       {pb + ";q=0.5, application/yaml", roles, encoding{yaml: true}, true},
 		"Table stays JSON": {pb + ";as=Table;g=meta.k8s.io;v=v1, application/json;as=Table;g=meta.k8s.io;v=v1",
 			roles, encoding{table: true}, true},
-		"PartialObjectMetadata passed over": {pb + ";as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json",
-			roles, encoding{}, true},
+		"PartialObjectMetadata in protobuf": {pb + ";as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json",
+			widgets, encoding{protobuf: true, meta: true}, true},
+		"PartialObjectMetadataList in JSON": {"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json",
+			widgets, encoding{meta: true}, true},
+		"PartialObjectMetadata of another version": {"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1, application/json",
+			widgets, encoding{}, true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

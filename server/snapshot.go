@@ -1,7 +1,10 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"strconv"
 
 	"github.com/specd-io/specd/schemas"
 	"github.com/specd-io/specd/server/openapi"
@@ -13,10 +16,10 @@ import (
 type snapshot struct {
 	reg *schemas.Registry
 
-	legacy, legacyAggregated []byte            // /api
-	apis, apisAggregated     []byte            // /apis
-	groups                   map[string][]byte // /apis/G
-	groupVersions            map[string][]byte // /apis/G/V and /api/V, keyed by apiVersion ("G/V", "V")
+	legacy, legacyAggregated *document            // /api
+	apis, apisAggregated     *document            // /apis
+	groups                   map[string]*document // /apis/G
+	groupVersions            map[string]*document // /apis/G/V and /api/V, keyed by apiVersion ("G/V", "V")
 
 	openapi *openapi.Documents // built when first asked for
 }
@@ -35,25 +38,25 @@ func (s *Server) snapshot() *snapshot {
 func newSnapshot(reg *schemas.Registry, extras []ExtraGroup, subs subresourcesOf) *snapshot {
 	c := &snapshot{
 		reg:           reg,
-		groups:        make(map[string][]byte),
-		groupVersions: make(map[string][]byte),
+		groups:        make(map[string]*document),
+		groupVersions: make(map[string]*document),
 	}
 	core, named := servedGroups(reg)
 	served := withoutExtras(named, extras)
-	c.legacy = mustJSON(legacyVersions(core))
-	c.legacyAggregated = mustJSON(aggregatedList(nonNil(core), nil, subs))
-	c.apis = mustJSON(groupList(served, extras))
-	c.apisAggregated = mustJSON(aggregatedList(served, extras, subs))
+	c.legacy = mustDocument(legacyVersions(core))
+	c.legacyAggregated = mustDocument(aggregatedList(nonNil(core), nil, subs))
+	c.apis = mustDocument(groupList(served, extras))
+	c.apisAggregated = mustDocument(aggregatedList(served, extras, subs))
 	for _, e := range extras {
-		c.groups[e.Group] = mustJSON(e.apiGroup())
-		c.groupVersions[e.Group+"/"+e.Version] = mustJSON(e.resourceList())
+		c.groups[e.Group] = mustDocument(e.apiGroup())
+		c.groupVersions[e.Group+"/"+e.Version] = mustDocument(e.resourceList())
 	}
 	for _, g := range served {
-		c.groups[g.Name] = mustJSON(apiGroup(g))
+		c.groups[g.Name] = mustDocument(apiGroup(g))
 	}
 	for _, g := range append(nonNil(core), served...) {
 		for _, gv := range g.ServedVersions() {
-			c.groupVersions[schemas.APIVersion(gv.Group, gv.Version)] = mustJSON(resourceList(gv, subs))
+			c.groupVersions[schemas.APIVersion(gv.Group, gv.Version)] = mustDocument(resourceList(gv, subs))
 		}
 	}
 	c.openapi = openapi.New(reg, openapi.Verbs{Resource: resourceVerbs, Status: statusVerbs, Scale: scaleVerbs, StoreSubresources: subs})
@@ -66,6 +69,21 @@ func nonNil(g *schemas.Group) []*schemas.Group {
 		return nil
 	}
 	return []*schemas.Group{g}
+}
+
+// document is a discovery document, encoded, with its ETag: the hash
+// of its bytes, by which a client that has it (kube's aggregator polls
+// every minute) learns with 304 Not Modified that it has not changed.
+type document struct {
+	body []byte
+	etag string
+}
+
+// mustDocument encodes v as a document.
+func mustDocument(v any) *document {
+	b := mustJSON(v)
+	sum := sha256.Sum256(b)
+	return &document{body: b, etag: strconv.Quote(hex.EncodeToString(sum[:]))}
 }
 
 // mustJSON encodes documents built from plain types, which cannot fail.

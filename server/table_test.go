@@ -215,19 +215,20 @@ func TestNegotiation(t *testing.T) {
 		contentType string
 		table       bool
 	}{
-		"none":                  {accept: "", code: 200, contentType: "application/json"},
-		"json":                  {accept: "application/json", code: 200, contentType: "application/json"},
-		"any":                   {accept: "*/*", code: 200, contentType: "application/json"},
-		"application/*":         {accept: "text/html, application/*", code: 200, contentType: "application/json"},
-		"yaml":                  {accept: "application/yaml", code: 200, contentType: "application/yaml"},
-		"protobuf then json":    {accept: "application/vnd.kubernetes.protobuf, application/json", code: 200, contentType: "application/json"},
-		"table":                 {accept: acceptTable, code: 200, contentType: "application/json", table: true},
-		"table as yaml":         {accept: "application/yaml;as=Table;v=v1;g=meta.k8s.io", code: 200, contentType: "application/yaml", table: true},
-		"q prefers json":        {accept: "application/yaml;q=0.5, application/json", code: 200, contentType: "application/json"},
-		"v1beta1 table only":    {accept: "application/json;as=Table;v=v1beta1;g=meta.k8s.io", code: 406},
-		"partial metadata only": {accept: "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io", code: 406},
-		"html":                  {accept: "text/html", code: 406},
-		"protobuf":              {accept: "application/vnd.kubernetes.protobuf", code: 406},
+		"none":                 {accept: "", code: 200, contentType: "application/json"},
+		"json":                 {accept: "application/json", code: 200, contentType: "application/json"},
+		"any":                  {accept: "*/*", code: 200, contentType: "application/json"},
+		"application/*":        {accept: "text/html, application/*", code: 200, contentType: "application/json"},
+		"yaml":                 {accept: "application/yaml", code: 200, contentType: "application/yaml"},
+		"protobuf then json":   {accept: "application/vnd.kubernetes.protobuf, application/json", code: 200, contentType: "application/json"},
+		"table":                {accept: acceptTable, code: 200, contentType: "application/json", table: true},
+		"table as yaml":        {accept: "application/yaml;as=Table;v=v1;g=meta.k8s.io", code: 200, contentType: "application/yaml", table: true},
+		"q prefers json":       {accept: "application/yaml;q=0.5, application/json", code: 200, contentType: "application/json"},
+		"v1beta1 table only":   {accept: "application/json;as=Table;v=v1beta1;g=meta.k8s.io", code: 406},
+		"partial metadata":     {accept: "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io", code: 200, contentType: "application/json"},
+		"v1beta1 partial only": {accept: "application/json;as=PartialObjectMetadata;v=v1beta1;g=meta.k8s.io", code: 406},
+		"html":                 {accept: "text/html", code: 406},
+		"protobuf":             {accept: "application/vnd.kubernetes.protobuf", code: 406},
 	}
 	for name, tc := range tests {
 		for _, path := range []string{widgetsPath, widgetsPath + "/w1"} {

@@ -123,14 +123,15 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	defer watch.Stop()
-	s.stream(ctx, sw, watch, table)
+	s.stream(ctx, sw, watch, table, enc.meta)
 }
 
-// stream copies events to the client until the watch or ctx ends. In
-// Table form, as kube-apiserver streams it, every event is a Table (a
-// bookmark's too, whose row carries the bookmark's metadata), and only
-// the first has the column definitions.
-func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Watch, table *tableBuilder) {
+// stream copies events to the client until the watch or ctx ends.
+// With meta, each object is its PartialObjectMetadata. In Table form, as
+// kube-apiserver streams it, every event is a Table (a bookmark's too,
+// whose row carries the bookmark's metadata), and only the first has the
+// column definitions.
+func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Watch, table *tableBuilder, meta bool) {
 	for first := true; ; first = false {
 		ev, ready, err := watch.Ready(ctx)
 		if err == nil && !ready {
@@ -148,6 +149,9 @@ func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Wat
 			return
 		}
 		obj := ev.Object
+		if meta {
+			obj = partialObject(obj)
+		}
 		if table != nil {
 			table.cells.now = s.cfg.Now() // ages as of this event
 			if obj, err = table.event(obj, first).encode(); err != nil {

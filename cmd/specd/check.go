@@ -11,8 +11,13 @@ import (
 	"time"
 
 	"github.com/specd-io/specd/check"
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/encryption"
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/engine/storage"
-	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/internal/cliflag"
+	"github.com/specd-io/specd/internal/progress"
 )
 
 // checkConfig is everything `specd check` is told on its command line.
@@ -25,11 +30,11 @@ type checkConfig struct {
 	// EtcdServers, when given, is where check reads whether objects are
 	// stored in a version that is removed; EtcdTimeout bounds each read.
 	EtcdServers []string
-	EtcdTLS     etcdTLS
+	EtcdTLS     etcdstorage.TLSFlags
 	EtcdTimeout time.Duration
 	// Encryption is the --encryption-provider-config specd serve stores
 	// with: check reads encrypted objects with it.
-	Encryption encryptionFlag
+	Encryption encryption.Flag
 	// decrypt wraps the storage with Encryption's file, loaded.
 	decrypt func(storage.Storage) storage.Storage
 }
@@ -43,10 +48,10 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	fs.StringVar(&cfg.Output, "output", "text", "text or json")
 	fs.Int64Var(&cfg.Seed, "seed", 1, "seed of the random objects generated from the schemas")
 	fs.IntVar(&cfg.Rounds, "rounds", 20, "random objects generated per resource version (0: none)")
-	fs.Var((*listFlag)(&cfg.EtcdServers), "etcd-servers", "comma-separated URLs of the etcd specd serve stores in: with --previous, read (only) whether objects are stored in a removed version")
-	cfg.EtcdTLS.register(fs)
+	fs.Var((*cliflag.List)(&cfg.EtcdServers), "etcd-servers", "comma-separated URLs of the etcd specd serve stores in: with --previous, read (only) whether objects are stored in a removed version")
+	cfg.EtcdTLS.Register(fs)
 	fs.DurationVar(&cfg.EtcdTimeout, "etcd-timeout", 10*time.Second, "bound of the connection to etcd and of each read")
-	cfg.Encryption.register(fs)
+	cfg.Encryption.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -66,11 +71,11 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 	case cfg.Encryption.Path != "" && len(cfg.EtcdServers) == 0:
 		return cfg, errors.New("--encryption-provider-config needs --etcd-servers: it decrypts the objects read there")
 	}
-	if err := cfg.EtcdTLS.check(cfg.EtcdServers); err != nil {
+	if err := cfg.EtcdTLS.Check(cfg.EtcdServers); err != nil {
 		return cfg, err
 	}
 	var err error
-	cfg.decrypt, err = cfg.Encryption.load(slog.New(slog.DiscardHandler))
+	cfg.decrypt, err = cfg.Encryption.Load(engine.DefaultPrefix, slog.New(slog.DiscardHandler))
 	return cfg, err
 }
 
@@ -79,11 +84,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, error) {
 func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseCheckFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "specd check: %v\n", err)
-		return 2
+		return exitCode(fmt.Errorf("%w: %w", errUsage, err), "specd check", stderr)
 	}
 	report := runCheck(ctx, cfg, stderr)
 	if ctx.Err() != nil {
@@ -104,36 +105,18 @@ func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return 0
 }
 
-// runCheck loads the schemas (and the previous ones), fuzzes every
-// resource version and compares the two directories.
+// runCheck is the check cfg asks for, its progress drawn on stderr.
 func runCheck(ctx context.Context, cfg checkConfig, stderr io.Writer) *check.Report {
-	report := &check.Report{}
-	next := report.LoadSchemas(cfg.Schemas)
-	var previous *schemas.Registry
-	if cfg.Previous != "" {
-		previous = report.LoadSchemas(cfg.Previous)
+	run := check.Run{Schemas: cfg.Schemas, Previous: cfg.Previous, Seed: cfg.Seed, Rounds: cfg.Rounds}
+	if len(cfg.EtcdServers) > 0 {
+		log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+		objs := migrate.StoredInEtcd(cfg.EtcdTLS.ClientConfig(cfg.EtcdServers, log), cfg.decrypt, cfg.EtcdTimeout)
+		defer objs.Close()
+		run.Stored = objs
 	}
-	if next == nil {
-		return report
+	if bar := progress.New(stderr, "fuzz"); bar != nil {
+		run.Progress = bar.Update
+		defer bar.Done()
 	}
-	roundTrip := roundTrips(next, cfg.Schemas, report)
-	if cfg.Rounds > 0 && roundTrip != nil {
-		fuzz := check.Fuzz{Seed: cfg.Seed, Rounds: cfg.Rounds, RoundTrip: roundTrip}
-		if bar := newProgressBar(stderr, "fuzz"); bar != nil {
-			fuzz.Progress = bar.update
-			defer bar.done()
-		}
-		fuzz.Run(ctx, next, report)
-	}
-	if previous != nil {
-		var stored check.StoredObjects
-		if len(cfg.EtcdServers) > 0 {
-			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-			objs := storedIn(cfg, log)
-			defer objs.Close()
-			stored = objs
-		}
-		report.Findings = append(report.Findings, check.CompareStored(ctx, previous, next, stored)...)
-	}
-	return report
+	return run.Report(ctx)
 }

@@ -46,7 +46,7 @@ func TestSecurityDocEncryption(t *testing.T) {
 	}
 	rv := reg.Group("shop.example.com").Resource("widgets").Version("v1")
 	cli := etcdtest.Start(t)
-	wrap, err := encryptionFlag{Path: securityDocConfig(t)}.load(slog.New(slog.DiscardHandler))
+	wrap, err := encryption.Flag{Path: securityDocConfig(t)}.Load(engine.DefaultPrefix, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ resources: [{resources: [widgets.shop.example.com], providers: [{secretbox: {key
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if wrap, err = (encryptionFlag{Path: other}).load(slog.New(slog.DiscardHandler)); err != nil {
+	if wrap, err = (encryption.Flag{Path: other}).Load(engine.DefaultPrefix, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	_, err = engine.NewStore(wrap(etcdstorage.New(cli)), engine.Options{Logger: slog.New(slog.DiscardHandler)}).Get(t.Context(), engine.Ref{Version: rv, Namespace: "default", Name: "small"})

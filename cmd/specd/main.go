@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -17,6 +20,7 @@ const usage = `specd serves Kubernetes-style APIs declared in OpenAPI files.
 Usage:
   specd serve --schemas DIR --data-dir DIR --listen HOST:PORT [--etcd-servers URL,...] [--plugins DIR] [--watch=false] [--allow-breaking]
   specd check --schemas DIR [--previous DIR [--etcd-servers URL,...]] [--output text|json] [--seed N] [--rounds N]
+  specd apiservices --schemas DIR --apiservice-service NAMESPACE/NAME [--apiservice-port N] [--apiservice-ca-file FILE]
   specd bench [flags]
   specd snapshot save FILE [--data-dir DIR | --etcd-servers URL]
   specd snapshot restore FILE --data-dir DIR
@@ -44,6 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return checkCommand(ctx, args[1:], stdout, stderr)
 	case "snapshot":
 		return snapshotCommand(ctx, args[1:], stdout, stderr)
+	case "apiservices":
+		return apiservicesCommand(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
@@ -55,5 +61,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "specd: unknown command %q\n\n%s", args[0], usage)
 		return 2
+	}
+}
+
+// errUsage marks an error in the command line: exit code 2.
+var errUsage = errors.New("usage")
+
+// exitCode is a command's exit code for err, which it prints: 0 for none
+// or -h, 2 for a usage error, 1 for any other.
+func exitCode(err error, command string, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "%s: %s\n", command, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+		return 2
+	default:
+		fmt.Fprintf(stderr, "%s: %v\n", command, err)
+		return 1
 	}
 }

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -39,8 +36,11 @@ import (
 	"github.com/specd-io/specd/schemas/builtin"
 	"github.com/specd-io/specd/schemas/builtin/gotypes"
 	"github.com/specd-io/specd/server"
+	"github.com/specd-io/specd/server/aggregated"
+	"github.com/specd-io/specd/server/apiservices"
 	"github.com/specd-io/specd/server/certs"
-	"github.com/specd-io/specd/server/resetconn"
+	"github.com/specd-io/specd/server/chain"
+	"github.com/specd-io/specd/server/httpserve"
 	"github.com/specd-io/specd/server/reviews"
 	"github.com/specd-io/specd/serving"
 )
@@ -48,21 +48,13 @@ import (
 func serveCommand(ctx context.Context, args []string, stderr io.Writer) int {
 	cfg, err := parseServeFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "specd serve: %v\n", err)
-		return 2
+		return exitCode(fmt.Errorf("%w: %w", errUsage, err), "specd serve", stderr)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	// The k8s.io/apiserver packages specd serves with log through klog.
 	klog.SetSlogLogger(log)
 	tightenGC()
-	if err := serve(ctx, cfg, log); err != nil {
-		fmt.Fprintf(stderr, "specd serve: %v\n", err)
-		return 1
-	}
-	return 0
+	return exitCode(serve(ctx, cfg, log), "specd serve", stderr)
 }
 
 // outside is what serve opens before it builds anything on it: the API's
@@ -72,7 +64,7 @@ type outside struct {
 	listener net.Listener
 	// tls is nil with --insecure-serving.
 	tls     *certs.Serving
-	chain   *requestChain
+	chain   *chain.Chain
 	catalog *plugins.Catalog
 	storage storage.Storage
 	etcd    *clientv3.Client
@@ -80,6 +72,8 @@ type outside struct {
 	// stored.
 	stored  migrate.StoredObjects
 	schemas *serving.Set
+	// agg is the host cluster when specd serves aggregated, else nil.
+	agg *aggregated.Host
 }
 
 // storedReadTimeout bounds the compatibility gate's read of the versions
@@ -103,6 +97,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	defer out.listener.Close()
+	if out.agg, err = aggregated.Open(ctx, cfg.Aggregation, log); err != nil {
+		return err
+	}
 	if out.catalog, err = plugins.OpenCatalog(cfg.Plugins, log.With("component", "plugins")); err != nil {
 		return fmt.Errorf("--plugins: %w", err)
 	}
@@ -115,7 +112,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// Before etcd starts: a bad file stops specd at once. Every path to
 	// the objects (the engine, the watch caches, migration, gc) goes
 	// through the storage it wraps.
-	encrypt, err := cfg.Encryption.load(log)
+	encrypt, err := cfg.Encryption.Load(engine.DefaultPrefix, log)
 	if err != nil {
 		return err
 	}
@@ -128,13 +125,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	out.stored = migrate.StoredObjects{Storage: out.storage, Keys: engine.Keys{}, Timeout: storedReadTimeout}
 	// After the embedded etcd, which vets --data-dir's permissions before
 	// anything is written there.
-	if out.tls, err = cfg.TLS.open(ctx, cfg.DataDir, cfg.Listen, out.listener.Addr(), log); err != nil {
+	if out.tls, err = cfg.TLS.Open(ctx, certs.Place{DataDir: cfg.DataDir, Listen: cfg.Listen, Addr: out.listener.Addr(), HandshakeCAs: out.agg.HandshakeCAs()}, log); err != nil {
 		return err
 	}
-	if out.chain, err = openChain(ctx, cfg.Chain, out.tls, log); err != nil {
+	if out.chain, err = chain.Open(ctx, chain.Config{Flags: cfg.Chain, Serving: out.tls, Delegation: out.agg.Delegation(), Logger: log}); err != nil {
 		return err
 	}
-	defer out.chain.close()
+	defer out.chain.Close()
 	return serveOn(ctx, cfg, out, log)
 }
 
@@ -142,7 +139,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 type parts struct {
 	store      *engine.Store
 	host       *plugins.Host
-	authz      *authorization
+	authz      *rbac.Authorization
 	namespaces *namespace.Lifecycle
 	crds       *crd.API
 	caches     *watchcache.Served
@@ -157,19 +154,19 @@ type parts struct {
 func newParts(cfg serveConfig, out outside, caches *watchcache.Caches, log *slog.Logger) *parts {
 	set := out.schemas
 	p := &parts{trigger: gc.NewTrigger(), caches: watchcache.NewServed(caches, engine.Keys{}.Resource),
-		authz:      newAuthorization(cfg.Authorization, set.Registry, log),
+		authz:      &rbac.Authorization{Mode: cfg.Authorization, RBAC: rbac.New(rbac.Config{Registry: set.Registry, Logger: log})},
 		namespaces: namespace.New(namespace.Config{Registry: set.Registry, Logger: log}),
 		crds:       crd.New(crd.Config{Registry: set.Registry, Schemas: set, Stored: out.stored, Logger: log})}
 	// A delete through any replica pulls the trigger of the elected one.
 	p.deletes = leader.NewSignal(out.etcd, "gc", p.trigger.Pull, log)
 	admission := func(self *engine.Store) hook.Admission {
-		callbacks := controller.NewClient(self, set.Registry).WithAuthorizer(p.authz.authorizer())
-		p.host = plugins.NewHost(plugins.HostConfig{Catalog: out.catalog, Logger: log.With("component", "plugins"), Callbacks: callbacks})
+		callbacks := controller.NewClient(self, set.Registry).WithAuthorizer(p.authz.Authorizer())
+		p.host = plugins.NewHost(plugins.HostConfig{Catalog: out.catalog, Logger: log.With("component", "plugins"), Callbacks: callbacks, Events: out.agg.Events()})
 		return p.host
 	}
 	p.store = engine.NewStore(out.storage, engine.Options{Logger: log, Cache: p.caches, OnDelete: p.deletes.Raise,
 		Converters: set.ConverterFor, Admission: admission, MaxObjectBytes: cfg.objectLimit(), WriteChecks: p.writeChecks(), Mutators: mutators(),
-		TTL: cfg.ttl(), NamespaceCheck: p.namespaces, CreateCheck: p.crds.CreateCheck, Strategies: p.strategies(),
+		TTL: cfg.ttl(), NamespaceCheck: out.agg.NamespaceCheck(p.namespaces), CreateCheck: p.crds.CreateCheck, Strategies: p.strategies(),
 		StrategicPatchMeta: gotypes.PatchMeta})
 	return p
 }
@@ -179,7 +176,7 @@ func newParts(cfg serveConfig, out outside, caches *watchcache.Caches, log *slog
 func (p *parts) writeChecks() map[string]engine.WriteCheck {
 	checks := configdata.WriteChecks()
 	maps.Copy(checks, namespace.WriteChecks())
-	maps.Copy(checks, p.authz.writeChecks())
+	maps.Copy(checks, p.authz.WriteChecks())
 	maps.Copy(checks, p.crds.WriteChecks())
 	return checks
 }
@@ -222,39 +219,47 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	if err := policy.Start(ctx, set.Registry()); err != nil {
 		return err
 	}
-	stopAuthz, aggregator, err := p.authz.start(ctx, p.store, set.Registry, log)
+	stopAuthz, aggregator, err := p.authz.RBAC.Start(ctx, p.store, set.Registry, log)
 	if err != nil {
 		return err
 	}
 	defer stopAuthz()
 	migration := migrate.NewRunner(ctx, p.store.Upkeep(), set.Registry(), log)
+	registrar, err := out.agg.Registrar(cfg.DataDir, out.listener.Addr(), log)
+	if err != nil {
+		return err
+	}
 	var ready atomic.Bool
 	handler := newServer(cfg, out, p, ready.Load, log)
 	// No request reaches specd's routes unauthenticated or unauthorized.
-	chained := out.chain.wrap(handler, p.authz.authorizer())
-	httpServer, httpDone := startHTTP(out.listener, chained, handler.CloseWatches, out.tls, log)
+	chained := out.chain.Wrap(handler, out.chain.Decider(p.authz.Authorizer()))
+	running := httpserve.Start(httpserve.Config{Listener: out.listener, Handler: chained, TLS: out.tls.TLSConfig(), CloseWatches: handler.CloseWatches,
+		Stopping: func() { ready.Store(false) }, Logger: log})
 	ready.Store(true)
-	log.Info("serving", "address", scheme(out.tls)+"://"+out.listener.Addr().String())
+	log.Info("serving", "address", running.URL())
 	// The watch caches, then the storage migration, follow each reload.
-	reloads := set.Serve(ctx, out.stored, p.caches, migration, policy)
+	reloads := set.Serve(ctx, out.stored, append([]serving.Follower{p.caches, migration, policy}, aggregated.Followers(registrar)...)...)
 	defer reloads.Stop()
 	// CRD objects feed the same reloads as the schema files.
 	defer background.New(p.crds.Feed(crd.FeedConfig{Store: p.store, Reloads: reloads})).Start(ctx)()
 	// The elected replica runs the background work; it stops (migration
 	// progress kept, leadership resigned) before the storage closes.
-	defer background.New(p.elected(cfg, out, migration, aggregator, log)).Start(ctx)()
-	return awaitShutdown(ctx, httpServer, httpDone, &ready, log)
+	defer background.New(p.elected(cfg, out, migration, aggregator, registrar, log)).Start(ctx)()
+	return running.Wait(ctx)
 }
 
 // elected is the background work that runs on the elected replica only.
-func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner, aggregator *rbac.Aggregator, log *slog.Logger) background.Job {
+// Aggregated, the host's namespace controller empties namespaces, and
+// registrar puts the APIServices back now and then.
+func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner, aggregator *rbac.Aggregator, registrar *apiservices.Registrar, log *slog.Logger) background.Job {
 	set := out.schemas
-	collector := gc.New(p.store.Upkeep(), set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: p.trigger})
+	collector := gc.New(p.store.Upkeep(), set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: p.trigger, ForeignGroups: out.agg.ForeignGroups()})
 	namespaces := namespace.NewController(namespace.ControllerConfig{Store: p.store, Upkeep: p.store.Upkeep(), Registry: set.Registry, Logger: log})
 	controllers := controller.Job(controller.ServeConfig{Store: p.store, Reconciler: p.host, Registry: set.Registry, Workers: cfg.ReconcileWorkers, Logger: log})
 	leading := leader.Config{Client: out.etcd, Key: leader.Key, ID: leader.ReplicaID(out.listener.Addr().String()), Logger: log}
-	return leader.Jobs(leading, collector, p.deletes, migration, aggregator, p.crds.Elected(p.store), etcdcare.New(cfg.etcdCare(out.etcd, log)),
-		controllers, namespaces.Elected(p.namespaces))
+	jobs := []background.Job{collector, p.deletes, migration, aggregator, p.crds.Elected(p.store), etcdcare.New(cfg.etcdCare(out.etcd, log)), controllers}
+	jobs = append(jobs, out.agg.LocalNamespaces(namespaces.Elected(p.namespaces))...)
+	return leader.Jobs(leading, append(jobs, aggregated.RegistrarJobs(registrar, set.Registry)...)...)
 }
 
 // newServer is the API's handler on the parts, before the request chain.
@@ -263,65 +268,16 @@ func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *s
 	return server.New(server.Config{
 		Registry: set.Registry,
 		Checks: []server.Check{{Name: "etcd", Check: etcdcare.Healthy(out.etcd)}, {Name: "schemas", Check: set.ReadyCheck, Informational: true},
-			{Name: "rbac", Check: p.authz.ready}, {Name: "crd-informer-synced", Check: p.crds.Ready}},
+			{Name: "rbac", Check: p.authz.Ready}, {Name: "crd-informer-synced", Check: p.crds.Ready}},
 		MoreChecks:        pluginChecks(p.host),
 		Store:             p.store,
 		Ready:             ready,
 		Logger:            log,
 		Version:           server.KubeVersion(specdVersion),
-		MinRequestTimeout: cfg.Chain.minRequestTimeout(),
+		MinRequestTimeout: cfg.Chain.ServerMinRequestTimeout(),
 		Profiling:         cfg.Profiling,
-		Extra:             reviews.Groups(reviews.Config{Authorizer: p.authz.authorizer(), RuleResolver: p.authz.rbac}),
+		Extra:             reviews.Groups(reviews.Config{Authorizer: out.chain.Decider(p.authz.Authorizer()), RuleResolver: p.authz.RBAC}),
 	})
-}
-
-// startHTTP serves handler on listener, over TLS unless serving is nil;
-// done receives why it stopped. closeWatches ends the open watches,
-// which never end by themselves, on Shutdown. A connection whose write
-// timed out (a watch client that stopped reading) is reset when closed,
-// so that the client sees its end (resetconn).
-func startHTTP(listener net.Listener, handler http.Handler, closeWatches func(), serving *certs.Serving, log *slog.Logger) (*http.Server, <-chan error) {
-	listener = resetconn.Listener(listener)
-	httpServer := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	httpServer.RegisterOnShutdown(closeWatches)
-	done := make(chan error, 1)
-	if serving == nil {
-		go func() { done <- httpServer.Serve(listener) }()
-		return httpServer, done
-	}
-	// ServeTLS with no files: the certificates come from the TLS config,
-	// and it sets HTTP/2 up as ListenAndServeTLS would.
-	httpServer.TLSConfig = serving.TLSConfig()
-	go func() { done <- httpServer.ServeTLS(listener, "", "") }()
-	return httpServer, done
-}
-
-func scheme(serving *certs.Serving) string {
-	if serving == nil {
-		return "http"
-	}
-	return "https"
-}
-
-// awaitShutdown waits for ctx to end, then shuts the HTTP server down.
-func awaitShutdown(ctx context.Context, httpServer *http.Server, done <-chan error, ready *atomic.Bool, log *slog.Logger) error {
-	select {
-	case err := <-done:
-		return fmt.Errorf("http server: %w", err)
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	ready.Store(false)
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := httpServer.Shutdown(shutdownCtx); err != nil {
-		log.Warn("http shutdown", "err", err)
-	}
-	return nil
 }
 
 // gcPercent is specd's default GOGC. specd allocates much per request and

@@ -11,8 +11,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specd-io/specd/engine/encryption"
+	"github.com/specd-io/specd/engine/etcdcare"
 	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/rbac"
+	"github.com/specd-io/specd/internal/cliflag"
 	"github.com/specd-io/specd/server"
+	"github.com/specd-io/specd/server/aggregated"
+	"github.com/specd-io/specd/server/certs"
+	"github.com/specd-io/specd/server/chain"
 )
 
 // serveConfig is everything `specd serve` is told on its command line.
@@ -22,10 +29,10 @@ type serveConfig struct {
 	Listen      string
 	EtcdServers []string
 	// EtcdTLS are the files to reach the --etcd-servers over TLS with.
-	EtcdTLS etcdTLS
+	EtcdTLS etcdstorage.TLSFlags
 	// TLS is how the API is served: HTTPS with given or generated
 	// certificates, or plain HTTP.
-	TLS      servingTLS
+	TLS      certs.Flags
 	Plugins  string
 	LogLevel slog.Level
 	// Disable names the groups ("G"), group versions ("G/V") and
@@ -47,15 +54,17 @@ type serveConfig struct {
 	// write; 0 keeps events.
 	EventTTL time.Duration
 	// Authorization is --authorization-mode: RBAC or AlwaysAllow.
-	Authorization authorizationMode
+	Authorization rbac.Mode
 	// Profiling (--profiling) serves Go's profiles at /debug/pprof/.
 	Profiling bool
 	// Chain are the flags of authentication, audit and request limits.
-	Chain chainFlags
+	Chain chain.Flags
 	// Encryption is --encryption-provider-config.
-	Encryption encryptionFlag
+	Encryption encryption.Flag
 	// EtcdCare are the flags of etcd's compaction, quota and checks.
-	EtcdCare etcdCareFlags
+	EtcdCare etcdcare.Flags
+	// Aggregation are the flags of serving aggregated (--aggregated).
+	Aggregation aggregated.Flags
 }
 
 // objectLimit is the largest object a write stores: --max-object-bytes;
@@ -79,20 +88,6 @@ func (c serveConfig) ttl() map[string]time.Duration {
 	return map[string]time.Duration{"events": c.EventTTL}
 }
 
-// listFlag is a repeatable flag whose values may also be comma-separated.
-type listFlag []string
-
-func (l *listFlag) String() string { return strings.Join(*l, ",") }
-
-func (l *listFlag) Set(v string) error {
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			*l = append(*l, s)
-		}
-	}
-	return nil
-}
-
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	var cfg serveConfig
 	var etcdServers, logLevel string
@@ -102,16 +97,18 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data and socket, made 0700")
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
 	fs.StringVar(&etcdServers, "etcd-servers", "", "comma-separated etcd URLs; without it specd starts an embedded etcd")
-	cfg.EtcdTLS.register(fs)
-	cfg.TLS.register(fs)
-	cfg.Authorization.register(fs)
-	cfg.Chain.register(fs)
-	cfg.Encryption.register(fs)
-	cfg.EtcdCare.register(fs)
+	cfg.EtcdTLS.Register(fs)
+	cfg.TLS.Register(fs)
+	cfg.Authorization = rbac.ModeRBAC
+	fs.Func("authorization-mode", "RBAC (the default) or AlwaysAllow (development only: every authenticated request is allowed)", cfg.Authorization.Set)
+	cfg.Chain.Register(fs)
+	cfg.Encryption.Register(fs)
+	cfg.EtcdCare.Register(fs)
+	cfg.Aggregation.Register(fs)
 	fs.StringVar(&cfg.Plugins, "plugins", "", "directory of plugin executables")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&cfg.Profiling, "profiling", true, "serve Go's profiles at /debug/pprof/ to users authorized for that path (system:masters, or nonResourceURLs in a ClusterRole)")
-	fs.Var((*listFlag)(&cfg.Disable), "disable", "a group (G), group version (G/V) or resource (G/V/R) not to serve, the core group named api (api/v1/events); repeatable or comma-separated")
+	fs.Var((*cliflag.List)(&cfg.Disable), "disable", "a group (G), group version (G/V) or resource (G/V/R) not to serve, the core group named api (api/v1/events); repeatable or comma-separated")
 	watch := fs.Bool("watch", true, "reload the schemas when files under --schemas change (SIGHUP always reloads)")
 	fs.BoolVar(&cfg.AllowBreaking, "allow-breaking", false, "let schema reloads break clients or stored objects of beta and stable versions")
 	fs.IntVar(&cfg.ReconcileWorkers, "reconcile-workers", 0, "objects of one resource its reconcile plugin works on at once (default 2)")
@@ -145,16 +142,19 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 			cfg.EtcdServers = append(cfg.EtcdServers, u)
 		}
 	}
-	if err := cfg.EtcdTLS.check(cfg.EtcdServers); err != nil {
+	if err := cfg.EtcdTLS.Check(cfg.EtcdServers); err != nil {
 		return cfg, err
 	}
-	if err := cfg.EtcdCare.check(cfg.EtcdServers); err != nil {
+	if err := cfg.EtcdCare.Check(cfg.EtcdServers); err != nil {
 		return cfg, err
 	}
-	if err := cfg.Chain.check(); err != nil {
+	if err := cfg.Chain.Check(); err != nil {
 		return cfg, err
 	}
-	if err := cfg.TLS.check(cfg.Listen); err != nil {
+	if err := cfg.TLS.Check(cfg.Listen); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Aggregation.Check(cfg.TLS.Insecure, cfg.TLS.CertFile); err != nil {
 		return cfg, err
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {

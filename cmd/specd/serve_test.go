@@ -9,7 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specd-io/specd/engine/etcdcare"
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/engine/rbac"
 	"github.com/specd-io/specd/server"
+	"github.com/specd-io/specd/server/aggregated"
+	"github.com/specd-io/specd/server/certs"
+	"github.com/specd-io/specd/server/chain"
 )
 
 func TestParseServeFlags(t *testing.T) {
@@ -44,7 +50,7 @@ func TestParseServeFlags(t *testing.T) {
 		"etcd TLS": {
 			args: []string{"--schemas", "s", "--etcd-servers", "https://etcd:2379", "--etcd-cafile", "ca.crt", "--etcd-certfile", "c.crt", "--etcd-keyfile", "c.key"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
-				EtcdServers: []string{"https://etcd:2379"}, EtcdTLS: etcdTLS{CAFile: "ca.crt", CertFile: "c.crt", KeyFile: "c.key"}},
+				EtcdServers: []string{"https://etcd:2379"}, EtcdTLS: etcdstorage.TLSFlags{CAFile: "ca.crt", CertFile: "c.crt", KeyFile: "c.key"}},
 		},
 		"profiling off": {
 			args: []string{"--schemas", "s", "--profiling=false"},
@@ -53,20 +59,20 @@ func TestParseServeFlags(t *testing.T) {
 		"etcd CA alone": {
 			args: []string{"--schemas", "s", "--etcd-servers", "https://etcd:2379", "--etcd-cafile", "ca.crt"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
-				EtcdServers: []string{"https://etcd:2379"}, EtcdTLS: etcdTLS{CAFile: "ca.crt"}},
+				EtcdServers: []string{"https://etcd:2379"}, EtcdTLS: etcdstorage.TLSFlags{CAFile: "ca.crt"}},
 		},
 		"serving TLS files": {
 			args: []string{"--schemas", "s", "--tls-cert-file", "s.crt", "--tls-private-key-file", "s.key", "--client-ca-file", "ca.crt"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
-				TLS: servingTLS{CertFile: "s.crt", KeyFile: "s.key", ClientCAFile: "ca.crt"}},
+				TLS: certs.Flags{CertFile: "s.crt", KeyFile: "s.key", ClientCAFile: "ca.crt"}},
 		},
 		"insecure on loopback": {
 			args: []string{"--schemas", "s", "--insecure-serving", "--listen", "[::1]:0"},
-			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "[::1]:0", LogLevel: slog.LevelInfo, TLS: servingTLS{Insecure: true}},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "[::1]:0", LogLevel: slog.LevelInfo, TLS: certs.Flags{Insecure: true}},
 		},
 		"insecure on localhost": {
 			args: []string{"--schemas", "s", "--insecure-serving", "--listen", "localhost:8080"},
-			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "localhost:8080", LogLevel: slog.LevelInfo, TLS: servingTLS{Insecure: true}},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "localhost:8080", LogLevel: slog.LevelInfo, TLS: certs.Flags{Insecure: true}},
 		},
 		"insecure on every address": {args: []string{"--schemas", "s", "--insecure-serving", "--listen", ":8080"},
 			wantErr: `--insecure-serving serves plain HTTP, so only on a loopback --listen address (127.0.0.1, ::1 or localhost), not ":8080"`},
@@ -84,7 +90,7 @@ func TestParseServeFlags(t *testing.T) {
 		"etcd care": {
 			args: []string{"--schemas", "s", "--etcd-compaction-interval", "0", "--etcd-check-interval", "1s", "--etcd-quota-backend-bytes", "8388608"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo,
-				EtcdCare: etcdCareFlags{CheckInterval: time.Second, QuotaBackendBytes: 8 << 20}},
+				EtcdCare: etcdcare.Flags{CheckInterval: time.Second, QuotaBackendBytes: 8 << 20}},
 		},
 		"quota is the embedded etcd's": {args: []string{"--schemas", "s", "--etcd-servers", "http://etcd:2379", "--etcd-quota-backend-bytes", "1"},
 			wantErr: "--etcd-quota-backend-bytes is the embedded etcd's"},
@@ -98,6 +104,14 @@ func TestParseServeFlags(t *testing.T) {
 		"unknown log level":                {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
 		"stray argument":                   {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
 		"unknown flag":                     {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
+		"registering needs aggregated":     {args: []string{"--schemas", "s", "--register-apiservices"}, wantErr: "need --aggregated"},
+		"delegating flag needs aggregated": {args: []string{"--schemas", "s", "--requestheader-allowed-names", "x"}, wantErr: "--requestheader-allowed-names needs --aggregated"},
+		"aggregated needs TLS":             {args: []string{"--schemas", "s", "--aggregated", "--insecure-serving"}, wantErr: "--aggregated needs TLS"},
+		"registering needs a Service":      {args: []string{"--schemas", "s", "--aggregated", "--register-apiservices"}, wantErr: `--apiservice-service "": want NAMESPACE/NAME`},
+		"own certificate needs its CA": {args: []string{"--schemas", "s", "--aggregated", "--register-apiservices", "--apiservice-service", "n/s",
+			"--tls-cert-file", "c", "--tls-private-key-file", "k"}, wantErr: "needs --apiservice-ca-file"},
+		"tls-sans with own certificate": {args: []string{"--schemas", "s", "--tls-sans", "a.b.svc", "--tls-cert-file", "c", "--tls-private-key-file", "k"},
+			wantErr: "--tls-sans adds names"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -114,11 +128,14 @@ func TestParseServeFlags(t *testing.T) {
 			if tc.want.Authorization == "" {
 				tc.want.Authorization, tc.want.Chain = securityDefaults(t)
 			}
-			if tc.want.EtcdCare == (etcdCareFlags{}) {
-				tc.want.EtcdCare = etcdCareFlags{CompactionInterval: 5 * time.Minute, CheckInterval: 30 * time.Second}
+			if tc.want.EtcdCare == (etcdcare.Flags{}) {
+				tc.want.EtcdCare = etcdcare.Flags{CompactionInterval: 5 * time.Minute, CheckInterval: 30 * time.Second}
 			}
 			if !slices.Contains(tc.args, "--profiling=false") {
 				tc.want.Profiling = true // --profiling's default, as kube-apiserver's
+			}
+			if tc.want.Aggregation.Port == 0 {
+				tc.want.Aggregation = aggregationDefaults(t)
 			}
 			if tc.want.EventTTL == 0 {
 				tc.want.EventTTL = time.Hour // --event-ttl's default, as kube-apiserver's
@@ -130,9 +147,19 @@ func TestParseServeFlags(t *testing.T) {
 	}
 }
 
+// aggregationDefaults are the aggregation flags when none is given.
+func aggregationDefaults(t *testing.T) aggregated.Flags {
+	t.Helper()
+	cfg, err := parseServeFlags([]string{"--schemas", "s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Aggregation
+}
+
 // securityDefaults are the authorization mode and request chain flags when
 // none is given, which the cases above leave out.
-func securityDefaults(t *testing.T) (authorizationMode, chainFlags) {
+func securityDefaults(t *testing.T) (rbac.Mode, chain.Flags) {
 	t.Helper()
 	cfg, err := parseServeFlags([]string{"--schemas", "s"}, io.Discard)
 	if err != nil {
@@ -146,7 +173,7 @@ func TestParseSecurityFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Authorization != modeRBAC || cfg.Chain.MaxRequestsInFlight != 400 || cfg.Chain.MaxMutatingRequests != 200 ||
+	if cfg.Authorization != rbac.ModeRBAC || cfg.Chain.MaxRequestsInFlight != 400 || cfg.Chain.MaxMutatingRequests != 200 ||
 		cfg.Chain.RequestTimeout != time.Minute || cfg.Chain.Authn.Anonymous || !cfg.Chain.PriorityAndFairness ||
 		cfg.Chain.MinRequestTimeout != 30*time.Minute {
 		t.Errorf("defaults: %+v %+v, want RBAC, 400, 200, 1m, no anonymous requests, priority and fairness, 1800s", cfg.Authorization, cfg.Chain)
@@ -157,15 +184,15 @@ func TestParseSecurityFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Authorization != modeAlwaysAllow || cfg.Chain.MaxRequestsInFlight != 10 || cfg.Chain.MaxMutatingRequests != 5 ||
+	if cfg.Authorization != rbac.ModeAlwaysAllow || cfg.Chain.MaxRequestsInFlight != 10 || cfg.Chain.MaxMutatingRequests != 5 ||
 		cfg.Chain.RequestTimeout != 5*time.Second || cfg.Chain.Authn.TokenAuthFile != "t.csv" || !cfg.Chain.Authn.Anonymous ||
 		cfg.Chain.PriorityAndFairness || cfg.Chain.MinRequestTimeout != time.Minute {
 		t.Errorf("given: %+v %+v", cfg.Authorization, cfg.Chain)
 	}
 	// 0 is kube-apiserver's: a watch without timeoutSeconds ends at once.
 	cfg, err = parseServeFlags([]string{"--schemas", "s", "--min-request-timeout", "0"}, io.Discard)
-	if err != nil || cfg.Chain.minRequestTimeout() != server.NoMinRequestTimeout {
-		t.Errorf("--min-request-timeout 0: %v, %v; want server.NoMinRequestTimeout", err, cfg.Chain.minRequestTimeout())
+	if err != nil || cfg.Chain.ServerMinRequestTimeout() != server.NoMinRequestTimeout {
+		t.Errorf("--min-request-timeout 0: %v, %v; want server.NoMinRequestTimeout", err, cfg.Chain.ServerMinRequestTimeout())
 	}
 	for args, want := range map[string]string{
 		"--authorization-mode=Webhook":                                 "want RBAC or AlwaysAllow",

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
 	"github.com/specd-io/specd/engine/etcdcare"
+	"github.com/specd-io/specd/engine/etcdstorage"
+	"github.com/specd-io/specd/internal/cliflag"
 )
 
 const snapshotUsage = `Usage:
@@ -40,34 +41,18 @@ func snapshotCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	return exitCode(err, "specd snapshot", stderr)
 }
 
-// errUsage marks an error in the command line: exit code 2.
-var errUsage = errors.New("usage")
-
-func exitCode(err error, command string, stderr io.Writer) int {
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "%s: %s\n", command, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
-		return 2
-	default:
-		fmt.Fprintf(stderr, "%s: %v\n", command, err)
-		return 1
-	}
-}
-
 func snapshotSave(ctx context.Context, args []string, stdout, stderr io.Writer, log *slog.Logger) error {
 	fs := flag.NewFlagSet("specd snapshot save", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data-dir", "", "data directory of the embedded etcd, served by a running specd or not")
 	servers := fs.String("etcd-servers", "", "URL of the one etcd member to take the snapshot from")
-	var tls etcdTLS
-	tls.register(fs)
+	var tls etcdstorage.TLSFlags
+	tls.Register(fs)
 	file, err := oneFile(fs, args)
 	if err != nil {
 		return err
 	}
-	var list listFlag
+	var list cliflag.List
 	_ = list.Set(*servers) // never fails
 	version, err := saveFrom(ctx, *dataDir, list, tls, file, log)
 	if err != nil {
@@ -79,15 +64,15 @@ func snapshotSave(ctx context.Context, args []string, stdout, stderr io.Writer, 
 
 // saveFrom saves a snapshot from the etcd of dataDir or of servers,
 // whichever is given.
-func saveFrom(ctx context.Context, dataDir string, servers []string, tls etcdTLS, file string, log *slog.Logger) (string, error) {
+func saveFrom(ctx context.Context, dataDir string, servers []string, tls etcdstorage.TLSFlags, file string, log *slog.Logger) (string, error) {
 	switch {
 	case len(servers) > 0 && dataDir != "":
 		return "", fmt.Errorf("%w: --data-dir and --etcd-servers: give one", errUsage)
 	case len(servers) > 0:
-		if err := tls.check(servers); err != nil {
+		if err := tls.Check(servers); err != nil {
 			return "", fmt.Errorf("%w: %w", errUsage, err)
 		}
-		return etcdcare.SaveSnapshot(ctx, tls.clientConfig(servers, log), file)
+		return etcdcare.SaveSnapshot(ctx, tls.ClientConfig(servers, log), file)
 	case dataDir != "":
 		return etcdcare.SaveEmbeddedSnapshot(ctx, dataDir, file, log)
 	default:

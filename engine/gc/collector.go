@@ -29,6 +29,12 @@ type Options struct {
 	// Trigger is the Trigger a pass waits on besides Interval; New makes
 	// one when nil.
 	Trigger *Trigger
+	// ForeignGroups are groups whose objects are another server's (a
+	// host cluster's, when specd serves aggregated), even where specd
+	// serves a group of that name itself: an owner in one is never taken
+	// as gone, as one of a kind specd does not serve. The other server's
+	// collector decides for those.
+	ForeignGroups []string
 }
 
 const (
@@ -116,7 +122,7 @@ func (c *Collector) Pass(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	done := 0
-	for _, a := range Plan(objs, RegistryKinds(reg)) {
+	for _, a := range Plan(objs, WithoutGroups(RegistryKinds(reg), c.opts.ForeignGroups)) {
 		err := c.act(ctx, a)
 		switch {
 		case err == nil:

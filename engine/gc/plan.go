@@ -39,6 +39,20 @@ type Action struct {
 // specd does not serve it.
 type KindLookup func(group, kind string) (r *schemas.Resource, ok bool)
 
+// WithoutGroups is kinds, but for the kinds of groups, which it does not
+// know.
+func WithoutGroups(kinds KindLookup, groups []string) KindLookup {
+	if len(groups) == 0 {
+		return kinds
+	}
+	return func(group, kind string) (*schemas.Resource, bool) {
+		if slices.Contains(groups, group) {
+			return nil, false
+		}
+		return kinds(group, kind)
+	}
+}
+
 // RegistryKinds is the KindLookup of a registry snapshot.
 func RegistryKinds(reg *schemas.Registry) KindLookup {
 	return func(group, kind string) (*schemas.Resource, bool) {

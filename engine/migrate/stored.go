@@ -8,6 +8,7 @@ import (
 
 	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
@@ -104,4 +105,18 @@ func (l *LazyStored) Close() {
 	if l.close != nil {
 		l.close()
 	}
+}
+
+// StoredInEtcd is LazyStored on the etcd client reaches, its objects
+// read through wrap (which decrypts what specd encrypted at rest); the
+// connection and each read are bounded by timeout.
+func StoredInEtcd(client etcdstorage.ClientConfig, wrap func(storage.Storage) storage.Storage, timeout time.Duration) *LazyStored {
+	open := func(ctx context.Context) (storage.Storage, func(), error) {
+		cli, err := etcdstorage.Connect(ctx, client)
+		if err != nil {
+			return nil, nil, err
+		}
+		return wrap(etcdstorage.New(cli)), func() { _ = cli.Close() }, nil
+	}
+	return &LazyStored{Open: open, Keys: engine.Keys{}, Timeout: timeout}
 }

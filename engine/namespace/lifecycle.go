@@ -138,6 +138,16 @@ func (l *Lifecycle) lookup(ctx context.Context, objects engine.Reader, namespace
 	return phase, nil
 }
 
+// Terminating is kube's refusal of a create of name, an object of r, in
+// namespace, which is being terminated.
+func Terminating(r *schemas.Resource, namespace, name string) error {
+	return terminating(r, namespace, name)
+}
+
+// NotFound is kube's refusal of a create in namespace, which does not
+// exist.
+func NotFound(namespace string) error { return apierrors.NewNotFound(resource, namespace) }
+
 // terminating is kube's refusal of a create in a Terminating namespace.
 func terminating(r *schemas.Resource, namespace, name string) error {
 	err := apierrors.NewForbidden(schema.GroupResource{Group: r.Group, Resource: r.Plural}, name,

@@ -5,7 +5,8 @@
 // introduced by a line "-- name --". A case keeps its input files and its
 // expected output in one archive, as caddy's adapter tests do; a test
 // renders its output from the inputs and compares it with the archive's
-// expected file, or rewrites that file when run with its -update flag.
+// expected file, or rewrites that file when run with -update, a flag this
+// package defines for every test binary that imports it.
 //
 // Only tests import this package.
 package golden

@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,12 +10,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// update is the -update flag of every test binary that imports this
+// package: `go test ./schemas -run TestGolden -update` rewrites the
+// expected output of the golden files it runs.
+var update = flag.Bool("update", false, "rewrite the expected output of the golden files in testdata")
+
 // Run runs one subtest per archive that pattern (a filepath.Glob pattern)
 // matches, named after the file without ".txtar". render returns the
 // case's output from its archive; it is compared with the archive's file
-// named want, and with update the archive is written again with render's
-// output as want instead. A pattern that matches nothing fails the test.
-func Run(t *testing.T, pattern, want string, update bool, render func(t *testing.T, a *Archive) string) {
+// named want, and with -update the archive is written again with
+// render's output as want instead. A pattern that matches nothing fails
+// the test.
+func Run(t *testing.T, pattern, want string, render func(t *testing.T, a *Archive) string) {
 	t.Helper()
 	paths, err := filepath.Glob(pattern)
 	if err != nil {
@@ -32,7 +39,7 @@ func Run(t *testing.T, pattern, want string, update bool, render func(t *testing
 			}
 			a := Parse(data)
 			got := withNewline(render(t, a))
-			if update {
+			if *update {
 				a.Set(want, got)
 				if err := os.WriteFile(path, Format(a), 0o644); err != nil {
 					t.Fatal(err)

@@ -24,6 +24,9 @@ var leaves = []string{
 	"internal/metrics",
 }
 
+// testHelpers are the packages only tests import (see their rule).
+var testHelpers = []string{"internal/configvolume", "internal/golden", "internal/testhttp", "internal/testpki", "internal/testproc", "internal/testschemas", "test/..."}
+
 // rule says what the module packages matching packages may import of the
 // module. Patterns are module-relative: "engine" is the engine root
 // package only, "engine/..." is it and every package under it.
@@ -75,6 +78,12 @@ var rules = withLeaves([]rule{
 	{name: "examples are plugins, written with the SDK only", packages: "examples/...",
 		allow: []string{"plugins/sdk/..."}},
 	{name: "hack's tools stand alone", packages: "hack/...", allow: []string{}},
+	// The test helpers are packages of their own so that tests in many
+	// packages share them; only tests import them, and other helpers
+	// (the e2e harness, gizmotest), which only tests import in turn.
+	{name: "only tests and their helpers import the test helpers", packages: "...",
+		except: append([]string{"engine/internal/gizmotest"}, testHelpers...),
+		forbid: testHelpers},
 })
 
 // withLeaves returns rules and a rule for each of leaves.

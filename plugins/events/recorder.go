@@ -24,10 +24,19 @@ var Resource = hook.ResourceRef{Group: "", Version: "v1", Resource: "events"}
 // scalar fields it is also a merge patch, which every resource accepts.
 const mergePatch = "application/merge-patch+json"
 
-// Recorder writes the Events of one source (a plugin) through Callbacks.
+// Sink is where a Recorder writes Events: specd's own API
+// (hook.Callbacks, as the plugin), or a host cluster's (HostSink).
+type Sink interface {
+	Create(ctx context.Context, r hook.ResourceRef, namespace string, obj []byte) ([]byte, error)
+	Patch(ctx context.Context, r hook.ResourceRef, namespace, name, patchType string, patch []byte, subresource string) ([]byte, error)
+}
+
+var _ Sink = hook.Callbacks(nil)
+
+// Recorder writes the Events of one source (a plugin) to a Sink.
 // It is safe for concurrent use.
 type Recorder struct {
-	cb        hook.Callbacks
+	cb        Sink
 	component string // source.component and reportingComponent
 	instance  string // reportingInstance
 	// corr is client-go's own correlator (tools/record), with its
@@ -40,7 +49,7 @@ type Recorder struct {
 
 // NewRecorder records as component (the plugin's name), reporting
 // instance (which process of it: "NAME-HOSTNAME").
-func NewRecorder(cb hook.Callbacks, component, instance string) *Recorder {
+func NewRecorder(cb Sink, component, instance string) *Recorder {
 	r := &Recorder{cb: cb, component: component, instance: instance, Now: time.Now}
 	r.corr = record.NewEventCorrelator(recorderClock{r})
 	return r

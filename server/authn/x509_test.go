@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specd-io/specd/server/authn"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+
+	"github.com/specd-io/specd/internal/testhttp"
+	"github.com/specd-io/specd/server/authn"
 )
 
 func TestClientCertificates(t *testing.T) {
@@ -53,10 +55,10 @@ func TestClientCertificateOverTLS(t *testing.T) {
 	tr := srv.Client().Transport.(*http.Transport).Clone()
 	tr.TLSClientConfig.Certificates = []tls.Certificate{{Certificate: [][]byte{cert.Raw}, PrivateKey: key, Leaf: cert}}
 	client := &http.Client{Transport: tr}
-	if got := get(t, client, srv.URL); got != "alice devs,system:authenticated" {
+	if got := testhttp.Do(t, client, testhttp.Request{URL: srv.URL}).Body; got != "alice devs,system:authenticated" {
 		t.Fatalf("got %q", got)
 	}
-	if got := get(t, srv.Client(), srv.URL); got != "401" {
+	if got := testhttp.Do(t, srv.Client(), testhttp.Request{URL: srv.URL}).Body; got != "401" {
 		t.Fatalf("without a certificate: got %q", got)
 	}
 }
@@ -76,20 +78,6 @@ func whoamiServer(t *testing.T, a authenticator.Request) *httptest.Server {
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv
-}
-
-func get(t *testing.T, c *http.Client, url string) string {
-	t.Helper()
-	resp, err := c.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func join(s []string) string {

@@ -224,3 +224,7 @@ func loadPair(certFile, keyFile string) (authority, error) {
 	}
 	return authority{cert: certs[0], key: signer}, nil
 }
+
+// FilesIn are the paths Ensure writes in dir: where a server that
+// generated its certificates keeps its CA (Files.CACert).
+func FilesIn(dir string) Files { return filesIn(dir) }

@@ -16,6 +16,11 @@ type ServingConfig struct {
 	// ClientCAFiles are PEM bundles of the CAs whose client certificates
 	// the server asks for; none means it asks for none.
 	ClientCAFiles []string
+	// HandshakeCAs are more CAs the server asks for client certificates
+	// of, which other authenticators than ClientCA's verify (a host
+	// cluster's front proxy and users); NewServing runs their
+	// controllers. Nil for none.
+	HandshakeCAs dynamiccertificates.CAContentProvider
 }
 
 // Serving is the server's TLS configuration, kept up to date with the
@@ -38,26 +43,32 @@ func NewServing(ctx context.Context, cfg ServingConfig) (*Serving, error) {
 	if s.clientCA, err = clientCAs(cfg.ClientCAFiles); err != nil {
 		return nil, err
 	}
+	asked := handshakeCAs(s.clientCA, cfg.HandshakeCAs)
 	base := &tls.Config{
 		MinVersion: tls.VersionTLS12,
 		NextProtos: []string{"h2", "http/1.1"},
 	}
-	if s.clientCA != nil {
+	if asked != nil {
 		// Asked for, not required, not verified here: a request with a
 		// token and no certificate goes on to the authenticators, and
 		// the x509 authenticator verifies what was sent (ClientCA).
 		base.ClientAuth = tls.RequestClientCert
 	}
-	controller := dynamiccertificates.NewDynamicServingCertificateController(base, s.clientCA, cert, nil, nil)
+	controller := dynamiccertificates.NewDynamicServingCertificateController(base, asked, cert, nil, nil)
 	cert.AddListener(controller)
 	if err := run(ctx, cert); err != nil {
 		return nil, err
 	}
-	if s.clientCA != nil {
-		s.clientCA.AddListener(controller)
-		if err := run(ctx, s.clientCA.(dynamiccertificates.ControllerRunner)); err != nil {
-			return nil, err
+	if asked != nil {
+		asked.AddListener(controller)
+		runner := asked.(dynamiccertificates.ControllerRunner)
+		// The files were read when loaded: only the host's CAs can fail
+		// here, and, as in kube, a handshake asks for none of them
+		// until they load.
+		if err := runner.RunOnce(ctx); err != nil && cfg.HandshakeCAs == nil {
+			return nil, fmt.Errorf("certs: %w", err)
 		}
+		go runner.Run(ctx, 1)
 	}
 	if err := controller.RunOnce(); err != nil {
 		return nil, fmt.Errorf("certs: %w", err)
@@ -89,6 +100,18 @@ func clientCAs(files []string) (dynamiccertificates.CAContentProvider, error) {
 	return dynamiccertificates.NewUnionCAContentProvider(providers...), nil
 }
 
+// handshakeCAs are the CAs a handshake asks for: the client CAs and
+// more, nil for none.
+func handshakeCAs(clientCA, more dynamiccertificates.CAContentProvider) dynamiccertificates.CAContentProvider {
+	switch {
+	case more == nil:
+		return clientCA
+	case clientCA == nil:
+		return more
+	}
+	return dynamiccertificates.NewUnionCAContentProvider(clientCA, more)
+}
+
 // run loads r's files once and then follows them until ctx ends.
 func run(ctx context.Context, r dynamiccertificates.ControllerRunner) error {
 	if err := r.RunOnce(ctx); err != nil {
@@ -100,8 +123,14 @@ func run(ctx context.Context, r dynamiccertificates.ControllerRunner) error {
 
 // TLSConfig is the configuration to serve with (http.Server.TLSConfig):
 // each new handshake gets the certificate and client CAs on disk at that
-// moment. It speaks HTTP/2 and HTTP/1.1.
-func (s *Serving) TLSConfig() *tls.Config { return s.tlsConfig }
+// moment. It speaks HTTP/2 and HTTP/1.1. A nil *Serving, plain HTTP
+// (--insecure-serving), has none.
+func (s *Serving) TLSConfig() *tls.Config {
+	if s == nil {
+		return nil
+	}
+	return s.tlsConfig
+}
 
 // ClientCA is the reloading bundle of client CAs, for the x509
 // authenticator (its VerifyOptions); nil when no client CA was given.

@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -15,6 +14,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/specd-io/specd/internal/testhttp"
 )
 
 // reloadWait bounds the wait for a changed file to be served.
@@ -96,7 +97,7 @@ func TestServingAdminKubeconfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := get(t, client, url); got != "HTTP/2.0 specd-admin verified" {
+	if got := testhttp.Do(t, client, testhttp.Request{URL: url}).Body; got != "HTTP/2.0 specd-admin verified" {
 		t.Errorf("got %q, want HTTP/2.0 specd-admin verified", got)
 	}
 }
@@ -129,7 +130,7 @@ func TestServingClientCertificates(t *testing.T) {
 				cfg.Certificates = []tls.Certificate{pair}
 			}
 			client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
-			if got := get(t, client, url); got != tc.want {
+			if got := testhttp.Do(t, client, testhttp.Request{URL: url}).Body; got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
@@ -197,20 +198,6 @@ func clientTLS(t *testing.T, caFile string) *tls.Config {
 		t.Fatalf("%s: no certificate", caFile)
 	}
 	return &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"}
-}
-
-func get(t *testing.T, client *http.Client, url string) string {
-	t.Helper()
-	resp, err := client.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // copyFile replaces to by the content of from, in place, as an operator

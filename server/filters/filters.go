@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	endpointsfilters "k8s.io/apiserver/pkg/endpoints/filters"
@@ -42,6 +43,10 @@ type Config struct {
 	// (--enable-priority-and-fairness): it takes the place of the
 	// in-flight bounds, as in kube-apiserver, and must be running.
 	Fairness *fairness.Controller
+	// RequestHeader, when set, are a front proxy's header names (a host
+	// cluster's, when specd serves aggregated): they are dropped from
+	// every request authenticated, as kube's X-Remote-* always are.
+	RequestHeader *authenticatorfactory.RequestHeaderConfig
 	// RequestTimeout ends a request that is not a watch with a 504 Status
 	// after this long, or sooner as its ?timeout= asks. 0 is no timeout;
 	// kube-apiserver's default is 60s.
@@ -64,7 +69,7 @@ func Wrap(h http.Handler, cfg Config) http.Handler {
 	h = impersonation.WithConstrainedImpersonation(h, authz, ser)
 	h = endpointsfilters.WithAudit(h, sink, policy, long)
 	failed := endpointsfilters.WithFailedAuthenticationAudit(endpointsfilters.Unauthorized(ser), sink, policy)
-	h = endpointsfilters.WithAuthentication(h, publicAuthenticator{authn}, failed, nil, nil)
+	h = endpointsfilters.WithAuthentication(h, publicAuthenticator{authn}, failed, nil, cfg.RequestHeader)
 	if cfg.RequestTimeout > 0 {
 		h = timeoutWhenAsked(serverfilters.WithTimeoutForNonLongRunningRequests(h, long), h)
 		h = endpointsfilters.WithRequestDeadline(h, sink, policy, long, ser, cfg.RequestTimeout)

@@ -20,27 +20,13 @@ type swDocument struct {
 	Definitions map[string]json.RawMessage `json:"definitions"`
 }
 
-type swPathItem struct {
-	Get        *swOperation  `json:"get,omitempty"`
-	Put        *swOperation  `json:"put,omitempty"`
-	Post       *swOperation  `json:"post,omitempty"`
-	Delete     *swOperation  `json:"delete,omitempty"`
-	Patch      *swOperation  `json:"patch,omitempty"`
-	Parameters []swParameter `json:"parameters,omitempty"`
-}
+type (
+	swPathItem  = pathItem[swOperation, swParameter]
+	swOperation = operation[swParameter, swResponse, swNoRequestBody]
+)
 
-type swOperation struct {
-	Tags        []string              `json:"tags,omitempty"`
-	Description string                `json:"description,omitempty"`
-	Consumes    []string              `json:"consumes,omitempty"`
-	Produces    []string              `json:"produces,omitempty"`
-	OperationID string                `json:"operationId"`
-	Parameters  []swParameter         `json:"parameters,omitempty"`
-	Responses   map[string]swResponse `json:"responses"`
-	Deprecated  bool                  `json:"deprecated,omitempty"`
-	Action      string                `json:"x-kubernetes-action"`
-	GVK         oaGVK                 `json:"x-kubernetes-group-version-kind"`
-}
+// swNoRequestBody: Swagger 2.0 sends a body as a parameter ("in": "body").
+type swNoRequestBody struct{}
 
 type swParameter struct {
 	Name        string         `json:"name"`
@@ -81,7 +67,7 @@ func swaggerDocument(reg *schemas.Registry, verbs Verbs) *swDocument {
 			}
 			for _, rv := range served {
 				for _, p := range resourcePaths(rv, verbs) {
-					doc.Paths[p.path] = v2PathItem(p)
+					doc.Paths[p.path] = newPathItem(p, v2Operation, v2Param)
 				}
 			}
 		}
@@ -90,38 +76,9 @@ func swaggerDocument(reg *schemas.Registry, verbs Verbs) *swDocument {
 	return doc
 }
 
-func v2PathItem(p apiPath) *swPathItem {
-	item := &swPathItem{Parameters: v2Params(p.params)}
-	for _, op := range p.ops {
-		o := v2Operation(op)
-		switch op.method {
-		case "get":
-			item.Get = o
-		case "put":
-			item.Put = o
-		case "post":
-			item.Post = o
-		case "delete":
-			item.Delete = o
-		case "patch":
-			item.Patch = o
-		}
-	}
-	return item
-}
-
 func v2Operation(op *apiOp) *swOperation {
-	o := &swOperation{
-		Tags:        []string{op.tag},
-		Description: op.description,
-		Produces:    objectMediaTypes,
-		OperationID: op.id,
-		Parameters:  v2Params(op.params),
-		Responses:   make(map[string]swResponse, len(op.responses)+1),
-		Deprecated:  op.deprecated,
-		Action:      op.action,
-		GVK:         op.gvk,
-	}
+	o := newOperation[swParameter, swResponse, swNoRequestBody](op, v2Param)
+	o.Produces = objectMediaTypes
 	if b := op.body; b != nil {
 		o.Consumes = b.mediaTypes
 		o.Parameters = append(o.Parameters, swParameter{Name: "body", In: "body", Required: b.required, Schema: v2Ref(b.schema)})
@@ -140,15 +97,8 @@ func v2Operation(op *apiOp) *swOperation {
 	return o
 }
 
-func v2Params(params []apiParam) []swParameter {
-	if len(params) == 0 {
-		return nil
-	}
-	out := make([]swParameter, len(params))
-	for i, p := range params {
-		out[i] = swParameter{Name: p.name, In: p.in, Description: p.desc, Required: p.required, Type: p.typ}
-	}
-	return out
+func v2Param(p apiParam) swParameter {
+	return swParameter{Name: p.name, In: p.in, Description: p.desc, Required: p.required, Type: p.typ}
 }
 
 func v2Ref(name string) map[string]any {

@@ -29,26 +29,10 @@ type oaComponents struct {
 	Schemas map[string]json.RawMessage `json:"schemas"`
 }
 
-type oaPathItem struct {
-	Get        *oaOperation  `json:"get,omitempty"`
-	Put        *oaOperation  `json:"put,omitempty"`
-	Post       *oaOperation  `json:"post,omitempty"`
-	Delete     *oaOperation  `json:"delete,omitempty"`
-	Patch      *oaOperation  `json:"patch,omitempty"`
-	Parameters []oaParameter `json:"parameters,omitempty"`
-}
-
-type oaOperation struct {
-	Tags        []string              `json:"tags,omitempty"`
-	Description string                `json:"description,omitempty"`
-	OperationID string                `json:"operationId"`
-	Parameters  []oaParameter         `json:"parameters,omitempty"`
-	RequestBody *oaRequestBody        `json:"requestBody,omitempty"`
-	Responses   map[string]oaResponse `json:"responses"`
-	Deprecated  bool                  `json:"deprecated,omitempty"`
-	Action      string                `json:"x-kubernetes-action"`
-	GVK         oaGVK                 `json:"x-kubernetes-group-version-kind"`
-}
+type (
+	oaPathItem  = pathItem[oaOperation, oaParameter]
+	oaOperation = operation[oaParameter, oaResponse, oaRequestBody]
+)
 
 type oaGVK struct {
 	Group   string `json:"group"`
@@ -93,7 +77,7 @@ func groupVersionOpenAPI(gv *schemas.GroupVersion, verbs Verbs) *oaDocument {
 	}
 	for _, rv := range served {
 		for _, p := range resourcePaths(rv, verbs) {
-			doc.Paths[p.path] = v3PathItem(p)
+			doc.Paths[p.path] = newPathItem(p, v3Operation, v3Param)
 		}
 	}
 	return doc
@@ -113,37 +97,8 @@ func encodeSchemas(own map[string]any, shared ...map[string]json.RawMessage) map
 	return out
 }
 
-func v3PathItem(p apiPath) *oaPathItem {
-	item := &oaPathItem{Parameters: v3Params(p.params)}
-	for _, op := range p.ops {
-		o := v3Operation(op)
-		switch op.method {
-		case "get":
-			item.Get = o
-		case "put":
-			item.Put = o
-		case "post":
-			item.Post = o
-		case "delete":
-			item.Delete = o
-		case "patch":
-			item.Patch = o
-		}
-	}
-	return item
-}
-
 func v3Operation(op *apiOp) *oaOperation {
-	o := &oaOperation{
-		Tags:        []string{op.tag},
-		Description: op.description,
-		OperationID: op.id,
-		Parameters:  v3Params(op.params),
-		Responses:   make(map[string]oaResponse, len(op.responses)+1),
-		Deprecated:  op.deprecated,
-		Action:      op.action,
-		GVK:         op.gvk,
-	}
+	o := newOperation[oaParameter, oaResponse, oaRequestBody](op, v3Param)
 	if b := op.body; b != nil {
 		o.RequestBody = &oaRequestBody{Content: v3Content(b.mediaTypes, v3Ref(b.schema)), Required: b.required}
 	}
@@ -177,13 +132,6 @@ func v3Ref(name string) map[string]any {
 	return map[string]any{"$ref": v3RefPrefix + name}
 }
 
-func v3Params(params []apiParam) []oaParameter {
-	if len(params) == 0 {
-		return nil
-	}
-	out := make([]oaParameter, len(params))
-	for i, p := range params {
-		out[i] = oaParameter{Name: p.name, In: p.in, Description: p.desc, Required: p.required, Schema: oaParamSchema{Type: p.typ}}
-	}
-	return out
+func v3Param(p apiParam) oaParameter {
+	return oaParameter{Name: p.name, In: p.in, Description: p.desc, Required: p.required, Schema: oaParamSchema{Type: p.typ}}
 }

@@ -29,7 +29,7 @@ var chartDir = filepath.Join(repoRoot, "charts", "specd")
 // helmTimeout bounds one helm command; buildTimeout a cold build of a
 // tool (Helm, kubectl, kube-apiserver).
 const (
-	helmTimeout  = time.Minute
+	helmTimeout  = 3 * time.Minute
 	buildTimeout = 30 * time.Minute
 )
 

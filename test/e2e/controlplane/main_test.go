@@ -1,0 +1,9 @@
+package controlplane
+
+import (
+	"testing"
+
+	"github.com/specd-io/specd/test/e2e/harness"
+)
+
+func TestMain(m *testing.M) { harness.Main(m) }
