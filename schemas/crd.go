@@ -132,9 +132,9 @@ func (c *crdDecl) readNames(d decoder, spec map[string]any) {
 			d.probs.add(d.file, r.at(field), "%s is required", field)
 		}
 	}
-	c.kindOK = r.kind != "" && r.check(d, "kind", r.kind, kindErrors)
+	c.kindOK = r.kind != "" && r.check(d, "kind", r.kind, crdKindErrors)
 	if c.kindOK && r.listKind != "" {
-		r.check(d, "listKind", r.listKind, kindErrors)
+		r.check(d, "listKind", r.listKind, crdKindErrors)
 	}
 	if r.plural != "" {
 		r.check(d, "plural", r.plural, labelErrors)

@@ -49,6 +49,23 @@ func TestLoadCRDFile(t *testing.T) {
 	}
 }
 
+// TestCRDKindAnyCase: a CRD's kind may have any case, as kube's CRD
+// validation allows (kube's e2e suite names its CRDs' kinds in lowercase);
+// only specd's own schema format asks for UpperCamelCase.
+func TestCRDKindAnyCase(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "g.yaml"), []byte(crd("gizmos", "gizmo", []string{"v1"}, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := reg.Resource("gizmos.toys.example.com"); g == nil || g.Kind != "gizmo" || g.ListKind != "gizmoList" || g.Singular != "gizmo" {
+		t.Fatalf("gizmos: %+v", g)
+	}
+}
+
 func checkWidgetV1(t *testing.T, v1 *ResourceVersion) {
 	t.Helper()
 	if v1.File != filepath.Join("testdata", "crd", "widgets.yaml") || v1.Pointer != "/spec/versions/0/schema/openAPIV3Schema" {
@@ -113,8 +130,11 @@ func TestCRDProblems(t *testing.T) {
 			want:  []want{{"w.yaml", "/metadata/name", `must be spec.names.plural+"."+spec.group (widgets.toys.example.com)`}},
 		},
 		"problems in the second document name its line": {
-			files: map[string]string{"w.yaml": crd("widgets", "Widget", []string{"v1"}, "") + "---\n" + crd("gadgets", "gadget", []string{"v1"}, "")},
-			want:  []want{{"w.yaml", "/spec/names/kind", "document at line 19: kind \"gadget\": must be UpperCamelCase"}},
+			files: map[string]string{"w.yaml": crd("widgets", "Widget", []string{"v1"}, "") + "---\n" + crd("gadgets", "1gadget", []string{"v1"}, "")},
+			want: []want{
+				{"w.yaml", "/spec/names/kind", "document at line 19: kind \"1gadget\": may have mixed case, but should otherwise match: a DNS-1035 label"},
+				{"w.yaml", "/spec/names/singular", "document at line 19: singular \"1gadget\""},
+			},
 		},
 		"schema problems point into the CRD": {
 			files: map[string]string{"w.yaml": strings.Replace(crd("widgets", "Widget", []string{"v1"}, ""), "size: {type: integer}", "size: {type: integer}, l: {type: array}, r: {$ref: '#/x'}", 1)},

@@ -33,12 +33,19 @@ func versionErrors(v string) []string {
 	return nil
 }
 
-// kindErrors: UpperCamel ASCII, and lowercase a DNS-1035 label (the CRD
-// rule for names.kind).
+// kindErrors is the rule of specd's schema format: UpperCamel ASCII, and
+// a CRD's kind (crdKindErrors).
 func kindErrors(k string) []string {
 	if !upperCamelRE.MatchString(k) {
 		return []string{"must be UpperCamelCase: an ASCII capital letter, then letters and digits"}
 	}
+	return crdKindErrors(k)
+}
+
+// crdKindErrors is kube's rule for a CRD's names.kind and listKind:
+// lowercase, a DNS-1035 label. kube takes any case ("foo", "Foo-bar"),
+// and so does specd for a CRD, whether a file or written through the API.
+func crdKindErrors(k string) []string {
 	if errs := validation.IsDNS1035Label(strings.ToLower(k)); len(errs) > 0 {
 		return []string{"may have mixed case, but should otherwise match: " + strings.Join(errs, ",")}
 	}

@@ -46,6 +46,9 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t target) (bo
 		s.writeError(w, r, err)
 		return nil, nil, enc, false
 	}
+	if t.hasProtobuf() {
+		body = withTypeMeta(body, t.Version)
+	}
 	auditRequest(r, t, body)
 	return body, problems, enc, true
 }

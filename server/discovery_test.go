@@ -67,9 +67,23 @@ func TestDiscoveryDocuments(t *testing.T) {
 	}
 }
 
+// TestDiscoveryTrailingSlash: each discovery document is also at its
+// path with a trailing slash, as kube-apiserver serves /apis/ and
+// /apis/GROUP/ (kube's e2e suite reads them).
+func TestDiscoveryTrailingSlash(t *testing.T) {
+	s := newTestServer(t, newFakeStore())
+	for _, path := range []string{"/api", "/apis", "/apis/shop.example.com", "/apis/shop.example.com/v1"} {
+		plain := serve(t, s, request{path: path})
+		slash := serve(t, s, request{path: path + "/"})
+		if slash.Code != http.StatusOK || slash.Body.String() != plain.Body.String() {
+			t.Errorf("%s/: code %d, body\n%s\nwant the body of %s:\n%s", path, slash.Code, slash.Body, path, plain.Body)
+		}
+	}
+}
+
 func TestDiscoveryNotFound(t *testing.T) {
 	for _, path := range []string{"/apis/nope.example.com", "/apis/shop.example.com/v2", "/api/v1",
-		"/openapi/v3/apis/shop.example.com/v2"} {
+		"/apis/nope.example.com/", "/api/v1/", "/openapi/v3/apis/shop.example.com/v2"} {
 		w := serve(t, newTestServer(t, newFakeStore()), request{path: path})
 		if w.Code != http.StatusNotFound {
 			t.Errorf("%s: code %d", path, w.Code)

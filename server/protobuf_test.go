@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -216,4 +218,61 @@ func TestTypedClientDefaultsToProtobuf(t *testing.T) {
 		t.Fatalf("get: %+v %v", got, err)
 	}
 	rec.onlyProtobuf(t)
+}
+
+// TestTypedClientProtobufCRD: apiextensions' typed client, which sends
+// CRDs as protobuf (kube's e2e suite creates every CRD with it), creates,
+// reads, lists, updates and deletes a CRD, every answer in protobuf.
+func TestTypedClientProtobufCRD(t *testing.T) {
+	rec := &contentTypes{seen: map[string]int{}}
+	cfg := &rest.Config{Host: startSpecdWithBuiltins(t), ContentConfig: rest.ContentConfig{ContentType: contentTypeProtobuf}}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec })
+	cs, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, ctx := cs.ApiextensionsV1().CustomResourceDefinitions(), t.Context()
+	created, err := crds.Create(ctx, gizmoCRD(), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	props := created.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
+	if created.UID == "" || props["spec"].Properties["size"].Type != "integer" || created.Spec.Names.Kind != "Gizmo" {
+		t.Fatalf("create answered %+v", created)
+	}
+	got, err := crds.Get(ctx, created.Name, metav1.GetOptions{})
+	if err != nil || got.ResourceVersion != created.ResourceVersion {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	got.Spec.Names.ShortNames = []string{"gz"}
+	updated, err := crds.Update(ctx, got, metav1.UpdateOptions{})
+	if err != nil || len(updated.Spec.Names.ShortNames) != 1 {
+		t.Fatalf("update: %+v %v", updated, err)
+	}
+	if list, err := crds.List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != 1 || list.Items[0].Name != created.Name {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	if err := crds.Delete(ctx, created.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if _, err := crds.Get(ctx, created.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get after delete: %v, want NotFound", err)
+	}
+	rec.onlyProtobuf(t)
+}
+
+// gizmoCRD declares gizmos.toys.example.com, namespaced, in v1.
+func gizmoCRD() *apiextensionsv1.CustomResourceDefinition {
+	schema := &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+		"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"size": {Type: "integer"}}},
+	}}
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gizmos.toys.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "toys.example.com", Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gizmos", Singular: "gizmo", Kind: "Gizmo", ListKind: "GizmoList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema}}},
+		},
+	}
 }

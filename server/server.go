@@ -127,11 +127,15 @@ func (s *Server) routes() *mux.Router {
 	r.HandleFunc("/version", getOnly(s.serveVersion))
 	r.Handle("/metrics", getOnly(metrics.Handler().ServeHTTP))
 
-	r.HandleFunc("/api", getOnly(s.serveLegacyAPI))
-	r.HandleFunc("/api/{version}", getOnly(s.serveGroupVersion))
-	r.HandleFunc("/apis", getOnly(s.serveAPIs))
-	r.HandleFunc("/apis/{group}", getOnly(s.serveGroup))
-	r.HandleFunc("/apis/{group}/{version}", getOnly(s.serveGroupVersion))
+	// Discovery, also with a trailing slash, as kube-apiserver serves it
+	// (kube's e2e suite reads /apis/ and /apis/GROUP/).
+	for _, slash := range []string{"", "/"} {
+		r.HandleFunc("/api"+slash, getOnly(s.serveLegacyAPI))
+		r.HandleFunc("/api/{version}"+slash, getOnly(s.serveGroupVersion))
+		r.HandleFunc("/apis"+slash, getOnly(s.serveAPIs))
+		r.HandleFunc("/apis/{group}"+slash, getOnly(s.serveGroup))
+		r.HandleFunc("/apis/{group}/{version}"+slash, getOnly(s.serveGroupVersion))
+	}
 
 	r.HandleFunc("/openapi/v2", getOnly(s.serveOpenAPIV2))
 	r.HandleFunc("/openapi/v3", getOnly(s.serveOpenAPIIndex))

@@ -136,6 +136,16 @@ func (tb *tableBuilder) object(obj []byte) *table {
 	return t
 }
 
+// event renders the Table of one watch event: without column
+// definitions after the first.
+func (tb *tableBuilder) event(obj []byte, first bool) *table {
+	t := tb.object(obj)
+	if !first {
+		t.head.ColumnDefinitions = nil
+	}
+	return t
+}
+
 // list renders a Table of a <Kind>List, one row per item.
 func (tb *tableBuilder) list(list []byte) *table {
 	t := tb.newTable()

@@ -18,7 +18,6 @@ import (
 	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
 
 	"github.com/specd-io/specd/engine"
-	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -128,9 +127,12 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t target) {
 }
 
 // stream copies events to the client until the watch or ctx ends.
-// With meta, each object is its PartialObjectMetadata.
+// With meta, each object is its PartialObjectMetadata. In Table form, as
+// kube-apiserver streams it, every event is a Table (a bookmark's too,
+// whose row carries the bookmark's metadata), and only the first has the
+// column definitions.
 func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Watch, table *tableBuilder, meta bool) {
-	for {
+	for first := true; ; first = false {
 		ev, ready, err := watch.Ready(ctx)
 		if err == nil && !ready {
 			// Nothing more to write without waiting: what was written
@@ -150,9 +152,9 @@ func (s *Server) stream(ctx context.Context, sw *streamWriter, watch *engine.Wat
 		if meta {
 			obj = partialObject(obj)
 		}
-		if table != nil && ev.Type != storage.EventBookmark {
+		if table != nil {
 			table.cells.now = s.cfg.Now() // ages as of this event
-			if obj, err = table.object(obj).encode(); err != nil {
+			if obj, err = table.event(obj, first).encode(); err != nil {
 				sw.status(err)
 				return
 			}

@@ -25,6 +25,7 @@ import (
 	"github.com/specd-io/specd/engine/crd"
 	"github.com/specd-io/specd/engine/etcdcare"
 	"github.com/specd-io/specd/engine/gc"
+	"github.com/specd-io/specd/engine/kubernetesservice"
 	"github.com/specd-io/specd/engine/leader"
 	"github.com/specd-io/specd/engine/memstorage"
 	"github.com/specd-io/specd/engine/migrate"
@@ -174,7 +175,7 @@ func newParts(cfg serveConfig, out outside, caches *watchcache.Caches, log *slog
 		return p.host
 	}
 	p.store = engine.NewStore(out.storage, engine.Options{Logger: log, Cache: p.caches, OnDelete: p.deletes.Raise,
-		Converters: set.ConverterFor, Admission: admission, MaxObjectBytes: cfg.objectLimit(), WriteChecks: p.writeChecks(), Mutators: configdata.Mutators(),
+		Converters: set.ConverterFor, Admission: admission, MaxObjectBytes: cfg.objectLimit(), WriteChecks: p.writeChecks(), Mutators: mutators(),
 		TTL: cfg.ttl(), NamespaceCheck: out.agg.NamespaceCheck(p.namespaces), CreateCheck: p.crds.CreateCheck, Strategies: p.strategies(),
 		StrategicPatchMeta: gotypes.PatchMeta})
 	return p
@@ -188,6 +189,14 @@ func (p *parts) writeChecks() map[string]engine.WriteCheck {
 	maps.Copy(checks, p.authz.WriteChecks())
 	maps.Copy(checks, p.crds.WriteChecks())
 	return checks
+}
+
+// mutators are the engine's Mutators: Secrets', ConfigMaps' and the RBAC
+// bindings' defaults.
+func mutators() map[string]engine.Mutator {
+	out := configdata.Mutators()
+	maps.Copy(out, rbac.Mutators())
+	return out
 }
 
 // strategies are the engine's Strategies: Namespaces' and CRDs'.
@@ -215,6 +224,9 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		return err
 	}
 	defer stopNamespaces()
+	if err := kubernetesservice.EnsureServing(ctx, p.store, set.Registry(), out.listener.Addr(), out.tls != nil, log); err != nil {
+		return err
+	}
 	policy := rbac.PolicyWriter{Objects: p.store, Logger: log}
 	if err := policy.Start(ctx, set.Registry()); err != nil {
 		return err

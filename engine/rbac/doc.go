@@ -15,6 +15,8 @@
 //     Reconcile writes a Policy, as kube-apiserver does at start.
 //   - Aggregator fills the rules of ClusterRoles that have an
 //     aggregationRule, as kube's clusterrole aggregation controller does.
+//   - Mutators are kube's defaults of the bindings: a roleRef, and a User
+//     or Group subject, without apiGroup name the RBAC group.
 //   - WriteChecks prevent escalation as kube does: a Role or binding may
 //     be written only by a user who holds what it grants, or may escalate
 //     or bind; a binding's roleRef never changes.

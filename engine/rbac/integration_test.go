@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -45,7 +46,8 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(caches.Close)
 	regFn := func() *schemas.Registry { return reg }
 	e := &env{reg: reg, authz: rbac.New(rbac.Config{Registry: regFn, Logger: slog.New(slog.DiscardHandler)})}
-	e.store = engine.NewStore(storage, engine.Options{Cache: caches, WriteChecks: e.authz.WriteChecks(), Logger: slog.New(slog.DiscardHandler)})
+	e.store = engine.NewStore(storage, engine.Options{Cache: caches, WriteChecks: e.authz.WriteChecks(), Mutators: rbac.Mutators(),
+		Logger: slog.New(slog.DiscardHandler)})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	for _, p := range []rbac.Policy{rbac.DefaultPolicy(), rbac.SchemaPolicy(reg)} {
@@ -209,4 +211,24 @@ func TestEscalationPrevented(t *testing.T) {
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "cannot change roleRef") {
 		t.Errorf("roleRef change: %v, want 422 cannot change roleRef", err)
 	}
+}
+
+// TestBindingDefaults: a binding as client-go's typed client sends it,
+// roleRef.apiGroup "" and a User subject without apiGroup, is stored with
+// kube's defaults, and grants its role.
+func TestBindingDefaults(t *testing.T) {
+	e := newEnv(t)
+	e.mustCreate(t, "rolebindings", "a", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"b","namespace":"a"},
+	  "roleRef":{"apiGroup":"","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"User","name":"alice"}]}`)
+	got, err := e.store.Get(context.Background(), engine.Ref{Version: e.rv("rolebindings"), Namespace: "a", Name: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"roleRef.apiGroup": rbac.Group, "subjects.0.apiGroup": rbac.Group} {
+		if v := gjson.GetBytes(got, path).String(); v != want {
+			t.Errorf("%s = %q, want %q", path, v, want)
+		}
+	}
+	alice := &user.DefaultInfo{Name: "alice", Groups: []string{user.AllAuthenticated}}
+	eventually(t, "alice may list hammers in a", func() bool { return e.allowed(alice, "list", "tools.example.com", "hammers", "a") })
 }

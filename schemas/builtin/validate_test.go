@@ -60,3 +60,26 @@ func TestRBACObjects(t *testing.T) {
 		})
 	}
 }
+
+// TestCRDConditionWithoutType: a CRD status condition with neither type
+// nor status is valid, and reads with both "", as kube-apiserver, which
+// decodes it into its Go type, answers it (kube's CRD e2e test patches
+// one in through the status subresource).
+func TestCRDConditionWithoutType(t *testing.T) {
+	reg, err := schemas.LoadBuiltin(builtin.Schemas())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := reg.Lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+	obj := map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"message": "patched"}}}}
+	rv.Schema.Default(obj)
+	for _, e := range rv.Schema.Validate(obj) {
+		if strings.HasPrefix(e.Field, "status") {
+			t.Errorf("error: %v", e)
+		}
+	}
+	got, _ := json.Marshal(obj["status"])
+	if want := `{"conditions":[{"message":"patched","status":"","type":""}]}`; string(got) != want {
+		t.Errorf("status %s, want %s", got, want)
+	}
+}

@@ -3,6 +3,7 @@ package reviews
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +32,14 @@ func authorizationEndpoints(cfg Config) []endpoint {
 			newObj: func() runtime.Object { return &authorizationv1.SelfSubjectRulesReview{} },
 			create: func(ctx context.Context, in runtime.Object) (runtime.Object, error) {
 				return selfRules(ctx, cfg.RuleResolver, in)
+			},
+		},
+		{
+			resource: metav1.APIResource{Name: "localsubjectaccessreviews", SingularName: "localsubjectaccessreview",
+				Namespaced: true, Kind: "LocalSubjectAccessReview", Verbs: createOnly},
+			newObj: func() runtime.Object { return &authorizationv1.LocalSubjectAccessReview{} },
+			create: func(ctx context.Context, in runtime.Object) (runtime.Object, error) {
+				return localSubjectAccess(ctx, cfg.Authorizer, in)
 			},
 		},
 		{
@@ -82,6 +91,28 @@ func subjectAccess(ctx context.Context, a authorizer.UnconditionalAuthorizer, in
 	return sar, nil
 }
 
+// localSubjectAccess is a SubjectAccessReview confined to the namespace
+// of its path, which its metadata and attributes must name, as kube's.
+func localSubjectAccess(ctx context.Context, a authorizer.UnconditionalAuthorizer, in runtime.Object) (runtime.Object, error) {
+	sar, ok := in.(*authorizationv1.LocalSubjectAccessReview)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a LocalSubjectAccessReview: %T", in))
+	}
+	// kube's create handler takes the namespace from the path (the only
+	// route here), and refuses a body that names another.
+	switch ns := request.NamespaceValue(ctx); {
+	case sar.Namespace == "":
+		sar.Namespace = ns
+	case sar.Namespace != ns:
+		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	if errs := validateLocalSubjectAccess(sar); len(errs) > 0 {
+		return nil, invalid("LocalSubjectAccessReview", errs)
+	}
+	sar.Status = decide(ctx, a, attributes(subject(sar.Spec), sar.Spec.ResourceAttributes, sar.Spec.NonResourceAttributes))
+	return sar, nil
+}
+
 // subject is the user a SubjectAccessReview asks about.
 func subject(spec authorizationv1.SubjectAccessReviewSpec) user.Info {
 	u := &user.DefaultInfo{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
@@ -104,10 +135,10 @@ func attributes(u user.Info, res *authorizationv1.ResourceAttributes, nonRes *au
 	if version == "" {
 		version = "*"
 	}
-	return authorizer.AttributesRecord{
+	return withSelectors(authorizer.AttributesRecord{
 		User: u, Verb: res.Verb, Namespace: res.Namespace, APIGroup: res.Group, APIVersion: version,
 		Resource: res.Resource, Subresource: res.Subresource, Name: res.Name, ResourceRequest: true,
-	}
+	}, res)
 }
 
 func decide(ctx context.Context, a authorizer.UnconditionalAuthorizer, attr authorizer.AttributesRecord) authorizationv1.SubjectAccessReviewStatus {
@@ -117,8 +148,10 @@ func decide(ctx context.Context, a authorizer.UnconditionalAuthorizer, attr auth
 		Denied:  decision == authorizer.DecisionDeny,
 		Reason:  reason,
 	}
+	var evalErrs []string
 	if err != nil {
-		st.EvaluationError = err.Error()
+		evalErrs = append(evalErrs, err.Error())
 	}
+	st.EvaluationError = strings.Join(append(evalErrs, selectorErrors(attr)...), "; ")
 	return st
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	"k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/specd-io/specd/server"
 )
@@ -91,7 +92,7 @@ func newGroup(gv schema.GroupVersion, codecs serializer.CodecFactory, eps []endp
 }
 
 func (g *group) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ep, ok := g.endpoints[strings.TrimPrefix(r.URL.Path, g.prefix)]
+	ep, ns, ok := g.endpoint(strings.TrimPrefix(r.URL.Path, g.prefix))
 	switch {
 	case !ok:
 		g.fail(w, r, apierrors.NewNotFound(schema.GroupResource{}, ""), "the server could not find the requested resource")
@@ -100,6 +101,9 @@ func (g *group) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.fail(w, r, apierrors.NewMethodNotSupported(g.gv.WithResource(ep.resource.Name).GroupResource(), r.Method),
 			"the server does not allow this method on the requested resource")
 		return
+	}
+	if ns != "" {
+		r = r.WithContext(request.WithNamespace(r.Context(), ns))
 	}
 	in, err := g.decode(r, ep)
 	if err != nil {
@@ -112,6 +116,21 @@ func (g *group) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	responsewriters.WriteObjectNegotiated(g.codecs, negotiation.DefaultEndpointRestrictions, g.gv, w, r, http.StatusCreated, out, false)
+}
+
+// endpoint finds the endpoint of rest, the path under the group version:
+// RESOURCE for a cluster-scoped one, namespaces/NS/RESOURCE for a
+// namespaced one, whose namespace it returns.
+func (g *group) endpoint(rest string) (endpoint, string, bool) {
+	var ns string
+	if parts := strings.Split(rest, "/"); len(parts) == 3 && parts[0] == "namespaces" && parts[1] != "" {
+		ns, rest = parts[1], parts[2]
+	}
+	ep, ok := g.endpoints[rest]
+	if !ok || ep.resource.Namespaced != (ns != "") {
+		return endpoint{}, "", false
+	}
+	return ep, ns, true
 }
 
 // fail writes err's Status with message, kube's words for a path or

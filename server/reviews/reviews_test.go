@@ -161,6 +161,25 @@ func TestReviews(t *testing.T) {
 			t.Fatalf("%+v, %v", sar, err)
 		}
 	})
+	t.Run("local subject access review", func(t *testing.T) {
+		for ns, want := range map[string]bool{"default": true, "other": false} {
+			lsar, err := alice.AuthorizationV1().LocalSubjectAccessReviews(ns).Create(context.Background(), &authorizationv1.LocalSubjectAccessReview{
+				Spec: authorizationv1.SubjectAccessReviewSpec{User: "bob", ResourceAttributes: ptr(listWidgets(ns))},
+			}, metav1.CreateOptions{})
+			if err != nil || lsar.Status.Allowed != want || lsar.Namespace != ns {
+				t.Errorf("in %s: %+v, %v; want allowed %v", ns, lsar, err, want)
+			}
+		}
+	})
+	t.Run("selector that does not parse", func(t *testing.T) {
+		attr := listWidgets("default")
+		attr.LabelSelector = &authorizationv1.LabelSelectorAttributes{RawSelector: "team in ("}
+		sar, err := bob.AuthorizationV1().SelfSubjectAccessReviews().Create(context.Background(),
+			&authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &attr}}, metav1.CreateOptions{})
+		if err != nil || !sar.Status.Allowed || sar.Status.EvaluationError != "spec.resourceAttributes.labelSelector ignored due to parse error" {
+			t.Fatalf("%+v, %v", sar, err)
+		}
+	})
 	t.Run("list rules", func(t *testing.T) {
 		rr, err := bob.AuthorizationV1().SelfSubjectRulesReviews().Create(context.Background(), &authorizationv1.SelfSubjectRulesReview{
 			Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: "default"},
@@ -207,6 +226,20 @@ func TestReviewErrors(t *testing.T) {
 		"subject access review needs the right": {method: http.MethodPost, path: g + "subjectaccessreviews", token: "bob-token", code: 403,
 			body: `{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"x"}}`,
 			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"subjectaccessreviews.authorization.k8s.io is forbidden: User \"bob\" cannot create resource \"subjectaccessreviews\" in API group \"authorization.k8s.io\" at the cluster scope","reason":"Forbidden","details":{"group":"authorization.k8s.io","kind":"subjectaccessreviews"},"code":403}`},
+		"local review of another namespace": {method: http.MethodPost, path: g + "namespaces/default/localsubjectaccessreviews", token: "alice-token", code: 422,
+			body: `{"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview","spec":{"user":"bob","resourceAttributes":{"namespace":"other","verb":"get","resource":"widgets"}}}`,
+			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"LocalSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes.namespace: Invalid value: \"other\": must match metadata.namespace","reason":"Invalid","details":{"group":"authorization.k8s.io","kind":"LocalSubjectAccessReview","causes":[{"reason":"FieldValueInvalid","message":"Invalid value: \"other\": must match metadata.namespace","field":"spec.resourceAttributes.namespace"}]},"code":422}`},
+		"local review of a path": {method: http.MethodPost, path: g + "namespaces/default/localsubjectaccessreviews", token: "alice-token", code: 422,
+			body: `{"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview","spec":{"user":"bob","nonResourceAttributes":{"path":"/apis","verb":"get"}}}`,
+			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"LocalSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.nonResourceAttributes: Invalid value: {\"path\":\"/apis\",\"verb\":\"get\"}: disallowed on this kind of request","reason":"Invalid","details":{"group":"authorization.k8s.io","kind":"LocalSubjectAccessReview","causes":[{"reason":"FieldValueInvalid","message":"Invalid value: {\"path\":\"/apis\",\"verb\":\"get\"}: disallowed on this kind of request","field":"spec.nonResourceAttributes"}]},"code":422}`},
+		"local review naming another namespace": {method: http.MethodPost, path: g + "namespaces/default/localsubjectaccessreviews", token: "alice-token", code: 400,
+			body: `{"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview","metadata":{"namespace":"other"},"spec":{"user":"bob","resourceAttributes":{"namespace":"other","verb":"get"}}}`,
+			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the namespace of the provided object does not match the namespace sent on the request","reason":"BadRequest","code":400}`},
+		"local review without a namespace": {method: http.MethodPost, path: g + "localsubjectaccessreviews", token: "alice-token", code: 404,
+			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`},
+		"selector raw and requirements": {method: http.MethodPost, path: g + "selfsubjectaccessreviews", token: "bob-token", code: 422,
+			body: `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"resourceAttributes":{"verb":"list","resource":"widgets","labelSelector":{"rawSelector":"a=b","requirements":[{"key":"a","operator":"Exists"}]},"fieldSelector":{}}}}`,
+			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: [spec.resourceAttributes.fieldSelector.requirements: Required value: when spec.resourceAttributes.fieldSelector is specified, requirements or rawSelector is required, spec.resourceAttributes.labelSelector.rawSelector: Invalid value: \"a=b\": may not specified at the same time as requirements]","reason":"Invalid","details":{"group":"authorization.k8s.io","kind":"SelfSubjectAccessReview","causes":[{"reason":"FieldValueRequired","message":"Required value: when spec.resourceAttributes.fieldSelector is specified, requirements or rawSelector is required","field":"spec.resourceAttributes.fieldSelector.requirements"},{"reason":"FieldValueInvalid","message":"Invalid value: \"a=b\": may not specified at the same time as requirements","field":"spec.resourceAttributes.labelSelector.rawSelector"}]},"code":422}`},
 		"no rules namespace": {method: http.MethodPost, path: g + "selfsubjectrulesreviews", token: "bob-token", code: 400,
 			body: `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{}}`,
 			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"no namespace on request","reason":"BadRequest","code":400}`},

@@ -24,6 +24,7 @@ func validateAttributes(res *authorizationv1.ResourceAttributes, nonRes *authori
 
 func validateSelfAccess(sar *authorizationv1.SelfSubjectAccessReview) field.ErrorList {
 	errs := validateAttributes(sar.Spec.ResourceAttributes, sar.Spec.NonResourceAttributes, field.NewPath("spec"))
+	errs = append(errs, validateSelectors(sar.Spec.ResourceAttributes)...)
 	return append(errs, emptyMetadata(sar.ObjectMeta)...)
 }
 
@@ -33,7 +34,29 @@ func validateSubjectAccess(sar *authorizationv1.SubjectAccessReview) field.Error
 	if sar.Spec.User == "" && len(sar.Spec.Groups) == 0 {
 		errs = append(errs, field.Invalid(spec.Child("user"), sar.Spec.User, `at least one of user or group must be specified`))
 	}
+	errs = append(errs, validateSelectors(sar.Spec.ResourceAttributes)...)
 	return append(errs, emptyMetadata(sar.ObjectMeta)...)
+}
+
+func validateLocalSubjectAccess(sar *authorizationv1.LocalSubjectAccessReview) field.ErrorList {
+	spec := field.NewPath("spec")
+	errs := validateAttributes(sar.Spec.ResourceAttributes, sar.Spec.NonResourceAttributes, spec)
+	if sar.Spec.User == "" && len(sar.Spec.Groups) == 0 {
+		errs = append(errs, field.Invalid(spec.Child("user"), sar.Spec.User, `at least one of user or group must be specified`))
+	}
+	errs = append(errs, validateSelectors(sar.Spec.ResourceAttributes)...)
+	meta := sar.ObjectMeta
+	meta.Namespace, meta.ManagedFields = "", nil
+	if !apiequality.Semantic.DeepEqual(metav1.ObjectMeta{}, meta) {
+		errs = append(errs, field.Invalid(field.NewPath("metadata"), sar.ObjectMeta, `must be empty except for namespace`))
+	}
+	if res := sar.Spec.ResourceAttributes; res != nil && res.Namespace != sar.Namespace {
+		errs = append(errs, field.Invalid(spec.Child("resourceAttributes", "namespace"), res.Namespace, `must match metadata.namespace`))
+	}
+	if sar.Spec.NonResourceAttributes != nil {
+		errs = append(errs, field.Invalid(spec.Child("nonResourceAttributes"), sar.Spec.NonResourceAttributes, `disallowed on this kind of request`))
+	}
+	return errs
 }
 
 // emptyMetadata refuses any metadata but managed fields, which clients

@@ -1,6 +1,7 @@
-// Package gotypes holds the Go types k8s.io/api generates for the built-in
-// kinds that have them (core/v1, coordination.k8s.io/v1,
-// events.k8s.io/v1, rbac.authorization.k8s.io/v1), in one
+// Package gotypes holds the Go types k8s.io/api and
+// k8s.io/apiextensions-apiserver generate for the built-in kinds that have
+// them (core/v1, coordination.k8s.io/v1, events.k8s.io/v1,
+// rbac.authorization.k8s.io/v1, apiextensions.k8s.io/v1), in one
 // runtime.Scheme built once.
 //
 // specd's objects are JSON bytes, described by their schema files

@@ -5,6 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,7 +18,8 @@ var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	// meta.k8s.io's PartialObjectMetadata(List): what metadata clients
 	// (kube's garbage collector) read of any kind.
-	for _, add := range []func(*runtime.Scheme) error{rbacv1.AddToScheme, corev1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme, metav1.AddMetaToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{rbacv1.AddToScheme, corev1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme,
+		apiextensionsv1.AddToScheme, metav1.AddMetaToScheme} {
 		if err := add(s); err != nil {
 			panic(err) // registering generated types cannot fail
 		}

@@ -17,6 +17,7 @@ func TestPatchMeta(t *testing.T) {
 		"Role":               {schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"}, true},
 		"Lease":              {schema.GroupVersionKind{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}, true},
 		"events.k8s.io":      {schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"}, true},
+		"CRD":                {schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, true},
 		"custom resource":    {schema.GroupVersionKind{Group: "shop.example.com", Version: "v1", Kind: "Widget"}, false},
 		"version not served": {schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Kind: "Role"}, false},
 	}

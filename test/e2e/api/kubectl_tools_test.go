@@ -9,7 +9,8 @@ import (
 )
 
 // TestKubectlClusterInfo runs `kubectl cluster-info`, which lists the
-// Services labelled kubernetes.io/cluster-service=true in kube-system.
+// Services labelled kubernetes.io/cluster-service=true in kube-system,
+// and reads the Service default/kubernetes.
 func TestKubectlClusterInfo(t *testing.T) {
 	t.Parallel()
 	s := harness.StartSpecd(t, harness.SpecdOptions{Secure: true})
@@ -18,9 +19,15 @@ func TestKubectlClusterInfo(t *testing.T) {
 	if want := "Kubernetes control plane is running at " + s.URL + "\n"; !strings.HasPrefix(out, want) {
 		t.Errorf("kubectl cluster-info printed\n%s\nwant it to start with %q", out, want)
 	}
-	// Services are read-only and there are none: specd runs no workloads.
-	if out := k.OK(t, "get", "svc", "-A", "-o", "name"); out != "" {
-		t.Errorf("kubectl get svc -A printed %q, want no services", out)
+	// Services are read-only, and the one there is points at specd, as
+	// kube-apiserver's does at itself.
+	if out := k.OK(t, "get", "svc", "-A", "-o", "name"); out != "service/kubernetes\n" {
+		t.Errorf("kubectl get svc -A printed %q, want only service/kubernetes", out)
+	}
+	_, port, _ := strings.Cut(s.Addr, ":")
+	got := k.OK(t, "get", "svc", "kubernetes", "-n", "default", "-o", "jsonpath={.spec.clusterIP} {.spec.ports[0].name} {.spec.ports[0].port} {.metadata.labels.component}")
+	if want := "127.0.0.1 https " + port + " apiserver"; got != want {
+		t.Errorf("Service default/kubernetes: %q, want %q", got, want)
 	}
 	if out := k.Fail(t, "create", "service", "clusterip", "web", "--tcp=80:8080"); !strings.Contains(out, "does not allow this method") {
 		t.Errorf("kubectl create service: %q, want kube's MethodNotAllowed", out)
