@@ -148,6 +148,13 @@ func (c *Collector) snapshot(ctx context.Context, reg *schemas.Registry) ([]engi
 			if r.StoredWith != nil {
 				continue // its objects are StoredWith's, read with it
 			}
+			if !r.Serves("delete") {
+				// As kube's collector, which watches only deletable
+				// resources: what cannot be deleted is not collected,
+				// and status.specd.io's objects, kept in memory, are
+				// not at etcd's revisions.
+				continue
+			}
 			read, err := c.upkeep.ScanResource(ctx, r, rev, func(o engine.StoredObject) { objs = append(objs, o) })
 			if err != nil {
 				return nil, err
