@@ -75,6 +75,9 @@ func Wrap(h http.Handler, cfg Config) http.Handler {
 		h = timeoutWhenAsked(serverfilters.WithTimeoutForNonLongRunningRequests(h, long), h)
 		h = endpointsfilters.WithRequestDeadline(h, sink, policy, long, ser, cfg.RequestTimeout)
 	}
+	// The latency trackers, which the request metrics read to record
+	// apiserver_request_sli_duration_seconds, as kube-apiserver sets them.
+	h = endpointsfilters.WithLatencyTrackers(h)
 	h = endpointsfilters.WithRequestReceivedTimestamp(h)
 	h = endpointsfilters.WithRequestInfo(h, resolver)
 	h = serverfilters.WithPanicRecovery(h, resolver)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/specd-io/specd/internal/testhttp"
 	"github.com/specd-io/specd/internal/testschemas"
+	"github.com/specd-io/specd/schemas/builtin"
 	"github.com/specd-io/specd/test/e2e/harness"
 )
 
@@ -323,11 +324,11 @@ func TestVersionsNotServed(t *testing.T) {
 }
 
 // schemaVersions are the group versions of an api-versions listing that
-// come from schema files: without those built into specd (RBAC and the
-// review APIs), which are always served.
+// come from schema files: without those built into specd (RBAC, the
+// review APIs, status.specd.io), which are always served.
 func schemaVersions(listing string) []string {
 	return slices.DeleteFunc(strings.Fields(listing), func(gv string) bool {
 		group, _, core := strings.Cut(gv, "/")
-		return !core || strings.HasSuffix(group, ".k8s.io")
+		return !core || slices.Contains(builtin.ReservedGroups(), group)
 	})
 }
