@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/specd-io/specd/engine/etcdcare"
 )
 
 // Replica is one specd replica in the election of the background work
@@ -14,20 +16,8 @@ type Replica struct {
 	Leader bool
 }
 
-// EtcdMember is one etcd member (engine/etcdcare.Member, converted by
-// EtcdCluster).
-type EtcdMember struct {
-	Name                string
-	ID                  uint64
-	ClientURLs          []string
-	Learner             bool
-	Version             string
-	DBSize, DBSizeInUse int64
-	Leader              bool
-	RaftTerm, RaftIndex uint64
-	Alarms              []string
-	Err                 string
-}
+// EtcdMember is one etcd member with its status, as etcdcare reads it.
+type EtcdMember = etcdcare.Member
 
 // Cluster reads what every replica shares: the election and etcd.
 type Cluster interface {

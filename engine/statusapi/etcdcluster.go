@@ -27,10 +27,5 @@ func (c EtcdCluster) Replicas(ctx context.Context) ([]Replica, error) {
 
 // EtcdMembers are the members with each one's status.
 func (c EtcdCluster) EtcdMembers(ctx context.Context) ([]EtcdMember, error) {
-	ms, err := etcdcare.Members(ctx, c.Client)
-	out := make([]EtcdMember, len(ms))
-	for i, m := range ms {
-		out[i] = EtcdMember(m)
-	}
-	return out, err
+	return etcdcare.Members(ctx, c.Client)
 }
