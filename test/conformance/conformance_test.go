@@ -31,7 +31,9 @@ func TestPassing(t *testing.T) {
 	}
 	specd, e2e := binary(t, "SPECD_BIN", "build", "bin/specd"), binary(t, "E2E_TEST", "e2e-test", "bin/e2e.test")
 	kubectl := binary(t, "KUBECTL", "kubectl", "bin/kubectl")
-	s, err := StartSpecd(t.Context(), specd, t.TempDir())
+	// Not t.Context(): it ends before the cleanup, and its end would kill
+	// specd before Stop asks it to shut down.
+	s, err := StartSpecd(context.WithoutCancel(t.Context()), specd, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
