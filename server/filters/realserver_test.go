@@ -71,16 +71,7 @@ func runFairness(b testing.TB, limit int) *fairness.Controller {
 // of cfg, with alice and bob as token users (not system:masters, whom
 // priority and fairness exempts) and every request allowed.
 func benchServer(b testing.TB, cfg filters.Config) string {
-	reg, err := schemas.Load("../../examples/schemas")
-	if err != nil {
-		b.Fatal(err)
-	}
-	quiet := slog.New(slog.DiscardHandler)
-	st := etcdstorage.New(etcdtest.Start(b))
-	caches := watchcache.New(st, watchcache.Config{Logger: quiet})
-	b.Cleanup(caches.Close)
-	store := engine.NewStore(st, engine.Options{Cache: caches, Logger: quiet})
-	s := server.New(server.Config{Registry: func() *schemas.Registry { return reg }, Store: store, Logger: quiet})
+	s, _, _ := exampleServer(b, "../../examples/schemas")
 	cfg.Authenticator = group.NewAuthenticatedGroupAdder(bearertoken.New(tokenfile.New(map[string]*user.DefaultInfo{
 		"alice-token": {Name: "alice", UID: "1"}, "bob-token": {Name: "bob", UID: "2"},
 	})))
@@ -209,4 +200,20 @@ func TestLimitsOnTheRealServer(t *testing.T) {
 		t.Errorf("a list beside the open watch: %d", code)
 	}
 	t.Logf("%d of 32 creates refused", refused.Load())
+}
+
+// exampleServer is specd's server on the schemas of dir, stored in a new
+// etcd with watch caches, before any chain; with its store and registry.
+func exampleServer(tb testing.TB, dir string) (*server.Server, *engine.Store, *schemas.Registry) {
+	tb.Helper()
+	reg, err := schemas.Load(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	st := etcdstorage.New(etcdtest.Start(tb))
+	caches := watchcache.New(st, watchcache.Config{Logger: quiet})
+	tb.Cleanup(caches.Close)
+	store := engine.NewStore(st, engine.Options{Cache: caches, Logger: quiet})
+	return server.New(server.Config{Registry: func() *schemas.Registry { return reg }, Store: store, Logger: quiet}), store, reg
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,11 +19,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/specd-io/specd/engine"
-	"github.com/specd-io/specd/engine/etcdstorage"
-	"github.com/specd-io/specd/engine/etcdstorage/etcdtest"
-	"github.com/specd-io/specd/engine/watchcache"
 	"github.com/specd-io/specd/schemas"
-	"github.com/specd-io/specd/server"
 	"github.com/specd-io/specd/server/filters"
 )
 
@@ -71,16 +66,7 @@ type requestServer struct {
 
 func newRequestServer(tb testing.TB) *requestServer {
 	tb.Helper()
-	reg, err := schemas.Load("../../examples/bench")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	quiet := slog.New(slog.DiscardHandler)
-	st := etcdstorage.New(etcdtest.Start(tb))
-	caches := watchcache.New(st, watchcache.Config{Logger: quiet})
-	tb.Cleanup(caches.Close)
-	store := engine.NewStore(st, engine.Options{Cache: caches, Logger: quiet})
-	s := server.New(server.Config{Registry: func() *schemas.Registry { return reg }, Store: store, Logger: quiet})
+	s, store, reg := exampleServer(tb, "../../examples/bench")
 	cfg := filters.Config{
 		Authenticator: group.NewAuthenticatedGroupAdder(bearertoken.New(tokenfile.New(requestUsers))),
 		Authorizer:    bobMay{}, Fairness: runFairness(tb, 600), RequestTimeout: time.Minute,
