@@ -112,7 +112,7 @@ image:
 # The image's test (tools/image/build): reads the layout `make image`
 # wrote, runs the specd in it, and builds it again to compare digests.
 test-image: image
-	cd tools/image && SPECD_IMAGE=$(abspath $(IMAGE_DIR)) $(GO) test -count=1 -timeout 45m ./...
+	cd tools/image && SPECD_IMAGE=$(abspath $(IMAGE_DIR)) SPECD_IMAGE_VERSION=$(VERSION) $(GO) test -count=1 -timeout 45m ./...
 
 # The test controller (test/controller): a controller-runtime manager and a
 # client-go leader election candidate, as a user writes them, at the
