@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -42,22 +41,17 @@ type specd struct {
 	kubeconfig string
 }
 
-// setUpSpecd applies specd's host RBAC and the ExternalName Service, and
+// setUpSpecd applies specd's host objects from the chart and the
+// ExternalName Service, and
 // starts specd on a copy of examples/schemas (and of the more directories
 // of the repository) with the host identity of its service account.
 func setUpSpecd(t testing.TB, h *host, more ...string) *specd {
 	t.Helper()
-	kubectl(t, h.admin, "apply", "-f", "examples/aggregated/host-rbac.yaml") // kubectl runs in the repository root
+	installChart(t, h)
 	ctx := context.Background()
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: specdService, Namespace: specdNamespace},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"}}
 	if _, err := h.client.CoreV1().Services(specdNamespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	seconds := int64(3600)
-	tok, err := h.client.CoreV1().ServiceAccounts(specdNamespace).CreateToken(ctx, "specd",
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds}}, metav1.CreateOptions{})
-	if err != nil {
 		t.Fatal(err)
 	}
 	s := &specd{h: h, dir: filepath.Join(h.dir, "specd"), schemas: filepath.Join(h.dir, "schemas")}
@@ -66,7 +60,7 @@ func setUpSpecd(t testing.TB, h *host, more ...string) *specd {
 			t.Fatal(err)
 		}
 	}
-	s.kubeconfig = h.tokenKubeconfig(t, "specd", tok.Status.Token)
+	s.kubeconfig = h.tokenKubeconfig(t, "specd", serviceAccountToken(t, h, chartRelease))
 	s.start(t)
 	return s
 }
