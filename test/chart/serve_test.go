@@ -278,7 +278,7 @@ func servingSecret(t *testing.T, ca *testpki.CA) map[string]string {
 		NotBefore:   time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}, ca.Cert, key, ca.Key)
-	return map[string]string{"tls.crt": string(testpki.CertPEM(cert)), "tls.key": string(keyPEM(t, key)), "ca.crt": string(ca.PEM())}
+	return map[string]string{"tls.crt": string(testpki.CertPEM(cert)), "tls.key": string(testpki.KeyPEM(t, key)), "ca.crt": string(ca.PEM())}
 }
 
 func httpsClient(ca *testpki.CA) *http.Client {
