@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/internal/dnsname"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -121,7 +122,7 @@ func resolve(reg *schemas.Registry, group, version, rest string, serves func(*sc
 
 // validate checks the namespace and name taken from the path.
 func (t target) validate() error {
-	if t.Namespace != "" {
+	if t.Namespace != "" && !dnsname.IsLabel(t.Namespace) {
 		if errs := validation.IsDNS1123Label(t.Namespace); len(errs) > 0 {
 			return badRequest("invalid namespace %q: %s", t.Namespace, strings.Join(errs, "; "))
 		}
