@@ -208,4 +208,3 @@ func writeCerts(t *testing.T, dir string) {
 	harness.WriteFile(t, dir, "server.key", string(key))
 	harness.WriteFile(t, dir, "clients-ca.crt", string(clientCA.CertPEM()))
 }
-
