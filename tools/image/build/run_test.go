@@ -18,12 +18,12 @@ import (
 // readyTimeout bounds specd's start, embedded etcd and plugins included.
 const readyTimeout = 60 * time.Second
 
-// checkRuns runs the unpacked image's specd: `specd version` prints the
+// checkRuns runs the unpacked image's specd: `specd version --short` prints the
 // image's version, and `specd serve` of the example schemas, with the
 // image's plugins, becomes ready.
 func checkRuns(t *testing.T, root, version string) {
 	specd := filepath.Join(root, "usr/local/bin/specd")
-	out, err := exec.Command(specd, "version").CombinedOutput()
+	out, err := exec.Command(specd, "version", "--short").CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != version {
 		t.Errorf("specd version: %q (%v), want %q", out, err, version)
 	}
