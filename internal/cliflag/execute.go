@@ -85,6 +85,9 @@ func Execute(ctx context.Context, root *cobra.Command, args []string, stdout, st
 // not buried under a hundred others. A long flag given with one dash,
 // which Go's flag package took, is named with two.
 func flagError(cmd *cobra.Command, err error) error {
+	if args := cmd.Flags().Args(); cmd.HasSubCommands() && len(args) > 0 {
+		return unknownCommand(cmd, args[0]) // the flag is the unknown command's
+	}
 	hint := ""
 	var missing *pflag.NotExistError
 	if errors.As(err, &missing) && missing.GetSpecifiedShortnames() != "" {
@@ -104,13 +107,21 @@ func Group(cmd *cobra.Command) *cobra.Command {
 		if len(args) == 0 {
 			return c.Help()
 		}
-		msg := fmt.Sprintf("unknown command %q", args[0])
-		if near := c.SuggestionsFor(args[0]); len(near) > 0 {
-			msg += "; did you mean " + strings.Join(near, " or ") + "?"
-		}
-		return Usagef("%s (%s -h lists the commands)", msg, c.CommandPath())
+		return unknownCommand(c, args[0])
 	}
 	return cmd
+}
+
+// unknownCommand is the usage error of name, not a command of c.
+func unknownCommand(c *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q", name)
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's default, which it sets only in its own checks
+	}
+	if near := c.SuggestionsFor(name); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	}
+	return Usagef("%s (%s -h lists the commands)", msg, c.CommandPath())
 }
 
 // NoArgs is cobra's Args of a command that takes no arguments, as a usage
