@@ -3,11 +3,15 @@ package auth
 import (
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"path/filepath"
 	"testing"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/specd-io/specd/test/e2e/harness"
 )
@@ -20,12 +24,25 @@ import (
 // one that reaches it by an address not named does not.
 func TestAuthServingSANs(t *testing.T) {
 	t.Parallel()
-	s := harness.StartSpecd(t, harness.SpecdOptions{Secure: true,
+	// The harness reaches specd at the address it logs, which is
+	// 0.0.0.0's here, not the admin kubeconfig's 127.0.0.1: it does not
+	// wait for it.
+	s := harness.StartSpecd(t, harness.SpecdOptions{Secure: true, NoWait: true,
 		Args: []string{"--listen", "0.0.0.0:0", "--tls-sans", "127.0.0.2, specd.specd-system.svc"}})
-	_, port, err := net.SplitHostPort(s.Addr)
+	var admin *rest.Config
+	harness.Converge(t, "the admin kubeconfig, for a client that reaches specd at 127.0.0.1", func() (bool, string) {
+		if !harness.ServingLine.MatchString(s.Stderr.String()) {
+			return false, "specd has not served yet"
+		}
+		var err error
+		admin, err = clientcmd.BuildConfigFromFlags("", filepath.Join(s.DataDir, "admin.kubeconfig"))
+		return err == nil, fmt.Sprint(err)
+	})
+	u, err := url.Parse(admin.Host)
 	if err != nil {
 		t.Fatal(err)
 	}
+	port := u.Port()
 	for name, tc := range map[string]struct {
 		host, serverName string
 		verifies         bool
@@ -37,7 +54,7 @@ func TestAuthServingSANs(t *testing.T) {
 		"by the loopback, as ever": {host: "127.0.0.1", verifies: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg := rest.CopyConfig(s.Rest)
+			cfg := rest.CopyConfig(admin)
 			cfg.Host = "https://" + net.JoinHostPort(tc.host, port)
 			cfg.TLSClientConfig.ServerName = tc.serverName
 			resp, err := harness.HTTPClientFor(t, cfg).Get(cfg.Host + "/readyz")
