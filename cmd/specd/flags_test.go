@@ -64,7 +64,7 @@ func TestCommandLines(t *testing.T) {
 			"specd serve: unknown shorthand flag: 's' in -schemas; did you mean --schemas? (specd serve -h lists the flags)\n"},
 		"unknown command":  {[]string{"serv"}, 2, "", "specd: unknown command \"serv\"; did you mean serve? (specd -h lists the commands)\n"},
 		"snapshot alone":   {[]string{"snapshot"}, 0, "restore", ""},
-		"unknown snapshot": {[]string{"snapshot", "take"}, 2, "", "specd snapshot: unknown command \"take\" (specd snapshot -h lists the commands)\n"},
+		"unknown snapshot": {[]string{"snapshot", "take"}, 2, "", "specd snapshot: unknown command \"take\"; did you mean save? (specd snapshot -h lists the commands)\n"},
 		"completion":       {[]string{"completion", "bash"}, 0, "__start_specd", ""},
 		"zsh completion":   {[]string{"completion", "zsh"}, 0, "#compdef specd", ""},
 		"fish completion":  {[]string{"completion", "fish"}, 0, "complete -c specd", ""},
