@@ -64,6 +64,7 @@ func checkCommand() *cobra.Command {
 	checkFlags(cmd.Flags(), &cfg)
 	_ = cmd.MarkFlagDirname("schemas") // defined just above
 	_ = cmd.MarkFlagDirname("previous")
+	cliflag.Values(cmd, "output", "text", "json")
 	return cmd
 }
 

@@ -104,3 +104,23 @@ func TestCLIGolden(t *testing.T) {
 		return stamped.ReplaceAllString(varying.Replace(stdout.String()), `"$1": "STAMP"`)
 	})
 }
+
+// TestCompletion: shell completion offers the values of flags that take
+// one of a few, and a command's flags.
+func TestCompletion(t *testing.T) {
+	for args, want := range map[string]string{
+		"serve --log-level ":          "debug\ninfo\nwarn\nerror\n",
+		"serve --authorization-mode ": "RBAC\nAlwaysAllow\n",
+		"check --output ":             "text\njson\n",
+		"version -o ":                 "json\nyaml\n",
+		"snapshot ":                   "restore\tRestore a snapshot",
+		"serve --tls-":                "--tls-sans\tmore DNS names",
+	} {
+		var stdout, stderr strings.Builder
+		// An empty last word asks for what comes after the flag.
+		words := append([]string{"__complete"}, strings.Split(args, " ")...)
+		if code := run(t.Context(), words, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), want) {
+			t.Errorf("specd %s<TAB>: exit %d, offered:\n%s\nwant %q", args, code, stdout.String(), want)
+		}
+	}
+}

@@ -85,5 +85,6 @@ func versionCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml; without it, lines of text")
 	cmd.Flags().BoolVar(&short, "short", false, "print specd's version only")
+	cliflag.Values(cmd, "output", "json", "yaml")
 	return cmd
 }

@@ -120,6 +120,8 @@ func serveCommand(stderr io.Writer) *cobra.Command {
 	_ = cmd.MarkFlagDirname("schemas") // the flags are defined just above
 	_ = cmd.MarkFlagDirname("plugins")
 	_ = cmd.MarkFlagDirname("data-dir")
+	cliflag.Values(cmd, "log-level", "debug", "info", "warn", "error")
+	cliflag.Values(cmd, "authorization-mode", string(rbac.ModeRBAC), string(rbac.ModeAlwaysAllow))
 	return cmd
 }
 

@@ -43,3 +43,10 @@ func width(w io.Writer) int {
 	}
 	return cols
 }
+
+// Values makes shell completion offer values for cmd's flag name.
+func Values(cmd *cobra.Command, name string, values ...string) {
+	// The error says that cmd has no such flag: a test of the command
+	// then finds no completions.
+	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+}
