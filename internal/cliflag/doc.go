@@ -5,5 +5,6 @@
 // line answered in one line (exit 2) and a failure in one line (exit 1);
 // and Sections, which prints a command's flags grouped under headings
 // ("Etcd flags:") with component-base's NamedFlagSets, as
-// kube-apiserver's help does.
+// kube-apiserver's help does; Values offers a flag's values to shell
+// completion.
 package cliflag
