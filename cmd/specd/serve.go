@@ -50,16 +50,13 @@ import (
 	"github.com/specd-io/specd/serving"
 )
 
-func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseServeFlags(args, stdout)
-	if err != nil {
-		return exitCode(fmt.Errorf("%w: %w", errUsage, err), "specd serve", stderr)
-	}
+// runServe serves cfg until ctx ends, logging to stderr.
+func runServe(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	// The k8s.io/apiserver packages specd serves with log through klog.
 	klog.SetSlogLogger(log)
 	tightenGC()
-	return exitCode(serve(ctx, cfg, log), "specd serve", stderr)
+	return serve(ctx, cfg, log)
 }
 
 // outside is what serve opens before it builds anything on it: the API's
@@ -112,7 +109,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("--plugins: %w", err)
 	}
 	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking,
-		Watch: !cfg.NoWatch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.catalog.CheckBindings}); err != nil {
+		Watch: cfg.Watch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.catalog.CheckBindings}); err != nil {
 		return err
 	}
 	defer out.schemas.Close()
