@@ -246,6 +246,9 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Stopping: func() { ready.Store(false) }, Logger: log})
 	ready.Store(true)
 	log.Info("serving", "address", running.URL())
+	if code, expires := out.chain.LoginLink().Code(); cfg.Console && code != "" {
+		log.Info("console login link, for one login", "url", running.URL()+console.Prefix+"#login="+code, "expires", expires.Format(time.RFC3339))
+	}
 	// The watch caches, then the storage migration, follow each reload.
 	reloads := set.Serve(ctx, out.stored, append([]serving.Follower{p.caches, migration, policy}, aggregated.Followers(registrar)...)...)
 	defer reloads.Stop()
@@ -275,8 +278,8 @@ func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner,
 func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *slog.Logger) *server.Server {
 	set := out.schemas
 	var ui http.Handler // nil with --console=false
-	if cfg.Console {
-		ui = console.Handler()
+	if o := cfg.Chain.Authn.OIDC; cfg.Console {
+		ui = console.Handler(console.Config{OIDC: console.OIDC{IssuerURL: o.IssuerURL, ClientID: o.ClientID}, Login: out.chain.LoginLink()})
 	}
 	return server.New(server.Config{
 		Registry: set.Registry,

@@ -72,5 +72,5 @@ func (a *Flags) Config(caBundle []byte) (apiservices.Config, error) {
 	if a.Port < 0 || a.Port > 65535 {
 		return apiservices.Config{}, fmt.Errorf("--apiservice-port %d: must be 0 to 65535", a.Port)
 	}
-	return apiservices.Config{Namespace: ns, Service: name, Port: int32(a.Port), CABundle: caBundle, Skip: builtin.ReservedGroups()}, nil
+	return apiservices.Config{Namespace: ns, Service: name, Port: int32(a.Port), CABundle: caBundle, Skip: builtin.HostGroups()}, nil
 }
