@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // Loader loads one schema directory again and again, as specd serve does
@@ -89,9 +92,12 @@ func (ld *loading) readDir(b builtinSet) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNoDir, err)
 	}
-	for _, p := range paths {
-		name := filepath.Join(ld.l.dir, filepath.FromSlash(p))
-		for _, fd := range ld.read(fsys, p, name, false) {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Join(ld.l.dir, filepath.FromSlash(p))
+	}
+	for _, fds := range ld.readAll(fsys, paths, names, false) {
+		for _, fd := range fds {
 			if !b.refuses(fd, ld.probs) {
 				ld.files = append(ld.files, fd)
 			}
@@ -109,19 +115,51 @@ type loading struct {
 	digests map[string]string
 }
 
-// read reads and parses file p of fsys, reported as name; it returns
-// a copy of its declarations, none when the file cannot be used.
-func (ld *loading) read(fsys fs.FS, p, name string, builtin bool) []*fileDecl {
-	data, err := fs.ReadFile(fsys, p)
-	if err != nil {
-		ld.probs.add(name, "", "cannot read file: %v", err)
-		return nil
+// readAll reads and parses the files paths of fsys, reported as names,
+// in their order; it returns a copy of each one's declarations, none for
+// a file that cannot be used.
+func (ld *loading) readAll(fsys fs.FS, paths, names []string, builtin bool) [][]*fileDecl {
+	data := make([][]byte, len(paths))
+	read := make([]bool, len(paths))
+	for i, p := range paths {
+		var err error
+		if data[i], err = fs.ReadFile(fsys, p); err != nil {
+			ld.probs.add(names[i], "", "cannot read file: %v", err)
+		}
+		read[i] = err == nil
 	}
-	pf := ld.l.parse(name, data, builtin)
-	ld.next[name] = pf
-	ld.digests[name] = pf.digest
-	ld.probs.list = append(ld.probs.list, pf.probs...)
-	return cloneAll(pf.decls)
+	parsed := ld.l.parseAll(names, data, read, builtin)
+	out := make([][]*fileDecl, len(paths))
+	for i, pf := range parsed {
+		if !read[i] {
+			continue
+		}
+		ld.next[names[i]] = pf
+		ld.digests[names[i]] = pf.digest
+		ld.probs.list = append(ld.probs.list, pf.probs...)
+		out[i] = cloneAll(pf.decls)
+	}
+	return out
+}
+
+// parseAll parses the data of each file read on every core:
+// parsing (YAML, kin-openapi's decoding, CEL) is nearly all of a load,
+// and no file's parse depends on another's.
+func (l *Loader) parseAll(names []string, data [][]byte, read []bool, builtin bool) []parsedFile {
+	out := make([]parsedFile, len(names))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(names); i = int(next.Add(1)) - 1 {
+				if read[i] {
+					out[i] = l.parse(names[i], data[i], builtin)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 func cloneAll(fds []*fileDecl) []*fileDecl {
@@ -138,8 +176,8 @@ func (ld *loading) readBuiltin(bi Builtin, b builtinSet) error {
 	if err != nil {
 		return err
 	}
-	for i, p := range paths {
-		for _, fd := range ld.read(bi.FS, p, names[i], true) {
+	for _, fds := range ld.readAll(bi.FS, paths, names, true) {
+		for _, fd := range fds {
 			b.claim(fd)
 			ld.files = append(ld.files, fd)
 		}
@@ -147,8 +185,9 @@ func (ld *loading) readBuiltin(bi Builtin, b builtinSet) error {
 	return nil
 }
 
-// parse parses data (of a built-in file or not), or returns what parsing the same bytes gave last
-// time.
+// parse parses data (of a built-in file or not), or returns what parsing
+// the same bytes gave last time. It only reads l.parsed, so parseAll may
+// call it from several goroutines.
 func (l *Loader) parse(name string, data []byte, builtin bool) parsedFile {
 	digest := fileDigest(data)
 	if pf, ok := l.parsed[name]; ok && pf.digest == digest {
