@@ -41,6 +41,8 @@ type serveConfig struct {
 	// AllowBreaking lets a reload break clients or stored objects of beta
 	// and stable versions (serving).
 	AllowBreaking bool
+	// NoCRDGate (--crd-gate=false): CRDs change as in kube (serving).
+	NoCRDGate bool
 	// ReconcileWorkers is how many objects of one resource its reconcile
 	// plugin works on at once; 0 for the default (controller.ServeConfig).
 	ReconcileWorkers int
@@ -109,6 +111,7 @@ func parseServeFlags(args []string, help io.Writer) (serveConfig, error) {
 	fs.Var((*cliflag.List)(&cfg.Disable), "disable", "a group (G), group version (G/V) or resource (G/V/R) not to serve, the core group named api (api/v1/events); repeatable or comma-separated")
 	watch := fs.Bool("watch", true, "reload the schemas when files under --schemas change (SIGHUP always reloads)")
 	fs.BoolVar(&cfg.AllowBreaking, "allow-breaking", false, "let schema reloads break clients or stored objects of beta and stable versions")
+	crdGate := fs.Bool("crd-gate", true, "refuse CRD updates that break clients or stored objects unless annotated specd.io/allow-breaking; false takes them as kube-apiserver does")
 	fs.IntVar(&cfg.ReconcileWorkers, "reconcile-workers", 0, "objects of one resource its reconcile plugin works on at once (default 2)")
 	fs.Int64Var(&cfg.MaxObjectBytes, "max-object-bytes", 0, "largest object a write stores, in bytes; an external etcd needs --max-request-bytes of at least this plus 16384 "+
 		"(default 3145728 with the embedded etcd, 1556480 with --etcd-servers)")
@@ -125,7 +128,7 @@ func parseServeFlags(args []string, help io.Writer) (serveConfig, error) {
 	if cfg.ReconcileWorkers < 0 {
 		return cfg, fmt.Errorf("--reconcile-workers %d: must be at least 1", cfg.ReconcileWorkers)
 	}
-	cfg.NoWatch = !*watch
+	cfg.NoWatch, cfg.NoCRDGate = !*watch, !*crdGate
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}

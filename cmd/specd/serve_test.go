@@ -43,6 +43,10 @@ func TestParseServeFlags(t *testing.T) {
 			args: []string{"--schemas", "s", "--watch=false", "--allow-breaking"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, NoWatch: true, AllowBreaking: true},
 		},
+		"CRDs changed as in kube": {
+			args: []string{"--schemas", "s", "--crd-gate=false"},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, NoCRDGate: true},
+		},
 		"object limit": {
 			args: []string{"--schemas", "s", "--max-object-bytes", "1048576"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, MaxObjectBytes: 1 << 20},

@@ -40,7 +40,7 @@ func StartSpecd(ctx context.Context, bin, dir string) (*Specd, error) {
 	if err := os.MkdirAll(schemas, 0o755); err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, bin, "serve", "--schemas", schemas, "--data-dir", data, "--listen", "127.0.0.1:0")
+	cmd := exec.CommandContext(ctx, bin, "serve", "--schemas", schemas, "--data-dir", data, "--listen", "127.0.0.1:0", "--crd-gate=false")
 	proc, err := testproc.Start(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
