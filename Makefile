@@ -233,6 +233,7 @@ bench: build
 # Go benchmarks BENCH of package PKG at git ref BASE (main) against the
 # work tree, in ROUNDS (4) alternating rounds, compared by benchstat:
 #   make bench-compare PKG=./engine/rbac/ BENCH=BenchmarkAggregations BASE=main
+# (make reads a $ in BENCH: write $$, or run hack/bench-compare.sh itself)
 bench-compare:
 	PKG="$(PKG)" BENCH="$(BENCH)" BASE="$(BASE)" ROUNDS="$(ROUNDS)" ./hack/bench-compare.sh
 

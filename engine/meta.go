@@ -13,6 +13,7 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/specd-io/specd/internal/dnsname"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -125,7 +126,17 @@ func nameRule(r *schemas.Resource) validation.ValidateNameFunc {
 	if r.NameValidation == schemas.PathSegmentNames {
 		return path.ValidatePathSegmentName
 	}
-	return validation.NameIsDNSSubdomain
+	return subdomainName
+}
+
+// subdomainName is validation.NameIsDNSSubdomain, which only a name
+// that fails needs: its regular expression costs more than the rest of
+// the check.
+func subdomainName(name string, prefix bool) []string {
+	if !prefix && dnsname.IsSubdomain(name) {
+		return nil
+	}
+	return validation.NameIsDNSSubdomain(name, prefix)
 }
 
 // distinct drops the repeated errors of errs: both validations check

@@ -79,6 +79,16 @@ func (s *Server) routeExtras(r *mux.Router) {
 	}
 }
 
+// isExtra says whether an extra group's handler serves group/version.
+func (s *Server) isExtra(group, version string) bool {
+	for _, e := range s.cfg.Extra {
+		if e.Group == group && e.Version == version {
+			return true
+		}
+	}
+	return false
+}
+
 // withoutExtras drops the schema groups an extra group hides.
 func withoutExtras(groups []*schemas.Group, extras []ExtraGroup) []*schemas.Group {
 	if len(extras) == 0 {

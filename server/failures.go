@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
@@ -59,16 +58,11 @@ func resourceTarget(reg *schemas.Registry, path string) (target, bool) {
 	if reg == nil {
 		return target{}, false
 	}
-	var group string
-	rest, ok := strings.CutPrefix(path, "/api/")
+	p, ok := splitResourcePath(path)
 	if !ok {
-		if rest, ok = strings.CutPrefix(path, "/apis/"); !ok {
-			return target{}, false
-		}
-		group, rest, _ = strings.Cut(rest, "/")
+		return target{}, false
 	}
-	version, rest, _ := strings.Cut(rest, "/")
-	t, _, ok := resolve(reg, group, version, rest, nil)
+	t, _, ok := resolve(reg, p.group, p.version, p.rest, nil)
 	return t, ok
 }
 

@@ -4,11 +4,11 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gorilla/mux"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/internal/dnsname"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -17,11 +17,34 @@ type target struct {
 	engine.Ref
 }
 
+// resourcePath is a path under /apis/G/V/ or /api/V/, split: the core
+// group ("") is at /api/V/.
+type resourcePath struct {
+	group, version, rest string
+}
+
+// splitResourcePath splits a resource path, as the patterns
+// /api/{version}/{rest} and /apis/{group}/{version}/{rest} would: ok is
+// false unless every part before rest is non-empty and rest is too (a
+// path ending at the version is discovery's).
+func splitResourcePath(path string) (p resourcePath, ok bool) {
+	rest, core := strings.CutPrefix(path, "/api/")
+	if !core {
+		if rest, ok = strings.CutPrefix(path, "/apis/"); !ok {
+			return p, false
+		}
+		if p.group, rest, ok = strings.Cut(rest, "/"); !ok || p.group == "" {
+			return p, false
+		}
+	}
+	p.version, p.rest, ok = strings.Cut(rest, "/")
+	return p, ok && p.version != "" && p.rest != ""
+}
+
 // serveResource handles every path under /apis/G/V/: the collection,
 // object and subresource paths, namespaced (/namespaces/NS/...) or not.
-func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
-	vars := mux.Vars(r)
-	t, namespaced, ok := resolve(s.cfg.Registry(), vars["group"], vars["version"], vars["rest"], s.servesSubresource)
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, p resourcePath) {
+	t, namespaced, ok := resolve(s.cfg.Registry(), p.group, p.version, p.rest, s.servesSubresource)
 	if !ok {
 		writeStatus(w, r, notFoundStatus())
 		return
@@ -99,7 +122,7 @@ func resolve(reg *schemas.Registry, group, version, rest string, serves func(*sc
 
 // validate checks the namespace and name taken from the path.
 func (t target) validate() error {
-	if t.Namespace != "" {
+	if t.Namespace != "" && !dnsname.IsLabel(t.Namespace) {
 		if errs := validation.IsDNS1123Label(t.Namespace); len(errs) > 0 {
 			return badRequest("invalid namespace %q: %s", t.Namespace, strings.Join(errs, "; "))
 		}

@@ -147,3 +147,29 @@ func TestInvalidOptionsStatus(t *testing.T) {
 		t.Errorf("message = %q", st.Message)
 	}
 }
+
+func TestSplitResourcePath(t *testing.T) {
+	tests := map[string]struct {
+		want resourcePath
+		ok   bool
+	}{
+		"/api/v1/namespaces":                        {resourcePath{"", "v1", "namespaces"}, true},
+		"/apis/shop.example.com/v1/widgets":         {resourcePath{"shop.example.com", "v1", "widgets"}, true},
+		"/apis/shop.example.com/v1/namespaces/a/b/": {resourcePath{"shop.example.com", "v1", "namespaces/a/b/"}, true},
+		"/api/v1":                              {ok: false}, // discovery
+		"/api/v1/":                             {ok: false},
+		"/apis/shop.example.com/v1/":           {ok: false},
+		"/apis/shop.example.com":               {ok: false},
+		"/apis//v1/widgets":                    {ok: false},
+		"/api//widgets":                        {ok: false},
+		"/apis":                                {ok: false},
+		"/openapi/v3/apis/shop.example.com/v1": {ok: false},
+		"/version":                             {ok: false},
+	}
+	for path, tt := range tests {
+		got, ok := splitResourcePath(path)
+		if ok != tt.ok || (ok && got != tt.want) {
+			t.Errorf("splitResourcePath(%q) = %+v, %v; want %+v, %v", path, got, ok, tt.want, tt.ok)
+		}
+	}
+}
