@@ -34,7 +34,9 @@ var servingLine = regexp.MustCompile(`msg=serving address=(https://\S+)`)
 // StartSpecd starts bin (specd) on a loopback port the kernel picks, with
 // its data under dir and an empty schema directory, so that it serves its
 // built-in kinds only, and waits until /readyz answers 200 through the
-// admin kubeconfig it writes.
+// admin kubeconfig it writes. CRDs change as in kube (--crd-gate=false):
+// the tests add defaults to CRDs with objects, rename their versions and
+// tighten their schemas.
 func StartSpecd(ctx context.Context, bin, dir string) (*Specd, error) {
 	data, schemas := filepath.Join(dir, "data"), filepath.Join(dir, "schemas")
 	if err := os.MkdirAll(schemas, 0o755); err != nil {
