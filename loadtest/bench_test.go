@@ -24,7 +24,7 @@ func startFake(t *testing.T, f *fakeAPI) string {
 func runJSON(t *testing.T, args ...string) (jsonReport, int, string) {
 	t.Helper()
 	var stdout, stderr strings.Builder
-	code := Command(t.Context(), append(args, "--output", "json"), &stdout, &stderr)
+	code := command(t.Context(), append(args, "--output", "json"), &stdout, &stderr)
 	var rep jsonReport
 	if stdout.Len() > 0 {
 		if err := json.Unmarshal([]byte(stdout.String()), &rep); err != nil {
@@ -85,7 +85,7 @@ func TestCommandAgainstFakeAPI(t *testing.T) {
 func TestCommandFindsPIDAndPrintsTable(t *testing.T) {
 	url := startFake(t, newFakeAPI())
 	var stdout, stderr strings.Builder
-	code := Command(t.Context(), []string{"--server", url, "--objects", "50", "--phases", "create,list-paged,delete", "--page-size", "20"}, &stdout, &stderr)
+	code := command(t.Context(), []string{"--server", url, "--objects", "50", "--phases", "create,list-paged,delete", "--page-size", "20"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
@@ -154,7 +154,7 @@ func TestCommandStopsAtDeadline(t *testing.T) {
 func TestCommandRefusesUnservedResource(t *testing.T) {
 	url := startFake(t, newFakeAPI())
 	var stderr strings.Builder
-	code := Command(t.Context(), []string{"--server", url, "--resource", "widgets"}, &strings.Builder{}, &stderr)
+	code := command(t.Context(), []string{"--server", url, "--resource", "widgets"}, &strings.Builder{}, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "HTTP 404") {
 		t.Errorf("exit %d, stderr %q; want 1 and the 404", code, stderr.String())
 	}

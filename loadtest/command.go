@@ -2,8 +2,6 @@ package loadtest
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,29 +9,41 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
+
+	"github.com/specd-io/specd/internal/cliflag"
 )
 
-// Command runs the load tool with command-line args (without the program
-// and subcommand names) and returns the process exit code: 0 when every
+// NewCommand is the load tool as `specd bench`. It exits 0 when every
 // phase ran to the end without an error, 1 when an operation failed, the
 // run deadline cut it short or the server was unusable, 2 for bad flags.
 // The report goes to stdout, progress and errors to stderr.
-func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseConfig(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+func NewCommand() *cobra.Command {
+	var cfg Config
+	var phases *string
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Load a running server, specd or kube-apiserver, and report each phase's rate, latency and memory",
+		Example: `  specd bench --kubeconfig data/admin.kubeconfig --objects 2000
+  specd bench --server http://127.0.0.1:8080 --phases create,list-cache --output json`,
+		Args: cliflag.NoArgs,
+		RunE: cliflag.RunE(func(cmd *cobra.Command, _ []string) error {
+			if err := cfg.complete(cmd.Flags(), *phases); err != nil {
+				return cliflag.Usage(err)
+			}
+			return runCommand(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		}),
 	}
-	if err != nil {
-		if errors.Is(err, errInvalidConfig) { // the flag package reports its own errors
-			fmt.Fprintln(stderr, "specd bench:", err)
-		}
-		return 2
-	}
+	phases = addFlags(cmd.Flags(), &cfg)
+	return cmd
+}
+
+// runCommand runs cfg and writes its report.
+func runCommand(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	rep, err := Run(ctx, cfg, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "specd bench:", err)
-		return 1
+		return err
 	}
 	if cfg.Output == "json" {
 		err = writeJSON(stdout, rep)
@@ -41,18 +51,17 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = writeText(stdout, rep)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "specd bench:", err)
-		return 1
+		return err
 	}
 	if rep.Failed() {
-		return 1
+		return cliflag.Exit(1)
 	}
-	return 0
+	return nil
 }
 
 // DefaultConfig is the configuration of a run with no flags.
 func DefaultConfig() Config {
-	cfg, err := parseConfig(nil, io.Discard)
+	cfg, err := parseConfig(nil)
 	if err != nil {
 		panic(err) // the defaults are valid; TestDefaultConfig checks it
 	}

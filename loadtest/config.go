@@ -2,12 +2,13 @@ package loadtest
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // Phase names, in the order the default run uses them.
@@ -62,10 +63,9 @@ type Config struct {
 	RequestTimeout time.Duration // deadline of one HTTP request
 }
 
-// newFlagSet binds the tool's flags to cfg.
-func newFlagSet(cfg *Config, stderr io.Writer) (*flag.FlagSet, *string) {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// addFlags binds the tool's flags on fs to cfg, but for --phases, whose
+// value it returns.
+func addFlags(fs *pflag.FlagSet, cfg *Config) *string {
 	fs.StringVar(&cfg.Server, "server", "http://127.0.0.1:8080", "base URL of the API server")
 	fs.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "kubeconfig file for host, TLS and credentials (--server still wins when given)")
 	fs.StringVar(&cfg.Group, "group", "bench.specd.io", "API group of the resource (empty for the core group)")
@@ -85,22 +85,30 @@ func newFlagSet(cfg *Config, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs.StringVar(&cfg.Output, "output", "text", "report format: text or json")
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Minute, "deadline of the whole run")
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 60*time.Second, "deadline of one HTTP request")
-	return fs, phases
+	return phases
 }
 
 // parseConfig parses args into a validated Config.
-func parseConfig(args []string, stderr io.Writer) (Config, error) {
+func parseConfig(args []string) (Config, error) {
 	var cfg Config
-	fs, phases := newFlagSet(&cfg, stderr)
+	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	phases := addFlags(fs, &cfg)
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("%w: unexpected arguments %q", errInvalidConfig, fs.Args())
 	}
-	fs.Visit(func(f *flag.Flag) { cfg.serverSet = cfg.serverSet || f.Name == "server" })
-	cfg.Phases = splitPhases(*phases)
-	return cfg, cfg.Validate()
+	return cfg, cfg.complete(fs, *phases)
+}
+
+// complete sets what the flags of fs say beyond their values, and
+// validates cfg.
+func (c *Config) complete(fs *pflag.FlagSet, phases string) error {
+	c.serverSet = fs.Changed("server")
+	c.Phases = splitPhases(phases)
+	return c.Validate()
 }
 
 func splitPhases(s string) []string {

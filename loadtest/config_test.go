@@ -1,15 +1,24 @@
 package loadtest
 
 import (
+	"context"
 	"errors"
-	"flag"
 	"io"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/specd-io/specd/internal/cliflag"
 )
+
+// command runs `specd bench` with args and returns its exit code.
+func command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return cliflag.Execute(ctx, NewCommand(), args, stdout, stderr)
+}
 
 func TestDefaultConfig(t *testing.T) {
 	cfg := DefaultConfig()
@@ -71,11 +80,11 @@ func TestParseConfig(t *testing.T) {
 		"slash in resource": {args: []string{"--resource", "a/b"}, wantErr: []string{"must not contain '/'"}},
 		"zero timeout":      {args: []string{"--timeout", "0s"}, wantErr: []string{"--timeout"}},
 		"stray argument":    {args: []string{"extra"}, wantErr: []string{"unexpected arguments"}},
-		"unknown flag":      {args: []string{"--nope"}, wantErr: []string{"flag provided but not defined"}},
+		"unknown flag":      {args: []string{"--nope"}, wantErr: []string{"unknown flag: --nope"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := parseConfig(tc.args, io.Discard)
+			cfg, err := parseConfig(tc.args)
 			if len(tc.wantErr) == 0 {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -110,7 +119,7 @@ func TestCommandExitCodes(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			var stderr strings.Builder
-			if got := Command(t.Context(), tc.args, io.Discard, &stderr); got != tc.want {
+			if got := command(t.Context(), tc.args, io.Discard, &stderr); got != tc.want {
 				t.Errorf("exit %d, want %d; stderr:\n%s", got, tc.want, stderr.String())
 			}
 		})
@@ -118,7 +127,7 @@ func TestCommandExitCodes(t *testing.T) {
 }
 
 func TestHelpIsErrHelp(t *testing.T) {
-	if _, err := parseConfig([]string{"-help"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
-		t.Errorf("err = %v, want flag.ErrHelp", err)
+	if _, err := parseConfig([]string{"--help"}); !errors.Is(err, pflag.ErrHelp) {
+		t.Errorf("err = %v, want pflag.ErrHelp", err)
 	}
 }

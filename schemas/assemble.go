@@ -94,7 +94,11 @@ func assembleGroup(name string, files []*fileDecl, probs *problems) (*Group, []*
 // declarations in version priority order.
 func collectKinds(files, byPriority []*fileDecl, gvOf map[*fileDecl]*GroupVersion, probs *problems) []*kindDecls {
 	var kinds []*kindDecls
-	byKind := map[string]*kindDecls{}
+	n := 0
+	for _, fd := range files {
+		n += len(fd.resources)
+	}
+	byKind := make(map[string]*kindDecls, n)
 	for _, fd := range files {
 		for _, r := range fd.resources {
 			if byKind[r.kind] == nil {

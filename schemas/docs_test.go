@@ -30,13 +30,13 @@ func TestSchemaFormatDocExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"fleet.example.com/v1 depots kind=Depot list=DepotList singular=depot scope=Cluster short=[dep] categories=[fleet] storage=true status=false columns=0 selectable=0",
-		"fleet.example.com/v1 vehicles kind=Vehicle list=VehicleList singular=vehicle scope=Namespaced short=[veh] categories=[fleet] storage=true status=true columns=5 selectable=1",
+		"motorpool.example.com/v1 depots kind=Depot list=DepotList singular=depot scope=Cluster short=[dep] categories=[motorpool] storage=true status=false columns=0 selectable=0",
+		"motorpool.example.com/v1 vehicles kind=Vehicle list=VehicleList singular=vehicle scope=Namespaced short=[veh] categories=[motorpool] storage=true status=true columns=5 selectable=1",
 	}
 	if diff := cmp.Diff(want, summary(reg)); diff != "" {
 		t.Errorf("registry (-want +got):\n%s", diff)
 	}
-	checkDocRules(t, reg.Lookup("fleet.example.com", "v1", "vehicles"))
+	checkDocRules(t, reg.Lookup("motorpool.example.com", "v1", "vehicles"))
 }
 
 // checkDocRules checks the errors the page shows for the example's
@@ -44,7 +44,7 @@ func TestSchemaFormatDocExample(t *testing.T) {
 func checkDocRules(t *testing.T, rv *ResourceVersion) {
 	t.Helper()
 	car := func(plate string, seats int64) map[string]any {
-		return map[string]any{"apiVersion": "fleet.example.com/v1", "kind": "Vehicle", "metadata": map[string]any{"name": "herbie"},
+		return map[string]any{"apiVersion": "motorpool.example.com/v1", "kind": "Vehicle", "metadata": map[string]any{"name": "herbie"},
 			"spec": map[string]any{"plate": plate, "type": "car", "seats": seats}}
 	}
 	tests := []struct {

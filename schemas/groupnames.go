@@ -58,9 +58,11 @@ func (o owner) String() string {
 // the CRD naming controller does: plural and singular names, short names,
 // and kinds against list kinds. The later-declared resource is reported.
 func checkGroupNames(group string, kinds []*kindDecls, probs *problems) {
-	names := map[string]owner{}  // plurals and singulars
-	shorts := map[string]owner{} // short names
-	kindNames := map[string]owner{}
+	// Sized for every resource's names: growing them was a third of
+	// this check in a group of a thousand CRDs.
+	names := make(map[string]owner, 2*len(kinds)) // plurals and singulars
+	shorts := map[string]owner{}                  // short names
+	kindNames := make(map[string]owner, 2*len(kinds))
 	for _, k := range kinds {
 		res, d := k.res, k.ref
 		me := owner{res.Kind, d}

@@ -1,10 +1,14 @@
 package server
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
+	"text/tabwriter"
 
 	"k8s.io/apimachinery/pkg/version"
 	"sigs.k8s.io/yaml"
@@ -31,10 +35,12 @@ func reportOf(bi *debug.BuildInfo, b Build, goVersion, compiler, platform string
 	return VersionReport{SpecdVersion: b.filled(bi).Version, ServerVersion: info}
 }
 
-// Format is r as output names it: "json" or "yaml"; any other output is
-// an error that names it.
+// Format is r as output names it: "json", "yaml", or "" for lines of
+// text; any other output is an error that names it.
 func (r VersionReport) Format(output string) ([]byte, error) {
 	switch output {
+	case "":
+		return r.text(), nil
 	case "json":
 		b, err := json.MarshalIndent(r, "", "  ")
 		return append(b, '\n'), err
@@ -43,4 +49,22 @@ func (r VersionReport) Format(output string) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("--output %q: want json or yaml", output)
 	}
+}
+
+// text is r in lines of "name: value", what is unknown said so.
+func (r VersionReport) text() []byte {
+	v := r.ServerVersion
+	kube, _, _ := strings.Cut(v.GitVersion, "+") // without specd's build metadata
+	commit := cmp.Or(v.GitCommit, "unknown")
+	if v.GitTreeState != "" {
+		commit += " (" + v.GitTreeState + ")"
+	}
+	var b bytes.Buffer
+	w := tabwriter.NewWriter(&b, 0, 0, 1, ' ', 0)
+	for _, l := range [][2]string{{"specd version", r.SpecdVersion}, {"Kubernetes version", kube}, {"Git commit", commit},
+		{"Build date", cmp.Or(v.BuildDate, "unknown")}, {"Go version", v.GoVersion + " " + v.Compiler + " " + v.Platform}} {
+		fmt.Fprintf(w, "%s:\t%s\n", l[0], l[1])
+	}
+	_ = w.Flush() // a bytes.Buffer takes every write
+	return b.Bytes()
 }

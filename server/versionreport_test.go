@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"encoding/json"
 	"runtime/debug"
 	"testing"
@@ -8,12 +9,12 @@ import (
 	"github.com/specd-io/specd/internal/golden"
 )
 
-// TestVersionReportGolden: `specd version -o json` and `-o yaml` of the
-// build stamp in each testdata/version/*.txtar (build.json), against its
-// report.json and report.yaml.
+// TestVersionReportGolden: `specd version -o json`, `-o yaml` and
+// `specd version` of the build stamp in each testdata/version/*.txtar
+// (build.json), against its report.json, report.yaml and report.txt.
 func TestVersionReportGolden(t *testing.T) {
-	for _, output := range []string{"json", "yaml"} {
-		golden.Run(t, "testdata/version/*.txtar", "report."+output, func(t *testing.T, a *golden.Archive) string {
+	for _, output := range []string{"json", "yaml", ""} {
+		golden.Run(t, "testdata/version/*.txtar", "report."+cmp.Or(output, "txt"), func(t *testing.T, a *golden.Archive) string {
 			return versionReport(t, a, output)
 		})
 	}

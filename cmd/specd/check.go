@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/specd-io/specd/check"
 	"github.com/specd-io/specd/engine"
@@ -39,9 +40,35 @@ type checkConfig struct {
 	decrypt func(storage.Storage) storage.Storage
 }
 
-func parseCheckFlags(args []string, help io.Writer) (checkConfig, error) {
+// checkCommand is `specd check`: it exits 0 when the schemas are clean, 1
+// on any problem or error finding, 2 on a usage error.
+func checkCommand() *cobra.Command {
 	var cfg checkConfig
-	fs := flag.NewFlagSet("specd check", flag.ContinueOnError)
+	cmd := &cobra.Command{
+		Use:   "check --schemas DIR",
+		Short: "Check a schema directory, and what changed since a previous one, without serving it",
+		Long: "specd check compiles the schemas of --schemas as specd serve would, round-trips random objects of every\n" +
+			"version through their conversion rules, and with --previous names every change that breaks clients or\n" +
+			"stored objects; with --etcd-servers it reads whether objects are stored in a version that is removed.",
+		Example: `  specd check --schemas schemas
+  specd check --schemas schemas --previous old-schemas --output json
+  specd check --schemas schemas --previous old-schemas --etcd-servers https://etcd-0:2379 --etcd-cafile ca.crt`,
+		Args: cliflag.NoArgs,
+		RunE: cliflag.RunE(func(cmd *cobra.Command, _ []string) error {
+			if err := cfg.complete(); err != nil {
+				return cliflag.Usage(err)
+			}
+			return runCheck(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		}),
+	}
+	checkFlags(cmd.Flags(), &cfg)
+	_ = cmd.MarkFlagDirname("schemas") // defined just above
+	_ = cmd.MarkFlagDirname("previous")
+	cliflag.Values(cmd, "output", "text", "json")
+	return cmd
+}
+
+func checkFlags(fs *pflag.FlagSet, cfg *checkConfig) {
 	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files to check (required)")
 	fs.StringVar(&cfg.Previous, "previous", "", "directory of the previous schema files: report every incompatible change")
 	fs.StringVar(&cfg.Output, "output", "text", "text or json")
@@ -51,61 +78,54 @@ func parseCheckFlags(args []string, help io.Writer) (checkConfig, error) {
 	cfg.EtcdTLS.Register(fs)
 	fs.DurationVar(&cfg.EtcdTimeout, "etcd-timeout", 10*time.Second, "bound of the connection to etcd and of each read")
 	cfg.Encryption.Register(fs)
-	if err := cliflag.Parse(fs, args, help); err != nil {
-		return cfg, err
-	}
+}
+
+// complete says what is wrong with the flags, and loads the encryption
+// configuration.
+func (cfg *checkConfig) complete() error {
 	switch {
-	case fs.NArg() > 0:
-		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	case cfg.Schemas == "":
-		return cfg, errors.New("--schemas is required")
+		return errors.New("--schemas is required")
 	case cfg.Output != "text" && cfg.Output != "json":
-		return cfg, fmt.Errorf("--output %q: must be text or json", cfg.Output)
+		return fmt.Errorf("--output %q: must be text or json", cfg.Output)
 	case cfg.Rounds < 0:
-		return cfg, fmt.Errorf("--rounds %d: must not be negative", cfg.Rounds)
+		return fmt.Errorf("--rounds %d: must not be negative", cfg.Rounds)
 	case len(cfg.EtcdServers) > 0 && cfg.Previous == "":
-		return cfg, errors.New("--etcd-servers needs --previous: it tells whether a removed version still has objects")
+		return errors.New("--etcd-servers needs --previous: it tells whether a removed version still has objects")
 	case cfg.EtcdTimeout <= 0:
-		return cfg, fmt.Errorf("--etcd-timeout %s: must be positive", cfg.EtcdTimeout)
+		return fmt.Errorf("--etcd-timeout %s: must be positive", cfg.EtcdTimeout)
 	case cfg.Encryption.Path != "" && len(cfg.EtcdServers) == 0:
-		return cfg, errors.New("--encryption-provider-config needs --etcd-servers: it decrypts the objects read there")
+		return errors.New("--encryption-provider-config needs --etcd-servers: it decrypts the objects read there")
 	}
 	if err := cfg.EtcdTLS.Check(cfg.EtcdServers); err != nil {
-		return cfg, err
+		return err
 	}
 	var err error
 	cfg.decrypt, err = cfg.Encryption.Load(engine.DefaultPrefix, slog.New(slog.DiscardHandler))
-	return cfg, err
+	return err
 }
 
-// checkCommand exits 0 when the schemas are clean, 1 on any problem or
-// error finding, 2 on a usage error.
-func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseCheckFlags(args, stdout)
-	if err != nil {
-		return exitCode(fmt.Errorf("%w: %w", errUsage, err), "specd check", stderr)
-	}
-	report := runCheck(ctx, cfg, stderr)
+// runCheck runs the check cfg asks for and writes its report.
+func runCheck(ctx context.Context, cfg checkConfig, stdout, stderr io.Writer) error {
+	report := checkReport(ctx, cfg, stderr)
 	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "specd check: interrupted")
-		return 1
+		return errors.New("interrupted")
 	}
 	write := report.WriteText
 	if cfg.Output == "json" {
 		write = report.WriteJSON
 	}
 	if err := write(stdout); err != nil {
-		fmt.Fprintf(stderr, "specd check: %v\n", err)
-		return 1
+		return err
 	}
 	if report.Failed() {
-		return 1
+		return cliflag.Exit(1)
 	}
-	return 0
+	return nil
 }
 
-// runCheck is the check cfg asks for, its progress drawn on stderr.
-func runCheck(ctx context.Context, cfg checkConfig, stderr io.Writer) *check.Report {
+// checkReport is the check cfg asks for, its progress drawn on stderr.
+func checkReport(ctx context.Context, cfg checkConfig, stderr io.Writer) *check.Report {
 	run := check.Run{Schemas: cfg.Schemas, Previous: cfg.Previous, Seed: cfg.Seed, Rounds: cfg.Rounds}
 	if len(cfg.EtcdServers) > 0 {
 		log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/specd-io/specd/internal/golden"
 )
 
 var fencedBlock = regexp.MustCompile("(?s)```(yaml|text)\n(.*?)```")
@@ -46,8 +48,8 @@ func TestServingDocBrokenSchema(t *testing.T) {
 	}
 }
 
-// usageFlag is a flag's line in the usage `specd serve -h` prints.
-var usageFlag = regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`)
+// usageFlag is a flag's line in the help `specd serve -h` prints.
+var usageFlag = regexp.MustCompile(`(?m)^ +(?:-[a-z], )?--([a-z0-9-]+)`)
 
 // TestServingDocFlags checks that docs/serving.md's flag table names
 // every flag of `specd serve`, so a new flag cannot go undocumented.
@@ -62,15 +64,18 @@ func TestServingDocFlags(t *testing.T) {
 			rows.WriteString(l + "\n")
 		}
 	}
-	var usage strings.Builder
-	if _, err := parseServeFlags([]string{"-h"}, &usage); err == nil {
-		t.Fatal("specd serve -h: no error")
+	var usage, stderr strings.Builder
+	if code := run(t.Context(), []string{"serve", "-h"}, &usage, &stderr); code != 0 {
+		t.Fatalf("specd serve -h: exit %d\n%s", code, stderr.String())
 	}
 	flags := usageFlag.FindAllStringSubmatch(usage.String(), -1)
 	if len(flags) < 10 {
 		t.Fatalf("%d flags in the usage of specd serve:\n%s", len(flags), usage.String())
 	}
 	for _, f := range flags {
+		if f[1] == "help" {
+			continue
+		}
 		if !strings.Contains(rows.String(), "`--"+f[1]+"`") {
 			t.Errorf("docs/serving.md's flag table has no row for --%s", f[1])
 		}
@@ -98,5 +103,37 @@ func TestOperationsDocOverload(t *testing.T) {
 	}
 	if got := stderr.String(); got != m[2] {
 		t.Errorf("specd printed:\n%s\ndocs/operations.md shows:\n%s", got, m[2])
+	}
+}
+
+// cliExample is a command of docs/cli.md and what specd prints for it.
+var cliExample = regexp.MustCompile("(?s)```sh\nspecd ([^\n]*)\n```\n\n```text\n(.*?)```")
+
+// TestCLIDoc runs the commands of docs/cli.md that show what specd
+// prints, and compares its version example with the version report's
+// golden file (server/testdata/version).
+func TestCLIDoc(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples := cliExample.FindAllStringSubmatch(string(doc), -1)
+	if len(examples) < 2 {
+		t.Fatalf("docs/cli.md has %d sh commands with their output", len(examples))
+	}
+	for _, m := range examples {
+		var out strings.Builder
+		run(t.Context(), strings.Fields(m[1]), &out, &out)
+		if out.String() != m[2] {
+			t.Errorf("specd %s printed:\n%s\ndocs/cli.md shows:\n%s", m[1], out.String(), m[2])
+		}
+	}
+	stamped, err := os.ReadFile(filepath.Join("..", "..", "server", "testdata", "version", "stamped.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := golden.Parse(stamped).File("report.txt")
+	if !strings.Contains(string(doc), "```text\n"+want+"```") {
+		t.Errorf("docs/cli.md does not show specd version's output as server/testdata/version/stamped.txtar has it:\n%s", want)
 	}
 }

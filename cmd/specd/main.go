@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
 	"github.com/specd-io/specd/internal/cliflag"
+	"github.com/specd-io/specd/loadtest"
 	"github.com/specd-io/specd/server"
 )
 
@@ -30,20 +29,6 @@ func build() server.Build {
 	return server.Build{Version: specdVersion, Commit: gitCommit, TreeState: gitTreeState, Date: buildDate}
 }
 
-const usage = `specd serves Kubernetes-style APIs declared in OpenAPI files.
-
-Usage:
-  specd serve --schemas DIR [--data-dir DIR] [--listen HOST:PORT] [--plugins DIR] [--etcd-servers URL,...] [--watch=false] [--allow-breaking]
-  specd check --schemas DIR [--previous DIR [--etcd-servers URL,...]] [--output text|json] [--seed N] [--rounds N]
-  specd apiservices --schemas DIR --apiservice-service NAMESPACE/NAME [--apiservice-port N] [--apiservice-ca-file FILE]
-  specd bench [flags]
-  specd snapshot save FILE [--data-dir DIR | --etcd-servers URL]
-  specd snapshot restore FILE --data-dir DIR
-  specd version [-o json|yaml]
-
-Run "specd COMMAND -h" for a command's flags.
-`
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -51,68 +36,55 @@ func main() {
 	os.Exit(code)
 }
 
+// run runs specd's command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	switch args[0] {
-	case "serve":
-		return serveCommand(ctx, args[1:], stdout, stderr)
-	case "check":
-		return checkCommand(ctx, args[1:], stdout, stderr)
-	case "snapshot":
-		return snapshotCommand(ctx, args[1:], stdout, stderr)
-	case "apiservices":
-		return apiservicesCommand(ctx, args[1:], stdout, stderr)
-	case "bench":
-		return benchCommand(ctx, args[1:], stdout, stderr)
-	case "version", "--version":
-		return versionCommand(args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "specd: unknown command %q\n\n%s", args[0], usage)
-		return 2
-	}
+	return cliflag.Execute(ctx, rootCommand(stderr), args, stdout, stderr)
 }
 
-// versionCommand prints specd's version, or with -o json|yaml the
-// Kubernetes version it serves, its commit, build date and platform.
-func versionCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("specd version", flag.ContinueOnError)
-	output := fs.String("output", "", "json or yaml: the Kubernetes version, commit, build date and platform too")
-	fs.StringVar(output, "o", "", "shorthand for --output")
-	err := cliflag.Parse(fs, args, stdout)
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	b := []byte(build().Resolved().Version + "\n")
-	if err == nil && *output != "" {
-		b, err = build().Report().Format(*output)
-	}
-	if err != nil {
-		return exitCode(fmt.Errorf("%w: %w", errUsage, err), "specd version", stderr)
-	}
-	_, _ = stdout.Write(b)
-	return 0
+// rootCommand is specd and its commands; the servers' logs go to stderr.
+func rootCommand(stderr io.Writer) *cobra.Command {
+	root := cliflag.Group(&cobra.Command{
+		Use:   "specd",
+		Short: "specd serves Kubernetes-style APIs declared in OpenAPI files",
+		Long: "specd serves Kubernetes-style APIs declared in OpenAPI files: REST, discovery, watch and OpenAPI,\n" +
+			"stored in etcd, for kubectl, client-go and every other Kubernetes client.",
+		Example: `  specd serve --schemas examples/schemas --plugins bin/plugins
+  specd check --schemas schemas --previous old-schemas
+  specd completion bash > /etc/bash_completion.d/specd`,
+		Version: build().Resolved().Version,
+	})
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.AddCommand(serveCommand(stderr), checkCommand(), snapshotCommand(stderr), apiservicesCommand(), loadtest.NewCommand(), versionCommand())
+	return root
 }
 
-// errUsage marks an error in the command line: exit code 2.
-var errUsage = errors.New("usage")
-
-// exitCode is a command's exit code for err, which it prints: 0 for none
-// or -h, 2 for a usage error, 1 for any other.
-func exitCode(err error, command string, stderr io.Writer) int {
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "%s: %s\n", command, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
-		return 2
-	default:
-		fmt.Fprintf(stderr, "%s: %v\n", command, err)
-		return 1
+// versionCommand prints specd's version, the Kubernetes version it
+// serves, its commit, build date and platform.
+func versionCommand() *cobra.Command {
+	var output string
+	var short bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print specd's version, the Kubernetes version it serves, its commit and build date",
+		Example: `  specd version
+  specd version --short
+  specd version -o json`,
+		Args: cliflag.NoArgs,
+		RunE: cliflag.RunE(func(cmd *cobra.Command, _ []string) error {
+			b := []byte(build().Resolved().Version + "\n")
+			var err error
+			if !short {
+				b, err = build().Report().Format(output)
+			}
+			if err != nil {
+				return cliflag.Usage(err)
+			}
+			_, err = cmd.OutOrStdout().Write(b)
+			return err
+		}),
 	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml; without it, lines of text")
+	cmd.Flags().BoolVar(&short, "short", false, "print specd's version only")
+	cliflag.Values(cmd, "output", "json", "yaml")
+	return cmd
 }

@@ -50,16 +50,13 @@ import (
 	"github.com/specd-io/specd/serving"
 )
 
-func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseServeFlags(args, stdout)
-	if err != nil {
-		return exitCode(fmt.Errorf("%w: %w", errUsage, err), "specd serve", stderr)
-	}
+// runServe serves cfg until ctx ends, logging to stderr.
+func runServe(ctx context.Context, cfg serveConfig, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	// The k8s.io/apiserver packages specd serves with log through klog.
 	klog.SetSlogLogger(log)
 	tightenGC()
-	return exitCode(serve(ctx, cfg, log), "specd serve", stderr)
+	return serve(ctx, cfg, log)
 }
 
 // outside is what serve opens before it builds anything on it: the API's
@@ -111,8 +108,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if out.catalog, err = plugins.OpenCatalog(cfg.Plugins, log.With("component", "plugins")); err != nil {
 		return fmt.Errorf("--plugins: %w", err)
 	}
-	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking, NoCRDGate: cfg.NoCRDGate,
-		Watch: !cfg.NoWatch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.catalog.CheckBindings}); err != nil {
+	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking, NoCRDGate: !cfg.CRDGate,
+		Watch: cfg.Watch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.catalog.CheckBindings}); err != nil {
 		return err
 	}
 	defer out.schemas.Close()
@@ -249,6 +246,9 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 		Stopping: func() { ready.Store(false) }, Logger: log})
 	ready.Store(true)
 	log.Info("serving", "address", running.URL())
+	if code, expires := out.chain.LoginLink().Code(); cfg.Console && code != "" {
+		log.Info("console login link, for one login", "url", running.URL()+console.Prefix+"#login="+code, "expires", expires.Format(time.RFC3339))
+	}
 	// The watch caches, then the storage migration, follow each reload.
 	reloads := set.Serve(ctx, out.stored, append([]serving.Follower{p.caches, migration, policy}, aggregated.Followers(registrar)...)...)
 	defer reloads.Stop()
@@ -278,8 +278,8 @@ func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner,
 func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *slog.Logger) *server.Server {
 	set := out.schemas
 	var ui http.Handler // nil with --console=false
-	if cfg.Console {
-		ui = console.Handler()
+	if o := cfg.Chain.Authn.OIDC; cfg.Console {
+		ui = console.Handler(console.Config{OIDC: console.OIDC{IssuerURL: o.IssuerURL, ClientID: o.ClientID}, Login: out.chain.LoginLink()})
 	}
 	return server.New(server.Config{
 		Registry: set.Registry,

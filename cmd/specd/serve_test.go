@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -41,11 +40,11 @@ func TestParseServeFlags(t *testing.T) {
 		},
 		"no watching, breaking changes allowed": {
 			args: []string{"--schemas", "s", "--watch=false", "--allow-breaking"},
-			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, NoWatch: true, AllowBreaking: true},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, AllowBreaking: true},
 		},
 		"CRDs changed as in kube": {
 			args: []string{"--schemas", "s", "--crd-gate=false"},
-			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, NoCRDGate: true},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, CRDGate: false},
 		},
 		"object limit": {
 			args: []string{"--schemas", "s", "--max-object-bytes", "1048576"},
@@ -111,7 +110,7 @@ func TestParseServeFlags(t *testing.T) {
 		"listen needs a port":              {args: []string{"--schemas", "s", "--listen", "localhost"}, wantErr: `--listen "localhost"`},
 		"unknown log level":                {args: []string{"--schemas", "s", "--log-level", "loud"}, wantErr: "--log-level"},
 		"stray argument":                   {args: []string{"--schemas", "s", "extra"}, wantErr: "unexpected arguments: extra"},
-		"unknown flag":                     {args: []string{"--schemas", "s", "--nope"}, wantErr: "flag provided but not defined"},
+		"unknown flag":                     {args: []string{"--schemas", "s", "--nope"}, wantErr: "unknown flag: --nope"},
 		"registering needs aggregated":     {args: []string{"--schemas", "s", "--register-apiservices"}, wantErr: "need --aggregated"},
 		"delegating flag needs aggregated": {args: []string{"--schemas", "s", "--requestheader-allowed-names", "x"}, wantErr: "--requestheader-allowed-names needs --aggregated"},
 		"aggregated needs TLS":             {args: []string{"--schemas", "s", "--aggregated", "--insecure-serving"}, wantErr: "--aggregated needs TLS"},
@@ -123,7 +122,7 @@ func TestParseServeFlags(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, err := parseServeFlags(tc.args, io.Discard)
+			got, err := parseServeFlags(tc.args)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
@@ -141,6 +140,12 @@ func TestParseServeFlags(t *testing.T) {
 			}
 			if !slices.Contains(tc.args, "--profiling=false") {
 				tc.want.Profiling = true // --profiling's default, as kube-apiserver's
+			}
+			if !slices.Contains(tc.args, "--watch=false") {
+				tc.want.Watch = true // reloads follow the files unless turned off
+			}
+			if !slices.Contains(tc.args, "--crd-gate=false") {
+				tc.want.CRDGate = true // CRD updates are judged by the gate unless turned off
 			}
 			if !slices.Contains(tc.args, "--console=false") {
 				tc.want.Console = true // the console is served unless turned off
@@ -161,7 +166,7 @@ func TestParseServeFlags(t *testing.T) {
 // aggregationDefaults are the aggregation flags when none is given.
 func aggregationDefaults(t *testing.T) aggregated.Flags {
 	t.Helper()
-	cfg, err := parseServeFlags([]string{"--schemas", "s"}, io.Discard)
+	cfg, err := parseServeFlags([]string{"--schemas", "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +177,7 @@ func aggregationDefaults(t *testing.T) aggregated.Flags {
 // none is given, which the cases above leave out.
 func securityDefaults(t *testing.T) (rbac.Mode, chain.Flags) {
 	t.Helper()
-	cfg, err := parseServeFlags([]string{"--schemas", "s"}, io.Discard)
+	cfg, err := parseServeFlags([]string{"--schemas", "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +185,7 @@ func securityDefaults(t *testing.T) (rbac.Mode, chain.Flags) {
 }
 
 func TestParseSecurityFlags(t *testing.T) {
-	cfg, err := parseServeFlags([]string{"--schemas", "s"}, io.Discard)
+	cfg, err := parseServeFlags([]string{"--schemas", "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +196,7 @@ func TestParseSecurityFlags(t *testing.T) {
 	}
 	cfg, err = parseServeFlags([]string{"--schemas", "s", "--authorization-mode", "AlwaysAllow", "--max-requests-inflight", "10",
 		"--max-mutating-requests-inflight", "5", "--request-timeout", "5s", "--token-auth-file", "t.csv", "--anonymous-auth",
-		"--enable-priority-and-fairness=false", "--min-request-timeout", "60"}, io.Discard)
+		"--enable-priority-and-fairness=false", "--min-request-timeout", "60"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +206,7 @@ func TestParseSecurityFlags(t *testing.T) {
 		t.Errorf("given: %+v %+v", cfg.Authorization, cfg.Chain)
 	}
 	// 0 is kube-apiserver's: a watch without timeoutSeconds ends at once.
-	cfg, err = parseServeFlags([]string{"--schemas", "s", "--min-request-timeout", "0"}, io.Discard)
+	cfg, err = parseServeFlags([]string{"--schemas", "s", "--min-request-timeout", "0"})
 	if err != nil || cfg.Chain.ServerMinRequestTimeout() != server.NoMinRequestTimeout {
 		t.Errorf("--min-request-timeout 0: %v, %v; want server.NoMinRequestTimeout", err, cfg.Chain.ServerMinRequestTimeout())
 	}
@@ -212,7 +217,7 @@ func TestParseSecurityFlags(t *testing.T) {
 		"--min-request-timeout=-1":                                     "-min-request-timeout",
 		"--max-requests-inflight=0 --max-mutating-requests-inflight=0": "must be positive with --enable-priority-and-fairness",
 	} {
-		_, err := parseServeFlags(append([]string{"--schemas", "s"}, strings.Fields(args)...), io.Discard)
+		_, err := parseServeFlags(append([]string{"--schemas", "s"}, strings.Fields(args)...))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want it to mention %q", args, err, want)
 		}
@@ -246,10 +251,10 @@ func TestRunCommands(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		"no command":      {args: nil, code: 2, stderr: "Usage:"},
+		"no command":      {args: nil, code: 0, stdout: "Available Commands:"},
 		"unknown command": {args: []string{"frobnicate"}, code: 2, stderr: `unknown command "frobnicate"`},
 		"version":         {args: []string{"version"}, code: 0, stdout: specdVersion},
-		"help":            {args: []string{"help"}, code: 0, stdout: "specd serve --schemas DIR"},
+		"help":            {args: []string{"help"}, code: 0, stdout: "serve       Serve the APIs of a schema directory"},
 		"serve bad flags": {args: []string{"serve"}, code: 2, stderr: "--schemas is required"},
 	}
 	for name, tc := range tests {
@@ -282,7 +287,7 @@ func TestParseEventTTL(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := parseServeFlags(append([]string{"--schemas", "s"}, tc.args...), io.Discard)
+			cfg, err := parseServeFlags(append([]string{"--schemas", "s"}, tc.args...))
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)

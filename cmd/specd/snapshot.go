@@ -2,64 +2,53 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+
+	"github.com/spf13/cobra"
 
 	"github.com/specd-io/specd/engine/etcdcare"
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/internal/cliflag"
 )
 
-const snapshotUsage = `Usage:
-  specd snapshot save FILE [--data-dir DIR | --etcd-servers URL [--etcd-cafile F --etcd-certfile F --etcd-keyfile F]]
-  specd snapshot restore FILE --data-dir DIR [--bump-revision N]
-`
-
 // snapshotCommand saves a snapshot of the etcd specd stores in, or
-// restores one into a new data directory of the embedded etcd.
-func snapshotCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, snapshotUsage)
-		return 2
-	}
+// restores one into a new data directory of the embedded etcd; their
+// logs go to stderr.
+func snapshotCommand(stderr io.Writer) *cobra.Command {
+	cmd := cliflag.Group(&cobra.Command{
+		Use:   "snapshot",
+		Short: "Save a snapshot of specd's etcd, or restore one into a new data directory",
+	})
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var err error
-	switch args[0] {
-	case "save":
-		err = snapshotSave(ctx, args[1:], stdout, stderr, log)
-	case "restore":
-		err = snapshotRestore(args[1:], stdout, stderr, log)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, snapshotUsage)
-		return 0
-	default:
-		err = fmt.Errorf("%w: unknown subcommand %q\n\n%s", errUsage, args[0], snapshotUsage)
-	}
-	return exitCode(err, "specd snapshot", stderr)
+	cmd.AddCommand(snapshotSaveCommand(log), snapshotRestoreCommand(log))
+	return cmd
 }
 
-func snapshotSave(ctx context.Context, args []string, stdout, stderr io.Writer, log *slog.Logger) error {
-	fs := flag.NewFlagSet("specd snapshot save", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dataDir := fs.String("data-dir", "", "data directory of the embedded etcd, served by a running specd or not")
-	servers := fs.String("etcd-servers", "", "URL of the one etcd member to take the snapshot from")
+func snapshotSaveCommand(log *slog.Logger) *cobra.Command {
+	var dataDir string
+	var servers cliflag.List
 	var tls etcdstorage.TLSFlags
-	tls.Register(fs)
-	file, err := oneFile(fs, args)
-	if err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "save FILE (--data-dir DIR | --etcd-servers URL)",
+		Short: "Save a snapshot of the embedded etcd of a data directory, or of an etcd member",
+		Example: `  specd snapshot save backup.db --data-dir data
+  specd snapshot save backup.db --etcd-servers https://etcd-0:2379 --etcd-cafile ca.crt --etcd-certfile c.crt --etcd-keyfile c.key`,
+		Args: oneFile,
+		RunE: cliflag.RunE(func(cmd *cobra.Command, args []string) error {
+			version, err := saveFrom(cmd.Context(), dataDir, servers, tls, args[0], log)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "snapshot saved to %s (etcd %s)\n", args[0], version)
+			return nil
+		}),
 	}
-	var list cliflag.List
-	_ = list.Set(*servers) // never fails
-	version, err := saveFrom(ctx, *dataDir, list, tls, file, log)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "snapshot saved to %s (etcd %s)\n", file, version)
-	return nil
+	cmd.Flags().StringVar(&dataDir, "data-dir", "", "data directory of the embedded etcd, served by a running specd or not")
+	cmd.Flags().Var(&servers, "etcd-servers", "URL of the one etcd member to take the snapshot from")
+	tls.Register(cmd.Flags())
+	return cmd
 }
 
 // saveFrom saves a snapshot from the etcd of dataDir or of servers,
@@ -67,57 +56,48 @@ func snapshotSave(ctx context.Context, args []string, stdout, stderr io.Writer, 
 func saveFrom(ctx context.Context, dataDir string, servers []string, tls etcdstorage.TLSFlags, file string, log *slog.Logger) (string, error) {
 	switch {
 	case len(servers) > 0 && dataDir != "":
-		return "", fmt.Errorf("%w: --data-dir and --etcd-servers: give one", errUsage)
+		return "", cliflag.Usagef("--data-dir and --etcd-servers: give one")
 	case len(servers) > 0:
 		if err := tls.Check(servers); err != nil {
-			return "", fmt.Errorf("%w: %w", errUsage, err)
+			return "", cliflag.Usage(err)
 		}
 		return etcdcare.SaveSnapshot(ctx, tls.ClientConfig(servers, log), file)
 	case dataDir != "":
 		return etcdcare.SaveEmbeddedSnapshot(ctx, dataDir, file, log)
 	default:
-		return "", fmt.Errorf("%w: give --data-dir or --etcd-servers", errUsage)
+		return "", cliflag.Usagef("give --data-dir or --etcd-servers")
 	}
 }
 
-func snapshotRestore(args []string, stdout, stderr io.Writer, log *slog.Logger) error {
-	fs := flag.NewFlagSet("specd snapshot restore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dataDir := fs.String("data-dir", "", "new data directory for specd serve --data-dir (absent or empty)")
-	bump := fs.Uint64("bump-revision", etcdcare.DefaultRevisionBump,
+func snapshotRestoreCommand(log *slog.Logger) *cobra.Command {
+	var dataDir string
+	var bump uint64
+	cmd := &cobra.Command{
+		Use:     "restore FILE --data-dir DIR",
+		Short:   "Restore a snapshot into a new data directory for specd serve --data-dir",
+		Example: `  specd snapshot restore backup.db --data-dir data-restored`,
+		Args:    oneFile,
+		RunE: cliflag.RunE(func(cmd *cobra.Command, args []string) error {
+			if dataDir == "" {
+				return cliflag.Usagef("--data-dir is required")
+			}
+			if err := etcdcare.RestoreSnapshot(args[0], dataDir, bump, log); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "snapshot %s restored into %s: start specd serve --data-dir %s\n", args[0], dataDir, dataDir)
+			return nil
+		}),
+	}
+	cmd.Flags().StringVar(&dataDir, "data-dir", "", "new data directory for specd serve --data-dir (absent or empty)")
+	cmd.Flags().Uint64Var(&bump, "bump-revision", etcdcare.DefaultRevisionBump,
 		"move the revision on by this much and mark the history compacted, so that clients that saw later revisions list again; 0 keeps the snapshot's")
-	file, err := oneFile(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dataDir == "" {
-		return fmt.Errorf("%w: --data-dir is required", errUsage)
-	}
-	if err := etcdcare.RestoreSnapshot(file, *dataDir, *bump, log); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "snapshot %s restored into %s: start specd serve --data-dir %s\n", file, *dataDir, *dataDir)
-	return nil
+	return cmd
 }
 
-// oneFile parses fs's flags, given before or after the one file the
-// command takes, and returns the file.
-func oneFile(fs *flag.FlagSet, args []string) (string, error) {
-	var files []string
-	for {
-		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-			return "", err
-		} else if err != nil {
-			return "", fmt.Errorf("%w: %w", errUsage, err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+// oneFile is the Args of a command that takes one file.
+func oneFile(_ *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return cliflag.Usagef("want one FILE, got %d", len(args))
 	}
-	if len(files) != 1 {
-		return "", fmt.Errorf("%w: want one FILE, got %d\n\n%s", errUsage, len(files), snapshotUsage)
-	}
-	return files[0], nil
+	return nil
 }

@@ -73,14 +73,13 @@ func TestSnapshotUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		"no subcommand":       {[]string{"snapshot"}, "Usage:"},
-		"unknown subcommand":  {[]string{"snapshot", "take"}, `unknown subcommand "take"`},
+		"unknown subcommand":  {[]string{"snapshot", "take"}, `unknown command "take"`},
 		"no file":             {[]string{"snapshot", "save", "--data-dir", "d"}, "want one FILE, got 0"},
 		"two files":           {[]string{"snapshot", "save", "a", "b", "--data-dir", "d"}, "want one FILE, got 2"},
 		"no source":           {[]string{"snapshot", "save", "a"}, "give --data-dir or --etcd-servers"},
 		"two sources":         {[]string{"snapshot", "save", "a", "--data-dir", "d", "--etcd-servers", "http://e:2379"}, "give one"},
 		"TLS on http":         {[]string{"snapshot", "save", "a", "--etcd-servers", "https://e:2379", "--etcd-certfile", "c"}, "--etcd-certfile and --etcd-keyfile go together"},
-		"unknown flag":        {[]string{"snapshot", "restore", "a", "--nope"}, "flag provided but not defined: -nope"},
+		"unknown flag":        {[]string{"snapshot", "restore", "a", "--nope"}, "unknown flag: --nope"},
 		"restore needs a dir": {[]string{"snapshot", "restore", "a"}, "--data-dir is required"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -1,10 +1,10 @@
 package encryption
 
 import (
-	"flag"
 	"log/slog"
 
 	"github.com/specd-io/specd/engine/storage"
+	"github.com/spf13/pflag"
 )
 
 // Flag is --encryption-provider-config, of specd serve and check.
@@ -13,7 +13,7 @@ type Flag struct {
 }
 
 // Register defines the flag on fs.
-func (e *Flag) Register(fs *flag.FlagSet) {
+func (e *Flag) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&e.Path, "encryption-provider-config", "", "kube-apiserver's EncryptionConfiguration file (apiserver.config.k8s.io/v1): the resources to encrypt in etcd and the providers (identity, aescbc, aesgcm, secretbox) and keys to do it with")
 }
 

@@ -2,13 +2,13 @@ package etcdcare
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/specd-io/specd/engine/etcdstorage"
 	"github.com/specd-io/specd/internal/cliflag"
+	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -34,7 +34,7 @@ type Flags struct {
 const defaultCompactionInterval = 5 * time.Minute
 
 // Register defines the flags on fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Var((*cliflag.List)(&f.Servers), "etcd-servers", "comma-separated etcd URLs; without it specd starts an embedded etcd")
 	f.TLS.Register(fs)
 	fs.DurationVar(&f.CompactionInterval, "etcd-compaction-interval", defaultCompactionInterval,

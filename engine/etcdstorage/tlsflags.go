@@ -2,8 +2,9 @@ package etcdstorage
 
 import (
 	"errors"
-	"flag"
 	"log/slog"
+
+	"github.com/spf13/pflag"
 )
 
 // TLSFlags are the files --etcd-cafile, --etcd-certfile and
@@ -14,7 +15,7 @@ type TLSFlags struct {
 }
 
 // Register defines the flags on fs.
-func (e *TLSFlags) Register(fs *flag.FlagSet) {
+func (e *TLSFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&e.CAFile, "etcd-cafile", "", "PEM file of the CAs that sign the etcd servers' certificates (the system's by default); needs https:// --etcd-servers")
 	fs.StringVar(&e.CertFile, "etcd-certfile", "", "PEM file of the client certificate specd presents to etcd, with --etcd-keyfile")
 	fs.StringVar(&e.KeyFile, "etcd-keyfile", "", "PEM file of the key of --etcd-certfile")

@@ -63,8 +63,9 @@ func New(s *openapi3.Schema, apiVersion string, statusSubresource bool) (*Manage
 }
 
 // versionConverter moves a typed object to another version of the same
-// resource. Every version of a resource shares one shape today (see
-// converters), so the value is only re-typed.
+// resource by re-typing the value, without the resource's conversion
+// rules: exact between versions of one shape, and blind to a field the
+// rules rename (docs/patch.md, "What is not there yet").
 type versionConverter struct {
 	typ     *typed.ParseableType
 	version fieldpath.APIVersion

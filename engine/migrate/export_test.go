@@ -12,3 +12,10 @@ func (r *Runner) Migrating() *schemas.Registry {
 	defer r.mu.Unlock()
 	return r.job.reg
 }
+
+// Done reports whether the Runner migrated its current job to the end.
+func (r *Runner) Done() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.job.reg != nil && r.completed == r.job.id
+}

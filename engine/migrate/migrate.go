@@ -46,6 +46,9 @@ type Result struct {
 	Current  int64 // already in it
 	Gone     int64 // deleted before the migration reached them
 	Failed   int64 // not convertible, or changing too often; retried next run
+	// Complete: every object is in the storage version now (AlreadyDone,
+	// or a run that left none behind, with the runs it continued).
+	Complete bool
 }
 
 // Examined is how many objects the run looked at.
@@ -101,7 +104,7 @@ func (mg *Migrator) MigrateResource(ctx context.Context, r *schemas.Resource, op
 		return m.res, err
 	}
 	if state.StorageVersion == r.StorageVersion && state.Done {
-		m.res.AlreadyDone = true
+		m.res.AlreadyDone, m.res.Complete = true, true
 		m.metrics.finished()
 		mg.log.Debug("storage migration already done", m.attrs()...)
 		return m.res, nil
@@ -118,7 +121,8 @@ func (mg *Migrator) MigrateResource(ctx context.Context, r *schemas.Resource, op
 	} else if previous != "" {
 		m.announce(previous)
 	}
-	return m.res, m.finish(ctx, &state)
+	err = m.finish(ctx, &state)
+	return m.res, err
 }
 
 // finish runs m from state and records how it ended.
@@ -138,6 +142,7 @@ func (m *migration) finish(ctx context.Context, state *migrationState) error {
 		// (and a new resource has no object yet); the next start checks
 		// again.
 		m.metrics.finished()
+		m.res.Complete = true
 		m.log.Debug("storage migration: every object in the storage version", m.counts()...)
 		return nil
 	}
@@ -154,6 +159,7 @@ func (m *migration) finish(ctx context.Context, state *migrationState) error {
 		return nil
 	}
 	m.metrics.finished()
+	m.res.Complete = true
 	m.log.Info("storage migration done", append(m.counts(), slog.Duration("took", time.Since(start).Round(time.Millisecond)))...)
 	return nil
 }

@@ -38,6 +38,11 @@ type Runner struct {
 	job       job
 	completed uint64 // the id of the last job migrated to the end
 	running   *run   // the run under way; nil when none
+	// complete are the resources (GroupResource) whose objects a run
+	// has left all in the storage version (the value) since it was
+	// last moved: a job of a reload that serves one resource more does
+	// not read every object of the others again.
+	complete map[string]string
 }
 
 // job is the registry Run migrates; every change makes a new one.
@@ -61,7 +66,7 @@ type run struct {
 // after clients have written objects in first's storage version; if that
 // fails, Run tries again before it migrates.
 func NewRunner(ctx context.Context, upkeep *engine.Upkeep, first *schemas.Registry, log *slog.Logger) *Runner {
-	r := &Runner{migrator: New(upkeep, log), wake: make(chan struct{}, 1)}
+	r := &Runner{migrator: New(upkeep, log), wake: make(chan struct{}, 1), complete: map[string]string{}}
 	r.log = r.migrator.log
 	r.job = job{id: 1, reg: first, forgotten: r.forgetStale(ctx, first) == nil}
 	return r
@@ -122,7 +127,7 @@ func (r *Runner) migrate(ctx context.Context, j job) bool {
 			forgotten = err == nil
 		}
 		if err == nil {
-			_, err = r.migrator.MigrateRegistry(ctx, j.reg, Options{})
+			err = r.migrateRegistry(ctx, j.reg)
 		}
 		if err == nil {
 			return true
@@ -195,6 +200,7 @@ func (r *Runner) AfterSwap(_ context.Context, old, next *schemas.Registry) {
 	stopped := r.job.reg == nil
 	r.mu.Unlock()
 	if stopped || storageMoves(old, next) {
+		r.keepComplete(old, next)
 		r.replace(next)
 	}
 }

@@ -48,6 +48,7 @@ func (g *Aggregator) Run(ctx context.Context) {
 			return
 		case <-g.Authorizer.ix.changed:
 		}
+		g.gatherChanges(ctx)
 		if !g.Authorizer.synced[clusterRoles].Load() {
 			continue // a list under way: its end notifies again
 		}
@@ -56,6 +57,23 @@ func (g *Aggregator) Run(ctx context.Context) {
 			g.Authorizer.ix.notify()
 			background.Sleep(ctx, informer.DefaultRetryDelay)
 		}
+	}
+}
+
+// aggregateDelay is how long a pass waits after a change for the
+// changes that come with it: a schema reload writes the view and the
+// edit schema roles one after the other, and a pass after each rewrote
+// edit and admin, which list every resource of the schemas, twice per
+// CRD.
+const aggregateDelay = 50 * time.Millisecond
+
+// gatherChanges waits aggregateDelay and takes the notices of the
+// changes made meanwhile, which the pass that follows reads.
+func (g *Aggregator) gatherChanges(ctx context.Context) {
+	background.Sleep(ctx, aggregateDelay)
+	select {
+	case <-g.Authorizer.ix.changed:
+	default:
 	}
 }
 

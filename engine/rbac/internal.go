@@ -20,6 +20,13 @@ func WithInternalUser(ctx context.Context) context.Context {
 	return request.WithUser(ctx, InternalUser)
 }
 
+// internal reports whether ctx carries InternalUser itself, as only
+// WithInternalUser puts it.
+func internal(ctx context.Context) bool {
+	u, ok := request.UserFrom(ctx)
+	return ok && u == InternalUser
+}
+
 // clusterRoleResource is the served ClusterRole resource of reg, or nil.
 func clusterRoleResource(reg *schemas.Registry) *schemas.ResourceVersion {
 	return reg.Lookup(Group, Version, plurals[clusterRoles])

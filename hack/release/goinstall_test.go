@@ -49,7 +49,7 @@ func TestGoInstall(t *testing.T) {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("go install %s/cmd/specd@%s: %v\n%s", modulePath, version, err, out)
 	}
-	out, err := exec.CommandContext(t.Context(), filepath.Join(bin, "specd"), "version").Output()
+	out, err := exec.CommandContext(t.Context(), filepath.Join(bin, "specd"), "version", "--short").Output()
 	if got := strings.TrimSpace(string(out)); err != nil || got != version {
 		t.Errorf("specd version: %q, %v; want %s (the module's version)", got, err, version)
 	}

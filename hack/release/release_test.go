@@ -41,7 +41,7 @@ func TestReleaseReproducible(t *testing.T) {
 	if out, err := sha.CombinedOutput(); err != nil {
 		t.Errorf("sha256sum -c %s: %v\n%s", SumsFile, err, out)
 	}
-	out, err := exec.CommandContext(t.Context(), filepath.Join(o.Out, binaryName(o.Version, platform)), "version").Output()
+	out, err := exec.CommandContext(t.Context(), filepath.Join(o.Out, binaryName(o.Version, platform)), "version", "--short").Output()
 	if err != nil || strings.TrimSpace(string(out)) != o.Version {
 		t.Errorf("specd version: %q, %v; want %s", out, err, o.Version)
 	}

@@ -17,3 +17,6 @@ func (l *List) Set(v string) error {
 	}
 	return nil
 }
+
+// Type is the name pflag's help gives the value, as its string slices'.
+func (l *List) Type() string { return "strings" }

@@ -1,14 +1,15 @@
 package cliflag
 
 import (
-	"flag"
 	"slices"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 func TestList(t *testing.T) {
 	var l List
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	fs.Var(&l, "name", "")
 	if err := fs.Parse([]string{"--name", "a, b,,", "--name=c", "--name", " "}); err != nil {
 		t.Fatal(err)

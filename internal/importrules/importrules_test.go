@@ -46,7 +46,7 @@ type rule struct {
 // The floors, from the top: cmd; the tests and the load tool; server;
 // engine; serving (the served set, its gate and swap); check; converters;
 // the plugins; schemas; internal. Each floor imports only floors below it
-// (README.md's "What is where" draws the same picture). Every package of
+// (docs/architecture.md draws the same picture). Every package of
 // the module falls under one of the floor rules (TestEveryPackageHasARule).
 var rules = withLeaves([]rule{
 	{name: "nothing imports cmd", packages: "...", forbid: []string{"cmd/..."}},
@@ -80,6 +80,9 @@ var rules = withLeaves([]rule{
 	{name: "examples are plugins, written with the SDK only", packages: "examples/...",
 		allow: []string{"plugins/sdk/..."}},
 	{name: "hack's tools stand alone", packages: "hack/...", allow: []string{}},
+	// specdtest is imported by users' modules: it runs the specd binary
+	// and needs nothing of specd in the test's process.
+	{name: "specdtest stands alone, for users' modules", packages: "specdtest/...", allow: []string{}},
 	// The test helpers are packages of their own so that tests in many
 	// packages share them; only tests import them, and other helpers
 	// (the e2e harness, gizmotest), which only tests import in turn.
@@ -245,7 +248,7 @@ func TestImportRules(t *testing.T) {
 		t.Error(u)
 	}
 	if len(broken) > 0 {
-		t.Errorf("imports that break the import rules (the table in internal/importrules; README.md's \"What is where\"):\n%s", strings.Join(broken, "\n"))
+		t.Errorf("imports that break the import rules (the table in internal/importrules; docs/architecture.md):\n%s", strings.Join(broken, "\n"))
 	}
 }
 

@@ -16,7 +16,9 @@ import (
 const KeyID = "k1"
 
 // Issuer is an OpenID provider on loopback, over TLS: a discovery
-// document and the key set its id tokens are signed with (RS256).
+// document, the key set its id tokens are signed with (RS256), and the
+// authorization code flow with PKCE for public clients (a login form that
+// asks for a user name and groups, and a token endpoint).
 type Issuer struct {
 	URL    string
 	Key    *rsa.PrivateKey
@@ -29,13 +31,17 @@ func NewIssuer(t testing.TB) *Issuer {
 	iss := &Issuer{Key: NewRSAKey(t)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
+		// A browser client reads it from its own origin.
+		w.Header().Set("Access-Control-Allow-Origin", "*")
 		writeJSON(w, map[string]any{
 			"issuer": iss.URL, "jwks_uri": iss.URL + "/keys",
 			"authorization_endpoint": iss.URL + "/auth", "token_endpoint": iss.URL + "/token",
-			"response_types_supported": []string{"id_token"}, "subject_types_supported": []string{"public"},
-			"id_token_signing_alg_values_supported": []string{"RS256"},
+			"response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"},
+			"id_token_signing_alg_values_supported": []string{"RS256"}, "code_challenge_methods_supported": []string{"S256"},
+			"grant_types_supported": []string{"authorization_code"}, "token_endpoint_auth_methods_supported": []string{"none"},
 		})
 	})
+	(&codeFlow{iss: iss, codes: map[string]grant{}}).register(mux)
 	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{
 			Key: &iss.Key.PublicKey, KeyID: KeyID, Algorithm: string(jose.RS256), Use: "sig",
@@ -63,16 +69,30 @@ func NewRSAKey(t testing.TB) *rsa.PrivateKey {
 // SignJWT makes a compact JWS of claims with key, under KeyID.
 func SignJWT(t testing.TB, key *rsa.PrivateKey, claims map[string]any) string {
 	t.Helper()
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: KeyID}},
-		(&jose.SignerOptions{}).WithType("JWT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := jwt.Signed(signer).Claims(claims).CompactSerialize()
+	raw, err := signJWTErr(key, claims)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return raw
+}
+
+// signJWT is SignJWT for the issuer's own handlers, which have no test
+// to fail: signing with a valid RSA key does not fail.
+func signJWT(key *rsa.PrivateKey, claims map[string]any) string {
+	raw, err := signJWTErr(key, claims)
+	if err != nil {
+		panic("testpki: sign an id token: " + err.Error())
+	}
+	return raw
+}
+
+func signJWTErr(key *rsa.PrivateKey, claims map[string]any) (string, error) {
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: KeyID}},
+		(&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		return "", err
+	}
+	return jwt.Signed(signer).Claims(claims).CompactSerialize()
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

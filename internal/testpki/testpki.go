@@ -66,3 +66,41 @@ func (ca *CA) PEM() []byte { return CertPEM(ca.Cert) }
 func CertPEM(cert *x509.Certificate) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
 }
+
+// Leaf signs tmpl for a new key: a random serial, valid from an hour ago
+// to an hour from now, for digital signatures; its subject, usages and
+// names are tmpl's.
+func (ca *CA) Leaf(t testing.TB, tmpl *x509.Certificate) (*x509.Certificate, crypto.Signer) {
+	t.Helper()
+	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl.SerialNumber = serial
+	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	key := NewKey(t)
+	return Sign(t, tmpl, ca.Cert, key, ca.Key), key
+}
+
+// KeyPEM is key as PEM (PKCS #8), as kube's programs and client-go read
+// key files.
+func KeyPEM(t testing.TB, key crypto.Signer) []byte {
+	t.Helper()
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+}
+
+// PublicKeyPEM is key's public half as PEM (PKIX): the file that checks
+// what key signs, such as kube-apiserver's --service-account-key-file.
+func PublicKeyPEM(t testing.TB, key crypto.Signer) []byte {
+	t.Helper()
+	der, err := x509.MarshalPKIXPublicKey(key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+}

@@ -84,3 +84,15 @@ func TestDisableKeepsStoredWith(t *testing.T) {
 		t.Error("the switched-off core events say they are served")
 	}
 }
+
+// TestHostGroups: aggregated, every reserved group but specd's own
+// status.specd.io is the host's, so that the host gets an APIService
+// for status.specd.io and none for the groups it serves itself.
+func TestHostGroups(t *testing.T) {
+	host := builtin.HostGroups()
+	for _, g := range builtin.ReservedGroups() {
+		if want := g != "status.specd.io"; slices.Contains(host, g) != want {
+			t.Errorf("%s among the host's groups: %v, want %v", g, !want, want)
+		}
+	}
+}

@@ -49,6 +49,17 @@ func ReservedGroups() []string {
 	return append([]string(nil), reservedGroups...)
 }
 
+// specdGroup is the reserved group that is specd's own: no Kubernetes
+// cluster serves it.
+const specdGroup = "status.specd.io"
+
+// HostGroups returns the ReservedGroups a Kubernetes cluster serves
+// itself: all but specd's own status.specd.io. Aggregated, specd
+// registers no APIService for these, and their objects are the host's.
+func HostGroups() []string {
+	return slices.DeleteFunc(ReservedGroups(), func(g string) bool { return g == specdGroup })
+}
+
 // essentialGroups are the groups --disable may not name: specd's RBAC
 // authorization reads rbac.authorization.k8s.io, and the review groups are
 // served in code.

@@ -2,13 +2,13 @@ package aggregated
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/specd-io/specd/schemas/builtin"
 	"github.com/specd-io/specd/server/apiservices"
 	"github.com/specd-io/specd/server/delegated"
+	"github.com/spf13/pflag"
 )
 
 // Flags are the flags of serving as an aggregated API server of a host
@@ -28,7 +28,7 @@ type Flags struct {
 }
 
 // Register defines the flags on fs.
-func (a *Flags) Register(fs *flag.FlagSet) {
+func (a *Flags) Register(fs *pflag.FlagSet) {
 	a.Delegated.Register(fs)
 	fs.BoolVar(&a.RegisterAPIServices, "register-apiservices", false, "with --aggregated: create an APIService in the host for each served group version, and keep them in step with the schema directory")
 	fs.StringVar(&a.Service, "apiservice-service", "", "NAMESPACE/NAME of the host Service in front of specd, which the APIServices point at (needed by --register-apiservices)")
@@ -72,5 +72,5 @@ func (a *Flags) Config(caBundle []byte) (apiservices.Config, error) {
 	if a.Port < 0 || a.Port > 65535 {
 		return apiservices.Config{}, fmt.Errorf("--apiservice-port %d: must be 0 to 65535", a.Port)
 	}
-	return apiservices.Config{Namespace: ns, Service: name, Port: int32(a.Port), CABundle: caBundle, Skip: builtin.ReservedGroups()}, nil
+	return apiservices.Config{Namespace: ns, Service: name, Port: int32(a.Port), CABundle: caBundle, Skip: builtin.HostGroups()}, nil
 }

@@ -101,7 +101,7 @@ func (h *Host) ForeignGroups() []string {
 	if h == nil {
 		return nil
 	}
-	return builtin.ReservedGroups()
+	return builtin.HostGroups()
 }
 
 // LocalNamespaces is job, the controller of specd's own Namespaces, when

@@ -2,11 +2,11 @@ package auditlog
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
 	pluginlog "k8s.io/apiserver/plugin/pkg/audit/log"
 )
 
@@ -30,7 +30,7 @@ type Flags struct {
 }
 
 // Register adds the flags to fs with kube-apiserver's names and defaults.
-func (f *Flags) Register(fs *flag.FlagSet) {
+func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.PolicyFile, "audit-policy-file", "", "audit.k8s.io/v1 Policy file saying what to audit; needs --audit-log-path")
 	fs.StringVar(&f.LogPath, "audit-log-path", "", "file the audit events are appended to, one JSON object a line; '-' means standard output")
 	fs.IntVar(&f.MaxAge, "audit-log-maxage", defaultMaxAge, "days to keep rotated audit log files; 0 keeps them regardless of age")

@@ -1,17 +1,17 @@
 package auditlog
 
 import (
-	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
 )
 
 func TestRegisterDefaults(t *testing.T) {
 	var f Flags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	f.Register(fs)
 	if err := fs.Parse(nil); err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func TestRegisterDefaults(t *testing.T) {
 
 func TestRegisterParses(t *testing.T) {
 	var f Flags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	f.Register(fs)
 	err := fs.Parse([]string{"--audit-policy-file=p.yaml", "--audit-log-path=-", "--audit-log-maxage=7",
 		"--audit-log-maxbackup=3", "--audit-log-maxsize=10", "--audit-log-format=legacy"})

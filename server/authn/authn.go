@@ -33,6 +33,9 @@ type Config struct {
 	TokenAuthFile string
 	OIDC          OIDC
 	Anonymous     bool
+	// Tokens are more bearer token authenticators, asked after the token
+	// file and OIDC (the console's login link).
+	Tokens []authenticator.Token
 }
 
 // OIDC holds the --oidc-* flag values; no IssuerURL means no OIDC.
@@ -119,5 +122,5 @@ func (a *Authenticator) tokenAuthenticators(ctx context.Context, cfg Config) ([]
 		tokens = append(tokens, t)
 		a.health = append(a.health, t.HealthCheck)
 	}
-	return tokens, nil
+	return append(tokens, cfg.Tokens...), nil
 }

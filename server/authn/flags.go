@@ -2,12 +2,12 @@ package authn
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/apiserver/plugin/pkg/authenticator/token/oidc"
 )
@@ -23,13 +23,13 @@ type Flags struct {
 }
 
 // Register adds the flags to fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.TokenAuthFile, "token-auth-file", "", "CSV file of bearer tokens: token,user,uid[,\"group1,group2\"] per line (kube's format)")
 	fs.BoolVar(&f.Anonymous, "anonymous-auth", false, "serve requests with no credentials as user system:anonymous in group system:unauthenticated")
 	f.registerOIDC(fs)
 }
 
-func (f *Flags) registerOIDC(fs *flag.FlagSet) {
+func (f *Flags) registerOIDC(fs *pflag.FlagSet) {
 	o := &f.OIDC
 	fs.StringVar(&o.IssuerURL, "oidc-issuer-url", "", "https URL of the OpenID issuer; its id tokens are accepted (needs --oidc-client-id)")
 	fs.StringVar(&o.ClientID, "oidc-client-id", "", "client id that id tokens must be issued for (their aud claim)")

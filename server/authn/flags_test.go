@@ -1,18 +1,18 @@
 package authn_test
 
 import (
-	"flag"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/specd-io/specd/server/authn"
+	"github.com/spf13/pflag"
 )
 
 func parse(t *testing.T, args ...string) *authn.Flags {
 	t.Helper()
 	var f authn.Flags
-	fs := flag.NewFlagSet("specd serve", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("specd serve", pflag.ContinueOnError)
 	f.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)

@@ -3,13 +3,13 @@ package certs
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"path/filepath"
 
 	"github.com/specd-io/specd/internal/cliflag"
+	"github.com/spf13/pflag"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 )
 
@@ -29,7 +29,7 @@ type Flags struct {
 }
 
 // Register defines the flags on fs.
-func (s *Flags) Register(fs *flag.FlagSet) {
+func (s *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.CertFile, "tls-cert-file", "", "PEM file of the serving certificate (with its chain); without it specd generates a CA, a serving certificate and an admin kubeconfig into --data-dir")
 	fs.StringVar(&s.KeyFile, "tls-private-key-file", "", "PEM file of the key of --tls-cert-file")
 	fs.StringVar(&s.ClientCAFile, "client-ca-file", "", "PEM file of the CAs whose client certificates authenticate users (CN the user, O the groups), beside specd's own generated CA")
@@ -87,6 +87,7 @@ func (s Flags) Open(ctx context.Context, at Place, log *slog.Logger) (*Serving, 
 			return nil, err
 		}
 		cfg.CertFile, cfg.KeyFile, cfg.ClientCAFiles = files.ServingCert, files.ServingKey, []string{files.CACert}
+		cfg.Generated = true
 	}
 	if s.ClientCAFile != "" {
 		cfg.ClientCAFiles = append(cfg.ClientCAFiles, s.ClientCAFile)

@@ -21,6 +21,9 @@ type ServingConfig struct {
 	// cluster's front proxy and users); NewServing runs their
 	// controllers. Nil for none.
 	HandshakeCAs dynamiccertificates.CAContentProvider
+	// Generated says specd generated the files, and the admin
+	// certificate beside them, into its data directory.
+	Generated bool
 }
 
 // Serving is the server's TLS configuration, kept up to date with the
@@ -28,6 +31,7 @@ type ServingConfig struct {
 type Serving struct {
 	tlsConfig *tls.Config
 	clientCA  dynamiccertificates.CAContentProvider
+	generated bool
 }
 
 // NewServing loads the files of cfg, failing if they are not a valid
@@ -39,7 +43,7 @@ func NewServing(ctx context.Context, cfg ServingConfig) (*Serving, error) {
 	if err != nil {
 		return nil, fmt.Errorf("certs: serving certificate: %w", err)
 	}
-	s := &Serving{}
+	s := &Serving{generated: cfg.Generated}
 	if s.clientCA, err = clientCAs(cfg.ClientCAFiles); err != nil {
 		return nil, err
 	}
@@ -135,3 +139,7 @@ func (s *Serving) TLSConfig() *tls.Config {
 // ClientCA is the reloading bundle of client CAs, for the x509
 // authenticator (its VerifyOptions); nil when no client CA was given.
 func (s *Serving) ClientCA() dynamiccertificates.CAContentProvider { return s.clientCA }
+
+// Generated reports whether specd generated its certificates, with the
+// admin's (AdminUser in AdminGroup), into its data directory.
+func (s *Serving) Generated() bool { return s.generated }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
@@ -39,6 +40,7 @@ type Chain struct {
 	auditBackend  audit.Backend
 	fairness      *fairness.Controller // nil without priority and fairness
 	delegation    *delegated.Delegation
+	loginLink     *authn.LoginLink // nil unless specd generated its admin certificate
 }
 
 // Open opens the authenticators, the audit log and priority and
@@ -72,6 +74,12 @@ func Open(ctx context.Context, cfg Config) (*Chain, error) {
 // host's.
 func (c *Chain) openAuthenticator(ctx context.Context, serving *certs.Serving) (authenticator.Request, error) {
 	cfg := c.flags.Authn.Config(serving.ClientCA())
+	if serving.Generated() {
+		// The link is for whoever started specd, as the generated admin
+		// certificate is: specd logs it, and it logs in as that user.
+		c.loginLink = authn.NewLoginLink(time.Now, certs.AdminUser, certs.AdminGroup)
+		cfg.Tokens = append(cfg.Tokens, c.loginLink)
+	}
 	anonymous := cfg.Anonymous
 	if c.delegation != nil {
 		cfg.Anonymous = false
@@ -97,6 +105,10 @@ func (c *Chain) openAudit(ctx context.Context, log *slog.Logger) error {
 	c.auditPolicy, c.auditBackend = policy, backend
 	return nil
 }
+
+// LoginLink is the console's login link (server/authn), nil unless
+// specd generated its own certificates.
+func (c *Chain) LoginLink() *authn.LoginLink { return c.loginLink }
 
 // Close flushes and closes the audit log.
 func (c *Chain) Close() {

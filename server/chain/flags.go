@@ -2,7 +2,6 @@ package chain
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/specd-io/specd/server"
 	"github.com/specd-io/specd/server/auditlog"
 	"github.com/specd-io/specd/server/authn"
+	"github.com/spf13/pflag"
 )
 
 // Flags are the flags of the request chain: who a request is
@@ -25,16 +25,19 @@ type Flags struct {
 	MinRequestTimeout   time.Duration
 }
 
-// Register defines the flags on fs.
-func (c *Flags) Register(fs *flag.FlagSet) {
-	c.Authn.Register(fs)
-	c.Audit.Register(fs)
+// Register defines the flags on three sets, as kube-apiserver's help
+// groups them: the request limits on generic, the Authn flags on authn
+// and the Audit flags on audit (they may be one set).
+func (c *Flags) Register(generic, authn, audit *pflag.FlagSet) {
+	c.Authn.Register(authn)
+	c.Audit.Register(audit)
+	fs := generic
 	fs.IntVar(&c.MaxRequestsInFlight, "max-requests-inflight", 400, "reads served at once, beyond which a request gets 429; 0 for no limit (watches do not count)")
 	fs.IntVar(&c.MaxMutatingRequests, "max-mutating-requests-inflight", 200, "writes served at once, beyond which a request gets 429; 0 for no limit")
 	fs.BoolVar(&c.PriorityAndFairness, "enable-priority-and-fairness", true, "share the sum of the two in-flight limits among users and priority levels, as kube-apiserver's API Priority and Fairness with its built-in configuration, instead of the two limits")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", time.Minute, "longest a request other than a watch may take before it gets 504; 0 for no limit")
 	c.MinRequestTimeout = 30 * time.Minute
-	fs.Func("min-request-timeout", "seconds a watch without timeoutSeconds lasts at least; it ends at a random time between this and twice this (default 1800); with 0, as in kube-apiserver, such a watch ends at once", func(v string) error {
+	fs.Func("min-request-timeout", "the `seconds` a watch without timeoutSeconds lasts at least; it ends at a random time between this and twice this (default 1800); with 0, as in kube-apiserver, such a watch ends at once", func(v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return fmt.Errorf("want a number of seconds, 0 or more, not %q", v)

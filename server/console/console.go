@@ -2,9 +2,12 @@ package console
 
 import (
 	"embed"
+	"encoding/json"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strings"
+	"time"
 )
 
 //go:embed static
@@ -13,19 +16,64 @@ var files embed.FS
 // Prefix is where Handler serves: /console/ and the files under it.
 const Prefix = "/console/"
 
-// contentSecurityPolicy lets the page load its own scripts, styles and
-// images only, and connect to its own origin only (specd's API): no
-// inline script, no frame, no form posted elsewhere.
-const contentSecurityPolicy = "default-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'; object-src 'none'"
+// Config is what the page needs to know of the server and may be told
+// without a login: nothing secret.
+type Config struct {
+	// OIDC is the issuer the page logs in with, as a public client
+	// (authorization code with PKCE); no IssuerURL means none.
+	OIDC OIDC `json:"oidc"`
+	// Login redeems the login link's code (POST Prefix+"login"); nil
+	// means the page has no link to redeem.
+	Login Login `json:"-"`
+}
 
-// Handler serves the console's files under Prefix, for GET and HEAD.
-func Handler() http.Handler {
+// Login redeems a login link's code, once, for a bearer token and its
+// expiry (server/authn.LoginLink).
+type Login interface {
+	Redeem(code string) (string, time.Time, error)
+}
+
+// OIDC is the issuer of --oidc-issuer-url and the client of
+// --oidc-client-id: the page asks the issuer for an id token for that
+// client, which the API then accepts.
+type OIDC struct {
+	IssuerURL string `json:"issuerURL,omitempty"`
+	ClientID  string `json:"clientID,omitempty"`
+}
+
+// policy is the page's Content-Security-Policy: it may load its own
+// scripts, styles and images only, and connect to its own origin
+// (specd's API) and to the OIDC issuer's (its discovery document and
+// token endpoint): no inline script, no frame, no form posted elsewhere.
+// The issuer's URL was checked by the --oidc-* flags' check: one that
+// is not an https URL adds no origin.
+func (c Config) policy() string {
+	connect := "'self'"
+	if u, err := url.Parse(c.OIDC.IssuerURL); err == nil && u.Scheme == "https" && u.Host != "" {
+		connect += " https://" + u.Host
+	}
+	return "default-src 'self'; connect-src " + connect + "; base-uri 'none'; frame-ancestors 'none'; form-action 'none'; object-src 'none'"
+}
+
+// Handler serves the console's files under Prefix, for GET and HEAD, and
+// cfg as Prefix+"config.json".
+func Handler(cfg Config) http.Handler {
 	static, err := fs.Sub(files, "static")
 	if err != nil {
 		panic("console: the embedded files have no static/: " + err.Error())
 	}
+	csp := cfg.policy()
+	config, err := json.Marshal(cfg)
+	if err != nil {
+		panic("console: marshal the config: " + err.Error()) // strings only
+	}
 	fileServer := http.StripPrefix(Prefix, http.FileServerFS(static))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == Prefix+"login" && r.Method == http.MethodPost && cfg.Login != nil {
+			setHeaders(w.Header(), csp)
+			redeem(w, r, cfg.Login)
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -35,16 +83,21 @@ func Handler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		setHeaders(w.Header())
+		setHeaders(w.Header(), csp)
+		if r.URL.Path == Prefix+"config.json" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(config)
+			return
+		}
 		fileServer.ServeHTTP(w, r)
 	})
 }
 
 // setHeaders are the headers of every file: the policy, no sniffing, no
-// referrer (a URL may name an object), and revalidation, so that a new
-// binary's files are used at once.
-func setHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", contentSecurityPolicy)
+// referrer (a URL may name an object, or carry an OIDC code), and
+// revalidation, so that a new binary's files are used at once.
+func setHeaders(h http.Header, csp string) {
+	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-cache")

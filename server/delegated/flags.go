@@ -2,7 +2,6 @@ package delegated
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"slices"
 	"sort"
@@ -38,7 +37,7 @@ type Flags struct {
 var ownFlags = []string{"client-ca-file"}
 
 // Register adds the flags to fs, with the delegating options' defaults.
-func (f *Flags) Register(fs *flag.FlagSet) {
+func (f *Flags) Register(fs *pflag.FlagSet) {
 	f.Authentication = options.NewDelegatingAuthenticationOptions()
 	f.Authorization = options.NewDelegatingAuthorizationOptions()
 	f.set = map[string]bool{}
@@ -46,12 +45,14 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 		"authentication and authorization delegated to it (front-proxy headers, TokenReview, SubjectAccessReview), its namespaces, its events (docs/aggregation.md)")
 	fs.StringVar(&f.Kubeconfig, "kubeconfig", "", "with --aggregated: kubeconfig of the host cluster; without it, the in-cluster configuration "+
 		"(the default of --authentication-kubeconfig and --authorization-kubeconfig too)")
-	pfs := pflag.NewFlagSet("delegated", pflag.ContinueOnError)
-	f.Authentication.AddFlags(pfs)
-	f.Authorization.AddFlags(pfs)
-	pfs.VisitAll(func(p *pflag.Flag) {
+	options := pflag.NewFlagSet("delegated", pflag.ContinueOnError)
+	f.Authentication.AddFlags(options)
+	f.Authorization.AddFlags(options)
+	options.VisitAll(func(p *pflag.Flag) {
 		if !slices.Contains(ownFlags, p.Name) {
-			fs.Var(tracked{Value: p.Value, name: p.Name, set: f.set}, p.Name, "with --aggregated: "+p.Usage)
+			p.Value = tracked{Value: p.Value, name: p.Name, set: f.set}
+			p.Usage = "with --aggregated: " + p.Usage
+			fs.AddFlag(p)
 		}
 	})
 }
@@ -67,9 +68,6 @@ func (t tracked) Set(v string) error {
 	t.set[t.name] = true
 	return t.Value.Set(v)
 }
-
-// IsBoolFlag lets a boolean flag be given without a value, as pflag does.
-func (t tracked) IsBoolFlag() bool { return t.Type() == "bool" }
 
 // Check reports delegating flags given without --aggregated, and what
 // the delegating options refuse.

@@ -1,18 +1,19 @@
 package delegated
 
 import (
-	"flag"
 	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 func parse(t *testing.T, args ...string) (*Flags, error) {
 	t.Helper()
 	var f Flags
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.String("client-ca-file", "", "specd's own")
 	f.Register(fs)

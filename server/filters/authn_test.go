@@ -73,3 +73,16 @@ func TestInsecureServingIsSystemUnsecured(t *testing.T) {
 		})
 	}
 }
+
+// TestConsoleLoginIsPublic: anyone may send the console a login code
+// (the code is the credential); no other write under /console is public.
+func TestConsoleLoginIsPublic(t *testing.T) {
+	url, _ := serve(t, http.HandlerFunc(echo), Config{})
+	for path, want := range map[string]int{"/console/login": http.StatusOK, "/console/other": http.StatusForbidden, "/console/login/x": http.StatusForbidden} {
+		t.Run(path, func(t *testing.T) {
+			if code, body := do(t, http.MethodPost, url+path, ""); code != want {
+				t.Fatalf("POST %s: %d %s, want %d", path, code, body, want)
+			}
+		})
+	}
+}

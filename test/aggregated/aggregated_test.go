@@ -29,6 +29,7 @@ func TestAggregated(t *testing.T) {
 		{"every verb through the host", func(t *testing.T) { verbsThroughHost(t, h) }},
 		{"host user decided by SubjectAccessReview", func(t *testing.T) { hostUserDecidedBySAR(t, h, s) }},
 		{"forged X-Remote-User refused", func(t *testing.T) { forgedHeadersRefused(t, h, s) }},
+		{"the chart's ServiceMonitor token reads /metrics", func(t *testing.T) { scraperReadsMetrics(t, h, s) }},
 		{"plugin events in the host", func(t *testing.T) { pluginEventsInHost(t, h) }},
 		{"host namespace deletion", func(t *testing.T) { namespaceDeletion(t, h) }},
 		{"owned by a host ConfigMap", func(t *testing.T) { ownedByHostConfigMap(t, h) }},

@@ -18,7 +18,8 @@ import (
 
 // host is a Kubernetes control plane on loopback: etcd,
 // kube-apiserver with the aggregator, and kube-controller-manager with
-// the namespace and garbage-collector controllers only.
+// the namespace, garbage-collector and service-account token controllers
+// only.
 type host struct {
 	// t is the test that started the host: processes started later
 	// stop when it ends, not with the subtest that started them.
@@ -102,14 +103,19 @@ func (h *host) restartAPIServer(t testing.TB, port string) {
 	h.awaitReady(t)
 }
 
-// startControllerManager runs the namespace and garbage-collector
-// controllers as a system:masters user, serving nothing.
+// startControllerManager runs the namespace, garbage-collector and
+// service-account token controllers as a system:masters user, serving
+// nothing.
 func (h *host) startControllerManager(t testing.TB) {
 	t.Helper()
 	h.pki.client(t, "kcm", "system:kube-controller-manager", "system:masters")
 	kubeconfig := h.kubeconfig(t, "kcm", "kcm")
 	p := &proc{name: "kube-controller-manager", dir: h.dir, args: []string{binaries.controllerManager,
-		"--kubeconfig=" + kubeconfig, "--controllers=namespace-controller,garbage-collector-controller",
+		"--kubeconfig=" + kubeconfig,
+		"--controllers=namespace-controller,garbage-collector-controller,serviceaccount-token-controller",
+		// The token controller fills the chart's service-account-token
+		// Secrets, signing as kube-apiserver checks.
+		"--service-account-private-key-file=" + h.pki.path("sa.key"), "--root-ca-file=" + h.pki.path("ca.crt"),
 		"--secure-port=0", "--leader-elect=false", "--v=1"}}
 	p.start(t)
 }

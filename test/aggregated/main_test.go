@@ -13,9 +13,9 @@ import (
 
 // binaries are the programs the tests run, set up once by TestMain.
 var binaries struct {
-	specd, kubectl, plugins      string
-	apiserver, controllerManager string
-	etcdmember                   string
+	specd, kubectl, plugins, helm string
+	apiserver, controllerManager  string
+	etcdmember                    string
 }
 
 // repoRoot is the root of the specd module, relative to this package.
@@ -41,8 +41,8 @@ func runMain(m *testing.M) int {
 
 // setUpBinaries takes each program from its environment variable (a path
 // relative to the repository root, as the Makefile writes them), or
-// builds it: specd, the plugins and etcdmember with go build, kubectl and
-// kube's programs with make (kube's take minutes the first time).
+// builds it: specd, the plugins and etcdmember with go build, kubectl,
+// Helm and kube's programs with make (kube's take minutes the first time).
 func setUpBinaries(dir string) error {
 	builds := []struct {
 		target *string
@@ -54,6 +54,7 @@ func setUpBinaries(dir string) error {
 		{&binaries.plugins, "PLUGINS_DIR", []string{"go", "build", "-o", "OUT/", "./examples/plugins/..."}, "plugins"},
 		{&binaries.etcdmember, "ETCDMEMBER", []string{"go", "build", "-o", "OUT", "./test/chaos/etcdmember"}, "etcdmember"},
 		{&binaries.kubectl, "KUBECTL", []string{"make", "kubectl", "KUBECTL_BIN=OUT"}, "kubectl"},
+		{&binaries.helm, "HELM", []string{"make", "helm", "HELM_BIN=OUT"}, "helm"},
 		{&binaries.apiserver, "KUBE_APISERVER", []string{"make", "kube-apiserver", "KUBE_APISERVER_BIN=OUT"}, "kube-apiserver"},
 		{&binaries.controllerManager, "KUBE_CONTROLLER_MANAGER", []string{"make", "kube-controller-manager", "KUBE_CONTROLLER_MANAGER_BIN=OUT"}, "kube-controller-manager"},
 	}

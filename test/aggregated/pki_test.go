@@ -1,17 +1,12 @@
 package aggregated
 
 import (
-	"crypto"
-	"crypto/ecdsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/specd-io/specd/internal/testpki"
 )
@@ -52,34 +47,12 @@ func (p *pki) client(t testing.TB, name, user string, groups ...string) {
 	p.leaf(t, p.clusterCA, name, x509.ExtKeyUsageClientAuth, user, groups, nil, nil)
 }
 
-var serial int64 = 100
-
 func (p *pki) leaf(t testing.TB, ca *testpki.CA, name string, usage x509.ExtKeyUsage, cn string, orgs, dns []string, ips []net.IP) {
 	t.Helper()
-	key := testpki.NewKey(t)
-	serial++
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: cn, Organization: orgs},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-		DNSNames:     dns,
-		IPAddresses:  ips,
-	}
-	cert := testpki.Sign(t, tmpl, ca.Cert, key, ca.Key)
+	cert, key := ca.Leaf(t, &x509.Certificate{Subject: pkix.Name{CommonName: cn, Organization: orgs},
+		ExtKeyUsage: []x509.ExtKeyUsage{usage}, DNSNames: dns, IPAddresses: ips})
 	p.write(t, name+".crt", testpki.CertPEM(cert))
-	p.write(t, name+".key", keyPEM(t, key))
-}
-
-func keyPEM(t testing.TB, key crypto.Signer) []byte {
-	t.Helper()
-	der, err := x509.MarshalECPrivateKey(key.(*ecdsa.PrivateKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
+	p.write(t, name+".key", testpki.KeyPEM(t, key))
 }
 
 // serviceAccountKey writes sa.key and sa.pub, the key pair the host
@@ -87,10 +60,6 @@ func keyPEM(t testing.TB, key crypto.Signer) []byte {
 func (p *pki) serviceAccountKey(t testing.TB) {
 	t.Helper()
 	key := testpki.NewKey(t)
-	p.write(t, "sa.key", keyPEM(t, key))
-	der, err := x509.MarshalPKIXPublicKey(key.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.write(t, "sa.pub", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	p.write(t, "sa.key", testpki.KeyPEM(t, key))
+	p.write(t, "sa.pub", testpki.PublicKeyPEM(t, key))
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -40,46 +39,53 @@ type specd struct {
 	admin string
 	// kubeconfig is specd's identity in the host: its service account.
 	kubeconfig string
+	// flags are specd's beyond those of every start: how its
+	// APIServices are made.
+	flags []string
 }
 
-// setUpSpecd applies specd's host RBAC and the ExternalName Service, and
-// starts specd on a copy of examples/schemas (and of the more directories
-// of the repository) with the host identity of its service account.
+// setUpSpecd applies specd's host objects from the chart (chartValues),
+// and starts specd registering its APIServices (registerFlags).
 func setUpSpecd(t testing.TB, h *host, more ...string) *specd {
 	t.Helper()
-	kubectl(t, h.admin, "apply", "-f", "examples/aggregated/host-rbac.yaml") // kubectl runs in the repository root
+	installChart(t, h, nil)
+	return startSpecd(t, h, registerFlags, more...)
+}
+
+// registerFlags have specd write its APIServices, which follow its port
+// (--apiservice-port=0), with the CA it generates for the Service's name.
+var registerFlags = []string{"--register-apiservices",
+	"--apiservice-service", specdNamespace + "/" + specdService, "--apiservice-port", "0",
+	"--tls-sans", specdService + "." + specdNamespace + ".svc"}
+
+// startSpecd applies the ExternalName Service and starts specd with
+// flags on a copy of examples/schemas (and of the more directories of
+// the repository) with the host identity of its service account.
+func startSpecd(t testing.TB, h *host, flags []string, more ...string) *specd {
+	t.Helper()
 	ctx := context.Background()
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: specdService, Namespace: specdNamespace},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"}}
 	if _, err := h.client.CoreV1().Services(specdNamespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	seconds := int64(3600)
-	tok, err := h.client.CoreV1().ServiceAccounts(specdNamespace).CreateToken(ctx, "specd",
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &specd{h: h, dir: filepath.Join(h.dir, "specd"), schemas: filepath.Join(h.dir, "schemas")}
+	s := &specd{h: h, dir: filepath.Join(h.dir, "specd"), schemas: filepath.Join(h.dir, "schemas"), flags: flags}
 	for _, dir := range append([]string{"examples/schemas"}, more...) {
 		if err := os.CopyFS(s.schemas, os.DirFS(filepath.Join(repoRoot, dir))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s.kubeconfig = h.tokenKubeconfig(t, "specd", tok.Status.Token)
+	s.kubeconfig = h.tokenKubeconfig(t, "specd", serviceAccountToken(t, h, chartRelease))
 	s.start(t)
 	return s
 }
 
-// start starts specd on a free loopback port; the APIServices follow
-// the port (--apiservice-port=0).
+// start starts specd on a free loopback port.
 func (s *specd) start(t testing.TB) {
 	t.Helper()
-	s.proc = &proc{name: "specd", dir: s.h.dir, args: []string{binaries.specd, "serve",
+	s.proc = &proc{name: "specd", dir: s.h.dir, args: append([]string{binaries.specd, "serve",
 		"--schemas", s.schemas, "--data-dir", s.dir, "--listen", "127.0.0.1:0", "--plugins", binaries.plugins,
-		"--aggregated", "--kubeconfig", s.kubeconfig, "--register-apiservices",
-		"--apiservice-service", specdNamespace + "/" + specdService, "--apiservice-port", "0",
-		"--tls-sans", specdService + "." + specdNamespace + ".svc"}}
+		"--aggregated", "--kubeconfig", s.kubeconfig}, s.flags...)}
 	s.proc.start(t)
 	s.url = s.proc.await(t, specdServing, 60*time.Second)[1]
 	s.admin = filepath.Join(s.dir, "admin.kubeconfig")

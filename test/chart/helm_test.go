@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/specd-io/specd/test/testhelm"
 )
 
 // repoRoot is the root of the specd repository, from this package.
@@ -26,12 +27,9 @@ const repoRoot = "../.."
 // chartDir is the chart under test.
 var chartDir = filepath.Join(repoRoot, "charts", "specd")
 
-// helmTimeout bounds one helm command; buildTimeout a cold build of a
-// tool (Helm, kubectl, kube-apiserver).
-const (
-	helmTimeout  = 3 * time.Minute
-	buildTimeout = 30 * time.Minute
-)
+// buildTimeout bounds a cold build of a tool (Helm, kubectl,
+// kube-apiserver).
+const buildTimeout = 30 * time.Minute
 
 // tool is a program the tests run: $ENV (relative to the repository
 // root, as the Makefile writes it) when set, else built on first use by
@@ -114,40 +112,18 @@ func readChart(t *testing.T) {
 	}
 }
 
-// runHelm runs helm with args and its own empty home, so that no user
-// configuration changes what is tested; it returns stdout, and stderr in
-// the error.
+// runHelm runs the pinned helm with args (testhelm.Run) after reading
+// the chart.
 func runHelm(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	readChart(t)
-	ctx, cancel := context.WithTimeout(context.Background(), helmTimeout)
-	defer cancel()
-	home := t.TempDir()
-	cmd := exec.CommandContext(ctx, helmTool.Path(t), args...)
-	cmd.Env = append(os.Environ(), "HOME="+home, "HELM_CACHE_HOME="+filepath.Join(home, "cache"),
-		"HELM_CONFIG_HOME="+filepath.Join(home, "config"), "HELM_DATA_HOME="+filepath.Join(home, "data"))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("helm %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), nil
+	return testhelm.Run(t, helmTool.Path(t), args...)
 }
 
-// valuesFile writes values (JSON is YAML) for `helm -f`, which takes
-// commas as separators: the file's path (from the test's name) must have
-// none.
+// valuesFile writes values for `helm -f`.
 func valuesFile(t *testing.T, values map[string]any) string {
 	t.Helper()
-	data, err := json.Marshal(values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "values.yaml")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testhelm.ValuesFile(t, values)
 }
 
 // release and namespace of every rendering.
@@ -160,7 +136,8 @@ const (
 // template renders the chart with values, as release in namespace.
 func template(t *testing.T, values map[string]any) (string, error) {
 	t.Helper()
-	return runHelm(t, "template", release, chartDir, "--namespace", namespace, "-f", valuesFile(t, values))
+	readChart(t)
+	return testhelm.Template(t, helmTool.Path(t), chartDir, release, namespace, values)
 }
 
 // render is template of values that must render, split into objects.

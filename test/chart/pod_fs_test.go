@@ -1,9 +1,6 @@
 package chart
 
 import (
-	"crypto"
-	"crypto/x509"
-	"encoding/pem"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -101,12 +98,3 @@ func (fs *podFS) path(t *testing.T, p string) string {
 
 // serial is a serial number no other certificate of the test has.
 func serial() *big.Int { return big.NewInt(time.Now().UnixNano()) }
-
-func keyPEM(t *testing.T, key crypto.Signer) []byte {
-	t.Helper()
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-}

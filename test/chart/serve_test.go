@@ -44,6 +44,17 @@ var (
 // (through extraArgs and extraVolumes).
 const adminToken = "chart-test-admin-token"
 
+// The token file's other users: a scraper in the group
+// system:monitoring, written as docs/deploy.md writes it, and a user
+// outside it.
+const (
+	scraperToken = "chart-test-scraper-token"
+	otherToken   = "chart-test-other-token"
+	tokensCSV    = adminToken + `,chart-admin,1,"system:masters"` + "\n" +
+		scraperToken + ",prometheus,prometheus,system:monitoring\n" +
+		otherToken + ",other,other\n"
+)
+
 // podValues are the values of TestPodServes's renderings: a token file
 // for the test's admin (extraArgs and extraVolumes), the serving
 // certificate from a Secret, and the shop schemas in the chart's
@@ -81,7 +92,7 @@ func runPod(t *testing.T, objs objects, pod corev1.PodTemplateSpec, secrets map[
 		secrets = map[string]map[string]string{}
 	}
 	secrets["specd-serving"] = servingSecret(t, ca)
-	secrets["specd-tokens"] = map[string]string{"tokens.csv": adminToken + `,chart-admin,1,"system:masters"` + "\n"}
+	secrets["specd-tokens"] = map[string]string{"tokens.csv": tokensCSV}
 	fs := newPodFS(t, objs, pod, c, secrets)
 	proc := startPod(t, fs, c.Args)
 	return &runningPod{fs: fs, proc: proc, url: awaitServing(t, proc), client: httpsClient(ca)}
@@ -98,6 +109,20 @@ func (p *runningPod) checkServes(t *testing.T) {
 		t.Errorf("GET /apis/shop.example.com/v1 as the admin: %d, want 200", code)
 	}
 	checkAudited(t, p.proc, "/apis/shop.example.com/v1")
+	p.checkScrape(t)
+}
+
+// checkScrape: the token of the group system:monitoring, which a
+// ServiceMonitor of mode standalone or replicated carries
+// (docs/deploy.md), gets /metrics; no token gets 401, and a user outside
+// the group 403.
+func (p *runningPod) checkScrape(t *testing.T) {
+	t.Helper()
+	for token, want := range map[string]int{scraperToken: http.StatusOK, "": http.StatusUnauthorized, otherToken: http.StatusForbidden} {
+		if code := get(t, p.client, p.url+"/metrics", token); code != want {
+			t.Errorf("GET /metrics with token %q: %d, want %d", token, code, want)
+		}
+	}
 }
 
 // TestPodServes: specd runs as the standalone StatefulSet's pod: it
@@ -253,7 +278,7 @@ func servingSecret(t *testing.T, ca *testpki.CA) map[string]string {
 		NotBefore:   time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}, ca.Cert, key, ca.Key)
-	return map[string]string{"tls.crt": string(testpki.CertPEM(cert)), "tls.key": string(keyPEM(t, key)), "ca.crt": string(ca.PEM())}
+	return map[string]string{"tls.crt": string(testpki.CertPEM(cert)), "tls.key": string(testpki.KeyPEM(t, key)), "ca.crt": string(ca.PEM())}
 }
 
 func httpsClient(ca *testpki.CA) *http.Client {

@@ -147,6 +147,8 @@ func TestRefused(t *testing.T) {
 		"a data directory out of the volume": {map[string]any{"persistence": map[string]any{"dataDir": "../etc"}}, `persistence.dataDir "../etc"`},
 		"backup nowhere":                     {map[string]any{"backup": map[string]any{"enabled": true}}, "backup.volume"},
 		"ServiceMonitor of an unknown CA":    {map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}, "metrics.serviceMonitor.tlsConfig"},
+		"ServiceMonitor without credentials": {map[string]any{"tls": map[string]any{"source": "certManager"}, "metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}},
+			"metrics.serviceMonitor in mode standalone needs metrics.serviceMonitor.authorization"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

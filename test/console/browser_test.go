@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/chromedp"
 )
 
@@ -53,8 +56,16 @@ func newBrowser(t testing.TB) context.Context {
 // the test ends.
 func newTab(t testing.TB, browser context.Context) context.Context {
 	t.Helper()
-	tab, cancel := chromedp.NewContext(browser)
+	// What the browser says of the page (a blocked request, an error):
+	// in the test's log, where a failed step is explained.
+	var done atomic.Bool // no t.Logf once the test is over
+	tab, cancel := chromedp.NewContext(browser, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*cdplog.EventEntryAdded); ok && !done.Load() {
+			t.Logf("browser %s: %s %s", e.Entry.Level, e.Entry.Text, e.Entry.URL)
+		}
+	}))
 	t.Cleanup(cancel)
+	t.Cleanup(func() { done.Store(true) }) // before cancel: cleanups run last first
 	// The first run opens the tab, which lives as long as its context:
 	// no timeout here.
 	if err := chromedp.Do(tab); err != nil {
@@ -118,6 +129,25 @@ func login(t testing.TB, tab context.Context, s *specd, token, user string) {
 		chromedp.WaitVisible(chromedp.CSS("#nav a[data-resource]")),
 		waitText("#whoami", user),
 	)
+}
+
+// waitURL waits until tab's page is at an address starting with prefix:
+// after a click that navigates, which ends the actions on the old page.
+func waitURL(t testing.TB, tab context.Context, prefix string) {
+	t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	var at string
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(tab, time.Second)
+		url, err := chromedp.Run(ctx, chromedp.Location())
+		cancel()
+		if err == nil && strings.HasPrefix(url, prefix) {
+			return
+		}
+		at = url
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the page is at %s, want an address starting with %s", at, prefix)
 }
 
 // waitText waits until the element of sel contains text.

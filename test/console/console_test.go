@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,7 +17,8 @@ import (
 // YAML, one object in both versions of its kind, a 422 shown at its field, and a viewer who sees no edit or
 // delete.
 func TestConsole(t *testing.T) {
-	s := startSpecd(t)
+	issuer, oidc := oidcArgs(t)
+	s := startSpecd(t, oidc...)
 	s.mustDo(t, http.MethodPost, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", viewBinding, http.StatusCreated)
 	browser := newBrowser(t)
 	admin := newTab(t, browser)
@@ -52,6 +54,33 @@ func TestConsole(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	t.Run("a reload the gate refuses", func(t *testing.T) {
+		file := filepath.Join(s.Schemas, "shop.example.com", "v1.yaml")
+		before, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A new required field breaks every client that writes widgets.
+		breaking := strings.Replace(string(before), "required: [color]", "required: [color, price]", 1)
+		if breaking == string(before) {
+			t.Fatal("the widget schema has no required: [color] to change")
+		}
+		run(t, admin, "the state page", chromedp.Navigate(s.URL+"/console/#/"), waitText("#specd-schemareloads", "Applied"))
+		if err := os.WriteFile(file, []byte(breaking), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := os.WriteFile(file, before, 0o644); err != nil {
+				t.Error(err)
+			}
+		})
+		run(t, admin, "the refusal shown", waitText("#specd-schemareloads", "Refused"), waitText("#specd-schemareloads", "allowBreaking"))
+		text := value(t, admin, "read the reloads", chromedp.Text(chromedp.ID("specd-schemareloads")))
+		if !strings.Contains(text, "price") {
+			t.Errorf("reloads: %q, want the refused change naming price", text)
+		}
+		screenshot(t, admin, "refused-reload")
+	})
 	t.Run("another client's write appears", func(t *testing.T) {
 		run(t, admin, "the widgets", chromedp.Navigate(s.URL+"/console/#/r/shop.example.com/v1/widgets?ns=default"),
 			waitText("#list-status", "Live"))
@@ -76,6 +105,24 @@ func TestConsole(t *testing.T) {
 			t.Errorf("the versions shown: %q, want the widget in both", text)
 		}
 		screenshot(t, admin, "versions")
+	})
+	t.Run("an object's events", func(t *testing.T) {
+		var w struct {
+			Metadata struct{ UID string } `json:"metadata"`
+		}
+		if err := json.Unmarshal([]byte(s.mustDo(t, http.MethodGet, "/apis/shop.example.com/v1/namespaces/default/widgets/from-yaml", "", http.StatusOK)), &w); err != nil {
+			t.Fatal(err)
+		}
+		s.mustDo(t, http.MethodPost, "/api/v1/namespaces/default/events", event("from-yaml.1", "from-yaml", w.Metadata.UID, "Polished"), http.StatusCreated)
+		s.mustDo(t, http.MethodPost, "/api/v1/namespaces/default/events", event("other.1", "from-elsewhere", "", "NotMine"), http.StatusCreated)
+		run(t, admin, "the widget's events", chromedp.Navigate(s.URL+"/console/#/o/shop.example.com/v1/widgets/default/from-yaml"),
+			waitText("#events", "Polished"))
+		if text := value(t, admin, "read the events", chromedp.Text(chromedp.ID("events"))); strings.Contains(text, "NotMine") {
+			t.Errorf("the widget's events show another object's: %q", text)
+		}
+		s.mustDo(t, http.MethodPost, "/api/v1/namespaces/default/events", event("from-yaml.2", "from-yaml", w.Metadata.UID, "Shipped"), http.StatusCreated)
+		run(t, admin, "a new event shown by watch", waitText("#events", "Shipped"))
+		screenshot(t, admin, "events")
 	})
 	t.Run("a 422 at its field", func(t *testing.T) {
 		yaml := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: bad\n  namespace: default\nspec:\n  color: purple\n"
@@ -104,6 +151,69 @@ func TestConsole(t *testing.T) {
 			t.Error("val sees the Edit button")
 		}
 		screenshot(t, viewer, "viewer")
+		run(t, viewer, "who val is, what val may do", chromedp.Navigate(s.URL+"/console/#/me?ns=default"),
+			waitText("#me", "val"), waitText("#rules", "widgets"))
+		rules := value(t, viewer, "read the rules", chromedp.Evaluate[[][]string](
+			`[...document.querySelectorAll("#rules tbody tr")].map(tr => [...tr.cells].map(td => td.textContent))`))
+		for _, r := range rules {
+			if strings.Contains(r[0], "create") || strings.Contains(r[0], "delete") || strings.Contains(r[0], "*") {
+				if strings.Contains(r[2], "widgets") {
+					t.Errorf("val's rules %v let val change widgets", r)
+				}
+			}
+		}
+		screenshot(t, viewer, "whoami")
+	})
+	t.Run("the login link, once", func(t *testing.T) {
+		link := s.loginLink(t)
+		first := newTab(t, browser)
+		run(t, first, "open the link", chromedp.Navigate(link), waitText("#whoami", "specd-admin"), waitText("#whoami", "system:masters"))
+		if url := value(t, first, "read the address", chromedp.Location()); strings.Contains(url, "login=") {
+			t.Errorf("the code stays in the address: %s", url)
+		}
+		screenshot(t, first, "login-link")
+		second := newTab(t, browser)
+		run(t, second, "open the link again", chromedp.Navigate(link), waitText("#login-error", "wrong, used or expired"))
+		if visible := value(t, second, "is the console shown", chromedp.Evaluate[bool](`!document.getElementById("app").hidden`)); visible {
+			t.Error("the used link logged in again")
+		}
+		screenshot(t, second, "login-link-used")
+	})
+	t.Run("accessibility of each page", func(t *testing.T) {
+		axe := axeSource(t)
+		tab := newTab(t, browser)
+		run(t, tab, "the login page", chromedp.Navigate(s.URL+"/console/"), chromedp.WaitVisible(chromedp.ID("token")))
+		checkAccessibility(t, tab, axe, "login")
+		login(t, tab, s, adminToken, "alice")
+		pages := []struct{ name, fragment, sel, text string }{
+			{"state", "#/", "#specd-schemafiles", "shop.example.com"},
+			{"list", "#/r/shop.example.com/v1/widgets?ns=default", "#objects", "from-yaml"},
+			{"object", "#/o/shop.example.com/v1/widgets/default/from-yaml", "#versions", "v2beta1"},
+			{"create", "#/new/shop.example.com/v1/widgets?ns=default", "#view h2", "New Widget"},
+			{"who am I", "#/me?ns=default", "#rules", "*"},
+		}
+		for _, p := range pages {
+			run(t, tab, p.name, chromedp.Navigate(s.URL+"/console/"+p.fragment), waitText(p.sel, p.text))
+			checkAccessibility(t, tab, axe, p.name)
+		}
+	})
+	t.Run("OIDC login", func(t *testing.T) {
+		tab := newTab(t, browser)
+		run(t, tab, "go to the issuer", chromedp.Navigate(s.URL+"/console/#/r/shop.example.com/v1/widgets?ns=default"),
+			chromedp.WaitVisible(chromedp.ID("oidc-login")), chromedp.Click(chromedp.ID("oidc-login")))
+		waitURL(t, tab, issuer+"/auth?")
+		run(t, tab, "the issuer's form", chromedp.WaitVisible(chromedp.ID("username")))
+		screenshot(t, tab, "oidc-issuer")
+		run(t, tab, "log in at the issuer", chromedp.SendKeys(chromedp.ID("username"), "olivia"),
+			chromedp.SendKeys(chromedp.ID("groups"), "ops"), chromedp.Click(chromedp.ID("issuer-login")))
+		waitURL(t, tab, s.URL+"/console/")
+		run(t, tab, "back in the console", waitText("#whoami", "oidc:olivia"), waitText("#whoami", "oidc:ops"))
+		// Back where the login started, with the code out of the address.
+		url := value(t, tab, "read the address", chromedp.Location())
+		if want := s.URL + "/console/#/r/shop.example.com/v1/widgets?ns=default"; url != want {
+			t.Errorf("after the login the page is at %s, want %s", url, want)
+		}
+		screenshot(t, tab, "oidc")
 	})
 }
 

@@ -39,6 +39,7 @@ type specd struct {
 	URL     string
 	Schemas string // a copy of the example schemas the test may change
 	client  *http.Client
+	log     *syncBuffer
 }
 
 // binary is $name, or what build makes in dir.
@@ -83,6 +84,7 @@ func startSpecd(t testing.TB, args ...string) *specd {
 	cmd := exec.Command(specdBin, append([]string{"serve", "--schemas", s.Schemas, "--plugins", plugins, "--data-dir", data,
 		"--listen", "127.0.0.1:0", "--token-auth-file", tokens}, args...)...)
 	var log syncBuffer
+	s.log = &log
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -145,6 +147,19 @@ func (s *specd) waitReady(t testing.TB, log *syncBuffer, data string, exited <-c
 	}
 }
 
+// loginLinkLine is specd's log line with the console's login link.
+var loginLinkLine = regexp.MustCompile(`msg="console login link, for one login" url=(\S+)`)
+
+// loginLink is the console login link specd logged at start.
+func (s *specd) loginLink(t testing.TB) string {
+	t.Helper()
+	m := loginLinkLine.FindStringSubmatch(s.log.String())
+	if m == nil {
+		t.Fatalf("specd logged no login link:\n%s", s.log.String())
+	}
+	return strings.Trim(m[1], `"`)
+}
+
 // do sends a request as the admin; body is JSON.
 func (s *specd) do(ctx context.Context, method, path, token, body string) (int, string, error) {
 	req, err := http.NewRequestWithContext(ctx, method, s.URL+path, strings.NewReader(body))
@@ -180,6 +195,15 @@ func (s *specd) mustDo(t testing.TB, method, path, body string, want int) string
 // widget is a Widget of the example schemas, as JSON.
 func widget(name, color string) string {
 	return fmt.Sprintf(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":%q,"namespace":"default"},"spec":{"color":%q}}`, name, color)
+}
+
+// event is a core/v1 Event about the widget name (of uid, if any), as
+// JSON.
+func event(name, widget, uid, reason string) string {
+	return fmt.Sprintf(`{"apiVersion":"v1","kind":"Event","metadata":{"name":%q,"namespace":"default"},
+"involvedObject":{"apiVersion":"shop.example.com/v1","kind":"Widget","namespace":"default","name":%q,"uid":%q},
+"reason":%q,"message":"the widget was %s","type":"Normal","count":1,"source":{"component":"test"},
+"firstTimestamp":"2026-11-29T12:00:00Z","lastTimestamp":"2026-11-29T12:00:00Z"}`, name, widget, uid, reason, reason)
 }
 
 type syncBuffer struct {

@@ -1,17 +1,13 @@
 package testkube
 
 import (
-	"crypto"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -33,12 +29,8 @@ func newPKI(t testing.TB, dir string) *pki {
 	p := &pki{dir: dir, ca: testpki.NewCA(t, "testkube-ca")}
 	p.write(t, "ca.crt", testpki.CertPEM(p.ca.Cert))
 	sa := testpki.NewKey(t)
-	p.writeKey(t, "sa.key", sa)
-	pub, err := x509.MarshalPKIXPublicKey(sa.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.write(t, "sa.pub", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))
+	p.write(t, "sa.key", testpki.KeyPEM(t, sa))
+	p.write(t, "sa.pub", testpki.PublicKeyPEM(t, sa))
 	p.admin = p.sign(t, "admin", &x509.Certificate{
 		Subject:     pkix.Name{CommonName: "admin", Organization: []string{"system:masters"}},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
@@ -60,23 +52,10 @@ func (p *pki) serving(t testing.TB) {
 // sign makes NAME.crt and NAME.key of tmpl, signed by the CA.
 func (p *pki) sign(t testing.TB, name string, tmpl *x509.Certificate) tls.Certificate {
 	t.Helper()
-	key := testpki.NewKey(t)
-	tmpl.SerialNumber = big.NewInt(time.Now().UnixNano())
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
-	cert := testpki.Sign(t, tmpl, p.ca.Cert, key, p.ca.Key)
+	cert, key := p.ca.Leaf(t, tmpl)
 	p.write(t, name+".crt", testpki.CertPEM(cert))
-	p.writeKey(t, name+".key", key)
+	p.write(t, name+".key", testpki.KeyPEM(t, key))
 	return tls.Certificate{Certificate: [][]byte{cert.Raw}, PrivateKey: key, Leaf: cert}
-}
-
-func (p *pki) writeKey(t testing.TB, name string, key crypto.Signer) {
-	t.Helper()
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.write(t, name, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 }
 
 func (p *pki) write(t testing.TB, name string, data []byte) {

@@ -49,6 +49,13 @@ release's namespace in them, as two releases may share a cluster. */}}
 {{- if eq .Values.mode "aggregated" }}true{{ end }}
 {{- end }}
 
+{{/* Whether the chart makes the ServiceMonitor's credentials: "true"
+or "". Only an aggregated specd takes the cluster's ServiceAccount tokens;
+another is given metrics.serviceMonitor.authorization. */}}
+{{- define "specd.scraper" -}}
+{{- if and .Values.metrics.serviceMonitor.enabled (include "specd.aggregated" .) (empty .Values.metrics.serviceMonitor.authorization) }}true{{ end }}
+{{- end }}
+
 {{/* The Service's DNS names, which the serving certificate covers. */}}
 {{- define "specd.dnsNames" -}}
 {{- $svc := include "specd.fullname" . }}
@@ -107,5 +114,8 @@ naming them. */}}
 {{- end }}
 {{- if and .Values.metrics.serviceMonitor.enabled (empty .Values.metrics.serviceMonitor.tlsConfig) (or (eq .Values.tls.source "specd") (and (eq .Values.tls.source "secret") (empty .Values.tls.caBundle))) }}
 {{- fail "metrics.serviceMonitor needs metrics.serviceMonitor.tlsConfig, or a CA the chart knows (tls.caBundle, or tls.source certManager)" }}
+{{- end }}
+{{- if and .Values.metrics.serviceMonitor.enabled (not (include "specd.aggregated" .)) (empty .Values.metrics.serviceMonitor.authorization) }}
+{{- fail (printf "metrics.serviceMonitor in mode %s needs metrics.serviceMonitor.authorization: the token of a user of specd's in the group system:monitoring (docs/deploy.md)" .Values.mode) }}
 {{- end }}
 {{- end }}

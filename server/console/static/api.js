@@ -54,6 +54,9 @@ export class API {
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     if (opts.contentType) headers["Content-Type"] = opts.contentType;
     const resp = await fetch(path, { method, headers, body: opts.body, signal: opts.signal, credentials: "same-origin", cache: "no-store" });
+    // An expired token (an OIDC id token, a login link's): app.js shows
+    // the login again.
+    if (resp.status === 401 && this.token) window.dispatchEvent(new Event("specd-unauthorized"));
     if (!resp.ok) {
       /** @type {Status} */
       let status = { message: `HTTP ${resp.status}` };

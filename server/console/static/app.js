@@ -4,6 +4,7 @@
 //   #/r/GROUP/VERSION/PLURAL?ns=&labelSelector=&fieldSelector=
 //   #/o/GROUP/VERSION/PLURAL/NAMESPACE/NAME   (NAMESPACE "-": cluster-scoped)
 //   #/new/GROUP/VERSION/PLURAL?ns=
+//   #/me?ns=                            who am I, what may I do there
 // GROUP is "core" for the core group.
 
 import { API, APIError, savedToken, saveToken } from "./api.js";
@@ -12,6 +13,8 @@ import { h, replace, errorView } from "./dom.js";
 import { listView } from "./list.js";
 import { objectView, createView } from "./object.js";
 import { specdView } from "./specd.js";
+import { meView } from "./me.js";
+import { oidcConfig, startLogin, finishLogin } from "./oidc.js";
 
 /** @param {string} id @returns {HTMLElement} */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -25,11 +28,49 @@ async function start() {
     const token = /** @type {HTMLInputElement} */ (byId("token")).value.trim();
     login(token);
   });
+  window.addEventListener("specd-unauthorized", () => {
+    if (current) current.abort();
+    saveToken("");
+    byId("app").hidden = true;
+    byId("login").hidden = false;
+    byId("login-error").textContent = "The API no longer accepts your login (it expired?): log in again.";
+  });
   byId("logout").addEventListener("click", () => {
     saveToken("");
     location.reload();
   });
-  await login(savedToken(), true);
+  /** @type {import("./oidc.js").OIDCConfig} */
+  const oidc = await oidcConfig().catch(() => ({}));
+  if (oidc.issuerURL) {
+    const button = byId("oidc-login");
+    button.hidden = false;
+    button.addEventListener("click", () => startLogin(oidc).catch((err) => {
+      byId("login-error").textContent = `Login failed: ${err.message}`;
+    }));
+  }
+  let token = savedToken();
+  try {
+    token = (await finishLogin(oidc)) || (await redeemLink()) || token;
+  } catch (err) {
+    byId("login-error").textContent = `The login did not finish: ${/** @type {Error} */ (err).message}`;
+  }
+  await login(token, true);
+}
+
+/**
+ * The login link specd logs at start (#login=CODE): the code is taken
+ * out of the address at once and traded, once, for a bearer token.
+ * @returns {Promise<string>} the token, or "" when the page was not
+ *   opened by the link
+ */
+async function redeemLink() {
+  const m = location.hash.match(/^#login=([A-Za-z0-9]+)$/);
+  if (!m) return "";
+  history.replaceState(null, "", location.pathname);
+  const resp = await fetch("login", { method: "POST", body: m[1], cache: "no-store", credentials: "omit" });
+  const answer = await resp.json().catch(() => ({}));
+  if (!resp.ok) throw new Error(answer.message || `HTTP ${resp.status}`);
+  return answer.token;
 }
 
 /**
@@ -54,14 +95,14 @@ async function login(token, quiet = false) {
   } catch (err) {
     byId("login").hidden = false;
     byId("app").hidden = true;
-    byId("login-error").textContent = quiet && !token ? "" : `Login failed: ${/** @type {Error} */ (err).message}`;
+    if (!quiet || token) byId("login-error").textContent = `Login failed: ${/** @type {Error} */ (err).message}`;
     if (!quiet || token) /** @type {HTMLInputElement} */ (byId("token")).focus();
   }
 }
 
 /** @param {import("./discovery.js").Group[]} groups */
 function navigation(groups) {
-  replace(byId("nav"), h("ul", {}, h("li", {}, h("a", { href: "#/" }, "specd status"))),
+  replace(byId("nav"), h("ul", {}, h("li", {}, h("a", { href: "#/" }, "specd status")), h("li", {}, h("a", { href: "#/me" }, "Who am I"))),
     ...groups.filter((g) => g.resources.length).map((g) => h("div", {},
       h("h2", {}, g.name || "core"),
       h("ul", {}, ...g.resources.map((r) => h("li", {},
@@ -88,6 +129,10 @@ async function route(api, groups) {
     return;
   }
   const [what, group, , plural] = parts;
+  if (what === "me") {
+    await meView(api, query, view);
+    return;
+  }
   const r = findResource(groups, group === "core" ? "" : group, plural);
   if (!r) {
     replace(view, errorView(new Error(`No resource ${plural} in ${group}.`)));
@@ -96,7 +141,7 @@ async function route(api, groups) {
   if (what === "r") await listView(api, r, query, view, current.signal);
   else if (what === "o") {
     const g = groups.find((x) => x.name === r.group);
-    await objectView(api, r, parts[4] === "-" ? "" : parts[4], parts[5], view, g ? g.versions : [r.version]);
+    await objectView(api, r, parts[4] === "-" ? "" : parts[4], parts[5], view, g ? g.versions : [r.version], current.signal);
   }
   else if (what === "new") createView(api, r, query.get("ns") || "default", view);
 }

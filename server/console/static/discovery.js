@@ -1,4 +1,4 @@
-// The API's groups, versions and resources, from discovery.
+// The API's groups, versions and resources, from aggregated discovery.
 
 /**
  * @typedef {{group: string, version: string, plural: string, kind: string,
@@ -6,26 +6,38 @@
  * @typedef {{name: string, preferred: string, versions: string[], resources: Resource[]}} Group
  */
 
+/** The aggregated discovery document (apidiscovery.k8s.io/v2), as kubectl asks for it. */
+const aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json";
+
 /**
+ * Every group, its versions and the resources of its preferred version,
+ * from the aggregated discovery of /api and /apis: two requests, however
+ * many groups are served.
  * @param {import("./api.js").API} api
  * @returns {Promise<Group[]>} the core group first, then the others by name
  */
 export async function discover(api) {
-  const list = await api.get("/apis");
+  const lists = await Promise.all(["/api", "/apis"].map(async (path) =>
+    (await api.request("GET", path, { accept: aggregated })).json()));
   /** @type {Group[]} */
-  const groups = [{ name: "", preferred: "v1", versions: ["v1"], resources: [] }];
-  for (const g of list.groups || []) {
-    groups.push({ name: g.name, preferred: g.preferredVersion.version, versions: g.versions.map((/** @type {any} */ v) => v.version), resources: [] });
+  const groups = [];
+  for (const list of lists) {
+    for (const g of list.items || []) {
+      const versions = g.versions || [];
+      if (versions.length === 0) continue;
+      const preferred = versions[0]; // listed first, as kube lists it
+      const name = (g.metadata && g.metadata.name) || "";
+      groups.push({
+        name, preferred: preferred.version, versions: versions.map((/** @type {any} */ v) => v.version),
+        resources: (preferred.resources || [])
+          .filter((/** @type {any} */ r) => (r.verbs || []).includes("list"))
+          .map((/** @type {any} */ r) => ({ group: name, version: preferred.version, plural: r.resource,
+            kind: (r.responseKind && r.responseKind.kind) || r.resource, namespaced: r.scope === "Namespaced", verbs: r.verbs }))
+          .sort((/** @type {Resource} */ a, /** @type {Resource} */ b) => a.kind.localeCompare(b.kind)),
+      });
+    }
   }
   groups.sort((a, b) => a.name.localeCompare(b.name));
-  await Promise.all(groups.map(async (g) => {
-    const path = g.name ? `/apis/${g.name}/${g.preferred}` : "/api/v1";
-    const rl = await api.get(path);
-    g.resources = (rl.resources || [])
-      .filter((/** @type {any} */ r) => !r.name.includes("/") && (r.verbs || []).includes("list"))
-      .map((/** @type {any} */ r) => ({ group: g.name, version: g.preferred, plural: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs }))
-      .sort((/** @type {Resource} */ a, /** @type {Resource} */ b) => a.kind.localeCompare(b.kind));
-  }));
   return groups;
 }
 

@@ -1,8 +1,12 @@
 // A resource's objects: the API's Table with the kind's printer columns,
-// filtered by namespace and selectors, kept current by a watch.
+// filtered by namespace and selectors, kept current by a watch. The
+// list is read in pages of pageSize with the API's continue tokens; the
+// first page is on screen before the next is asked for, and only the
+// rows in view are in the page (virtual.js).
 
 import { collectionPath } from "./api.js";
 import { h, replace, errorView } from "./dom.js";
+import { virtualTable } from "./virtual.js";
 
 /** How many rows one page of the list asks for. */
 const pageSize = 500;
@@ -16,6 +20,12 @@ const pageSize = 500;
  */
 export async function listView(api, r, query, view, signal) {
   const ns = query.get("ns") || "";
+  const path = withQuery(collectionPath(r, ns), query);
+  // The first page is asked for beside the access reviews, not after
+  // them: one round trip less before the first rows.
+  /** @type {Promise<any>|undefined} */
+  let prefetched = api.table(withLimit(path, ""));
+  prefetched.catch(() => {}); // render reports its error
   const [canCreate, canDelete] = await Promise.all([
     r.verbs.includes("create") ? api.can("create", r.group, r.plural, ns).catch(() => false) : false,
     r.verbs.includes("delete") ? api.can("delete", r.group, r.plural, ns).catch(() => false) : false,
@@ -28,15 +38,28 @@ export async function listView(api, r, query, view, signal) {
     filters(r, query),
     canCreate ? h("p", {}, h("a", { href: `#/new/${r.group || "core"}/${r.version}/${r.plural}?ns=${encodeURIComponent(ns || "default")}`, id: "create" }, `Create ${r.kind}`)) : null,
     status, rows);
-  const path = withQuery(collectionPath(r, ns), query);
+  /** @type {AbortController|undefined} */
+  let paging;
   const render = async () => {
+    if (paging) paging.abort(); // a newer list replaces one still paging
+    const mine = paging = new AbortController();
     try {
-      const table = await api.table(withLimit(path));
-      replace(rows, tableView(api, r, table, canDelete, render));
+      let table = await (prefetched || api.table(withLimit(path, "")));
+      prefetched = undefined;
+      const view = tableView(api, r, table, canDelete, render);
+      replace(rows, view.el);
       // For docs/performance.md: when the first rows are on screen.
       if (performance.getEntriesByName("specd-console:rows").length === 0) performance.mark("specd-console:rows");
-      status.textContent = `${table.rows.length} shown${table.metadata.continue ? ", more on the server: narrow the filters" : ""}. Live.`;
-      return table.metadata.resourceVersion;
+      const rv = table.metadata.resourceVersion;
+      status.textContent = `${view.count()} shown${table.metadata.continue ? ", more loading" : ""}. Live.`;
+      while (table.metadata.continue && !mine.signal.aborted && !signal.aborted) {
+        table = await api.table(withLimit(path, table.metadata.continue));
+        if (mine.signal.aborted) break;
+        view.append(table.rows);
+        status.textContent = `${view.count()} shown${table.metadata.continue ? ", more loading" : ""}. Live.`;
+      }
+      if (!table.metadata.continue && performance.getEntriesByName("specd-console:all-rows").length === 0) performance.mark("specd-console:all-rows");
+      return rv;
     } catch (err) {
       replace(rows, errorView(err));
       return "";
@@ -82,9 +105,10 @@ function withQuery(path, query) {
   return s ? `${path}?${s}` : path;
 }
 
-/** @param {string} path */
-function withLimit(path) {
-  return `${path}${path.includes("?") ? "&" : "?"}limit=${pageSize}`;
+/** @param {string} path @param {string} token the continue token of the page before, or "" */
+function withLimit(path, token) {
+  const more = token ? `&continue=${encodeURIComponent(token)}` : "";
+  return `${path}${path.includes("?") ? "&" : "?"}limit=${pageSize}${more}`;
 }
 
 /**
@@ -118,6 +142,7 @@ function filters(r, query) {
  * @param {any} table a meta.k8s.io Table
  * @param {boolean} canDelete
  * @param {() => Promise<string>} render
+ * @returns {import("./virtual.js").VirtualTable} the first page's rows; append adds the next pages'
  */
 function tableView(api, r, table, canDelete, render) {
   const cols = table.columnDefinitions.filter((/** @type {any} */ c) => !c.priority);
@@ -125,7 +150,7 @@ function tableView(api, r, table, canDelete, render) {
   const head = h("tr", {}, ...(r.namespaced ? [h("th", { scope: "col" }, "Namespace")] : []),
     ...cols.map((/** @type {any} */ c) => h("th", { scope: "col", title: c.description || "" }, c.name)),
     canDelete ? h("th", { scope: "col" }, h("span", { class: "hint" }, "Actions")) : null);
-  const body = table.rows.map((/** @type {any} */ row) => {
+  const rowView = (/** @type {any} */ row) => {
     const meta = (row.object && row.object.metadata) || {};
     const ns = meta.namespace || "";
     const href = `#/o/${r.group || "core"}/${r.version}/${r.plural}/${ns || "-"}/${encodeURIComponent(meta.name)}`;
@@ -138,8 +163,8 @@ function tableView(api, r, table, canDelete, render) {
           await api.request("DELETE", path).catch((err) => alert(err.message));
           await render();
         } }, "Delete")) : null);
-  });
-  return h("table", { id: "objects" }, h("thead", {}, head), h("tbody", {}, ...body));
+  };
+  return virtualTable({ id: "objects", label: `${r.kind} objects`, head, rows: table.rows, rowView });
 }
 
 /** @param {any} v */

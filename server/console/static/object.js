@@ -5,6 +5,7 @@
 import { collectionPath } from "./api.js";
 import { h, replace, errorView } from "./dom.js";
 import { toYAML, diffLines } from "./yaml.js";
+import { eventsView } from "./events.js";
 
 /** The field manager of the console's server-side applies. */
 const fieldManager = "specd-console";
@@ -28,8 +29,9 @@ function shown(obj, all) {
  * @param {string} name
  * @param {HTMLElement} view
  * @param {string[]} versions the versions its group serves
+ * @param {AbortSignal} signal ends the Events' watch when the view changes
  */
-export async function objectView(api, r, ns, name, view, versions) {
+export async function objectView(api, r, ns, name, view, versions, signal) {
   const path = `${collectionPath(r, ns)}/${encodeURIComponent(name)}`;
   let obj;
   try {
@@ -48,7 +50,8 @@ export async function objectView(api, r, ns, name, view, versions) {
     h("h2", {}, `${r.kind} ${name}`, ns ? h("span", { class: "hint" }, ` in ${ns}`) : null),
     h("p", {}, toggle, h("label", { for: "show-all" }, " Show managedFields and status")),
     canUpdate ? h("p", {}, h("button", { type: "button", id: "edit", onclick: () => edit(api, path, obj, editor) }, "Edit")) : null,
-    pre, editor, h("div", { id: "versions" }));
+    pre, editor, h("div", { id: "versions" }), h("section", { id: "object-events", "aria-label": "Events" }));
+  eventsView(api, obj, r.kind, /** @type {HTMLElement} */ (view.querySelector("#object-events")), signal);
   if (versions.length > 1) inVersions(api, r, ns, name, versions, /** @type {HTMLElement} */ (view.querySelector("#versions")));
 }
 

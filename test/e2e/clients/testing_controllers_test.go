@@ -20,17 +20,20 @@ var controllerModule = filepath.Join(harness.RepoRoot, "test", "controller")
 // TestTestingControllers runs docs/testing-controllers.md: the page's Go
 // files, as written there, in kubebuilder's layout with examples/crds as
 // config/crd/bases, tested with `go test` against the specd being tested.
-// The suite starts specd itself, as the page says, and fails if its
-// controller does not charge a Robot or specd accepts an invalid one.
+// The suite starts specd itself with specdtest, from a module outside
+// specd's that requires it as a user's does (replaced by this checkout),
+// and fails if its controller does not charge a Robot or specd accepts
+// an invalid one.
 func TestTestingControllers(t *testing.T) {
 	t.Parallel()
-	files := goFilesOf(t, testingControllersDoc, "robot_controller.go", "specd_test.go", "suite_test.go")
+	files := goFilesOf(t, testingControllersDoc, "robot_controller.go", "suite_test.go")
 	dir := t.TempDir()
 	mod, err := os.ReadFile(filepath.Join(controllerModule, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mod = regexp.MustCompile(`(?m)^module .*$`).ReplaceAll(mod, []byte("module example.com/toys"))
+	mod = specdReplace(t, mod)
 	harness.WriteFile(t, dir, "go.mod", string(mod))
 	copyFile(t, filepath.Join(controllerModule, "go.sum"), filepath.Join(dir, "go.sum"))
 	bases := filepath.Join(dir, "config", "crd", "bases")
@@ -81,4 +84,19 @@ func goFilesOf(t *testing.T, page string, names ...string) map[string]string {
 		}
 	}
 	return files
+}
+
+// specdReplace points test/controller's replace of specd's module, a
+// path relative to test/controller, at this checkout.
+func specdReplace(t *testing.T, mod []byte) []byte {
+	t.Helper()
+	root, err := filepath.Abs(harness.RepoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?m)^replace github.com/specd-io/specd => .*$`)
+	if !re.Match(mod) {
+		t.Fatalf("%s/go.mod does not replace github.com/specd-io/specd", controllerModule)
+	}
+	return re.ReplaceAll(mod, []byte("replace github.com/specd-io/specd => "+root))
 }

@@ -18,7 +18,9 @@ import (
 // (ms/CRD-at-N): what a CRD costs should not grow with the CRDs already
 // served. It also reports the resident set's growth per CRD from the
 // 100th to the last, and logs, every 100 CRDs, their mean time and
-// the resident set (the rows of the plot in docs/performance.md).
+// the resident set (the rows of the plot in docs/performance.md), and
+// the server's CPU per CRD (process_cpu_seconds_total), which the load
+// of a shared machine moves less than the time.
 //
 //	go test ./test/e2e/crds -run '^$' -bench BenchmarkCRDScale -benchtime 1x -timeout 1800s
 func BenchmarkCRDScale(b *testing.B) {
@@ -31,13 +33,17 @@ func BenchmarkCRDScale(b *testing.B) {
 		}
 		took := make([]time.Duration, crds+1)
 		var rss100 int64
+		cpu := make([]float64, 0, crds/100+1)
+		cpu = append(cpu, serverCPU(b, s))
 		for n := 1; n <= crds; n++ {
 			start := time.Now()
 			createEstablished(b, dyn, n)
 			took[n] = time.Since(start)
 			if n%100 == 0 {
 				rss := residentSet(b, s.Cmd.Process.Pid)
-				b.Logf("CRDs %4d-%4d: mean %6.1f ms; rss %d MiB", n-99, n, meanMillis(took[n-99:n+1]), rss>>20)
+				cpu = append(cpu, serverCPU(b, s))
+				b.Logf("CRDs %4d-%4d: mean %6.1f ms; server CPU %5.1f ms/CRD; rss %d MiB", n-99, n, meanMillis(took[n-99:n+1]),
+					(cpu[n/100]-cpu[n/100-1])*10, rss>>20)
 				if n == 100 {
 					rss100 = rss
 				}
@@ -46,6 +52,7 @@ func BenchmarkCRDScale(b *testing.B) {
 		for _, n := range []int{10, 100, crds} {
 			b.ReportMetric(meanMillis(took[n-9:n+1]), fmt.Sprintf("ms/CRD-at-%d", n))
 		}
+		b.ReportMetric((cpu[len(cpu)-1]-cpu[len(cpu)-2])*10, "cpu-ms/CRD-last-100")
 		b.ReportMetric(float64(residentSet(b, s.Cmd.Process.Pid)-rss100)/float64(crds-100)/1024, "KB-rss/CRD")
 		s.Stop(b)
 	}
@@ -71,4 +78,14 @@ func meanMillis(d []time.Duration) float64 {
 		sum += x
 	}
 	return float64(sum.Microseconds()) / 1000 / float64(len(d))
+}
+
+// serverCPU is specd's process_cpu_seconds_total.
+func serverCPU(b *testing.B, s *harness.Specd) float64 {
+	b.Helper()
+	v, ok := gauges(b, s)["process_cpu_seconds_total"]
+	if !ok {
+		b.Fatal("no process_cpu_seconds_total in /metrics")
+	}
+	return v
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,7 +36,8 @@ type httpExample struct {
 // follows it.
 type kubectlExample struct {
 	Command    string   // the command line as written, without "$ "
-	Args       []string // the arguments after "kubectl"
+	Program    string   // "kubectl" (or, on a workdir page, "specd", "go", "export")
+	Args       []string // the arguments after the program
 	Stdin      string   // the here-document, if the command ends in <<WORD
 	WantStdout []string
 	WantCode   int      // 0 unless a "# exit N" line says otherwise
@@ -104,7 +106,7 @@ func parseDoc(md string) ([]docStep, error) {
 		case "http-response":
 			return nil, fmt.Errorf("line %d: an http-response block without an http block just before it", f.Line)
 		case "console":
-			ks, err := parseConsole(f)
+			ks, err := parseConsole(f, "kubectl")
 			if err != nil {
 				return nil, err
 			}
@@ -168,8 +170,9 @@ func parseHTTP(req, resp harness.Fence) (*httpExample, error) {
 	return ex, nil
 }
 
-// parseConsole returns a step per "$ " line of a console block.
-func parseConsole(f harness.Fence) ([]docStep, error) {
+// parseConsole returns a step per "$ " line of a console block, whose
+// commands must be of programs.
+func parseConsole(f harness.Fence, programs ...string) ([]docStep, error) {
 	var steps []docStep
 	var cur *kubectlExample
 	for i := 0; i < len(f.Lines); i++ {
@@ -179,7 +182,7 @@ func parseConsole(f harness.Fence) ([]docStep, error) {
 			switch m := exitLine.FindStringSubmatch(strings.TrimSpace(l)); {
 			case cur == nil && strings.TrimSpace(l) == "":
 			case cur == nil:
-				return nil, fmt.Errorf("line %d: %q: a console block starts with a \"$ kubectl ...\" line", line, l)
+				return nil, fmt.Errorf("line %d: %q: a console block starts with a \"$ %s ...\" line", line, l, programs[0])
 			case m != nil && !cur.CheckErr:
 				cur.CheckErr = true
 				cur.WantCode, _ = strconv.Atoi(m[1])
@@ -212,10 +215,10 @@ func parseConsole(f harness.Fence) ([]docStep, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", line, err)
 		}
-		if len(words) == 0 || words[0] != "kubectl" {
-			return nil, fmt.Errorf("line %d: %q: only kubectl commands are run", line, cur.Command)
+		if len(words) == 0 || !slices.Contains(programs, words[0]) {
+			return nil, fmt.Errorf("line %d: %q: only %s commands are run", line, cur.Command, strings.Join(programs, ", "))
 		}
-		cur.Args = words[1:]
+		cur.Program, cur.Args = words[0], words[1:]
 		steps = append(steps, docStep{Line: line, Kubectl: cur})
 	}
 	for _, s := range steps {

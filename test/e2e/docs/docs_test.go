@@ -49,6 +49,14 @@ func TestDocs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if docWorkdir(string(md)) {
+			ran++
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				runWorkdirDoc(t, name, string(md))
+			})
+			continue
+		}
 		steps, err := parseDoc(string(md))
 		if err != nil {
 			t.Errorf("%s:%v", name, err)
@@ -276,15 +284,22 @@ func runKubectlExample(t *testing.T, k *harness.Kubectl, ex *kubectlExample) err
 	defer cancel()
 	cmd := k.Command(ctx, append([]string{"--request-timeout", "20s"}, ex.Args...)...)
 	cmd.Dir = root
+	return runAndCompare(ctx, cmd, ex)
+}
+
+// runAndCompare runs cmd, whose context is ctx, with the example's
+// standard input, and compares its exit status and output with the
+// example's.
+func runAndCompare(ctx context.Context, cmd *exec.Cmd, ex *kubectlExample) error {
 	cmd.Stdin = strings.NewReader(ex.Stdin)
 	var stdout, stderr harness.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	code := 0
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return fmt.Errorf("no answer within %s\n--- stdout ---\n%s--- stderr ---\n%s", harness.KubectlTimeout, stdout.String(), stderr.String())
+		return fmt.Errorf("no answer in time\n--- stdout ---\n%s--- stderr ---\n%s", stdout.String(), stderr.String())
 	case errors.As(err, &exitErr):
 		code = exitErr.ExitCode()
 	case err != nil:

@@ -1,12 +1,8 @@
 package harness
 
 import (
-	"crypto"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -30,33 +26,11 @@ func NewAuthCA(t testing.TB, name string) *AuthCA { return &AuthCA{testpki.NewCA
 // CertPEM is the CA's certificate as PEM.
 func (ca *AuthCA) CertPEM() []byte { return ca.PEM() }
 
-func pemKey(t testing.TB, key crypto.Signer) []byte {
-	t.Helper()
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-}
-
 // Issue signs a leaf certificate for usage; ips are its IP SANs.
 func (ca *AuthCA) Issue(t testing.TB, subject pkix.Name, usage x509.ExtKeyUsage, ips ...net.IP) (certPEM, keyPEM []byte) {
 	t.Helper()
-	key := testpki.NewKey(t)
-	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      subject,
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-		IPAddresses:  ips,
-	}
-	return testpki.CertPEM(testpki.Sign(t, tmpl, ca.Cert, key, ca.Key)), pemKey(t, key)
+	cert, key := ca.Leaf(t, &x509.Certificate{Subject: subject, ExtKeyUsage: []x509.ExtKeyUsage{usage}, IPAddresses: ips})
+	return testpki.CertPEM(cert), testpki.KeyPEM(t, key)
 }
 
 // ClientCert is a client certificate: CN the user, O the groups.

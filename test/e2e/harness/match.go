@@ -138,7 +138,7 @@ func MatchLines(want []string, got string) error {
 		if i < len(gotLines) {
 			g = strings.Join(strings.Fields(gotLines[i]), " ")
 		}
-		if i < len(want) && i < len(gotLines) && lineMatches(w, g) {
+		if i < len(want) && i < len(gotLines) && LineMatches(w, g) {
 			continue
 		}
 		switch {
@@ -157,8 +157,9 @@ func MatchLines(want []string, got string) error {
 	return nil
 }
 
-// lineMatches compares two whitespace-normalized lines.
-func lineMatches(want, got string) bool {
+// LineMatches compares two whitespace-normalized lines, <any> in want
+// matching a run of non-whitespace characters.
+func LineMatches(want, got string) bool {
 	if !strings.Contains(want, anyToken) {
 		return want == got
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
@@ -27,11 +28,13 @@ type binaries struct {
 }
 
 // compile builds specd and the example plugins for p into dir, static
-// (CGO_ENABLED=0) and with -trimpath, so that the binaries depend on the
-// source and the Go toolchain only, not on where the clone is.
+// (CGO_ENABLED=0), with -trimpath and without the go command's VCS stamp
+// (-buildvcs=false: specd's is stampFlags'), so that the binaries depend
+// on the source and the Go toolchain only, not on where the clone is or
+// on an untracked file in it.
 func compile(ctx context.Context, o Options, p v1.Platform, dir string) (*binaries, error) {
 	b := &binaries{specd: filepath.Join(dir, "specd"), dir: filepath.Join(dir, "plugins")}
-	flags := ldflags + " -X main.specdVersion=" + o.Version
+	flags := ldflags + " " + o.stampFlags()
 	if err := goBuild(ctx, o.Repo, p, "-ldflags", flags, "-o", b.specd, "./cmd/specd"); err != nil {
 		return nil, err
 	}
@@ -50,8 +53,20 @@ func compile(ctx context.Context, o Options, p v1.Platform, dir string) (*binari
 	return b, nil
 }
 
+// stampFlags set cmd/specd's version variables as hack/release does:
+// the version, the commit, the tree state and the build date, which is
+// the image's creation time (the commit's, not the clock's).
+func (o Options) stampFlags() string {
+	return strings.Join([]string{
+		"-X main.specdVersion=" + o.Version,
+		"-X main.gitCommit=" + o.Commit,
+		"-X main.gitTreeState=" + o.TreeState,
+		"-X main.buildDate=" + o.Created.Format(time.RFC3339),
+	}, " ")
+}
+
 func goBuild(ctx context.Context, repo string, p v1.Platform, args ...string) error {
-	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-trimpath"}, args...)...)
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-trimpath", "-buildvcs=false"}, args...)...)
 	cmd.Dir = repo
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -1,10 +1,14 @@
 package build_test
 
 import (
+	"maps"
+	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
@@ -74,19 +78,67 @@ func checkConfigs(t *testing.T, idx v1.ImageIndex) {
 	}
 }
 
-// checkLabels: version, the commit of HEAD, and the source.
+// checkLabels: the labels say what git says of the repository's HEAD,
+// read here as a release reads it (hack/release): its commit, "-dirty"
+// when a tracked file has changes, and its commit time (or
+// $SOURCE_DATE_EPOCH) as the creation time; and the version built, and
+// the source.
 func checkLabels(t *testing.T, what string, labels map[string]string) {
 	t.Helper()
-	head, err := exec.Command("git", "-C", repo, "rev-parse", "HEAD").Output()
+	want := map[string]string{
+		build.LabelTitle:    "specd",
+		build.LabelVersion:  wantVersion(),
+		build.LabelRevision: headRevision(t),
+		build.LabelSource:   build.DefaultSource,
+		build.LabelCreated:  sourceDate(t),
+	}
+	if !maps.Equal(labels, want) {
+		t.Errorf("%s: %v, want %v", what, labels, want)
+	}
+}
+
+// wantVersion is the version the image was built as: $SPECD_IMAGE_VERSION
+// with $SPECD_IMAGE (`make test-image` sets both), else buildLayout's.
+func wantVersion() string {
+	if v := os.Getenv("SPECD_IMAGE_VERSION"); v != "" {
+		return v
+	}
+	return testVersion
+}
+
+// headRevision is HEAD's commit, with "-dirty" when a tracked file has
+// changes.
+func headRevision(t *testing.T) string {
+	t.Helper()
+	rev := gitOut(t, "rev-parse", "HEAD")
+	if gitOut(t, "status", "--porcelain", "--untracked-files=no") != "" {
+		rev += "-dirty"
+	}
+	return rev
+}
+
+// sourceDate is $SOURCE_DATE_EPOCH, else HEAD's commit time, in RFC 3339
+// and UTC.
+func sourceDate(t *testing.T) string {
+	t.Helper()
+	epoch := os.Getenv("SOURCE_DATE_EPOCH")
+	if epoch == "" {
+		epoch = gitOut(t, "log", "-1", "--format=%ct", "HEAD")
+	}
+	secs, err := strconv.ParseInt(epoch, 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rev := labels[build.LabelRevision]; strings.TrimSuffix(rev, "-dirty") != strings.TrimSpace(string(head)) {
-		t.Errorf("%s: revision %q, want HEAD %s", what, rev, head)
+	return time.Unix(secs, 0).UTC().Format(time.RFC3339)
+}
+
+func gitOut(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
 	}
-	if labels[build.LabelVersion] == "" || labels[build.LabelSource] != build.DefaultSource || labels[build.LabelCreated] == "" {
-		t.Errorf("%s: %v, want a version, the source %s and a creation time", what, labels, build.DefaultSource)
-	}
+	return strings.TrimSpace(string(out))
 }
 
 func checkLayers(t *testing.T, platform string, img v1.Image) {

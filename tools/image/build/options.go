@@ -22,8 +22,13 @@ type Options struct {
 	// Version is specd's version: `specd version` prints it, and it is
 	// the image's org.opencontainers.image.version.
 	Version string
-	// Revision is the commit the image is built from.
+	// Revision is the commit the image is built from, with "-dirty"
+	// when TreeState is dirty.
 	Revision string
+	// Commit is the commit's hash alone, and TreeState "clean" or
+	// "dirty" (tracked files changed): `specd version -o json` reports
+	// both, as `make release` stamps them.
+	Commit, TreeState string
 	// Source is where the source code is published.
 	Source string
 	// Created is the time of every file and of the image configuration.
@@ -39,22 +44,23 @@ var DefaultPlatforms = []v1.Platform{
 	{OS: "linux", Architecture: "arm64"},
 }
 
-// FromGit fills Revision and Created from the repository's HEAD: the
-// commit's hash (with "-dirty" when the work tree has changes) and its
-// commit time, unless $SOURCE_DATE_EPOCH sets the time
-// (reproducible-builds.org's convention).
+// FromGit fills Commit, TreeState, Revision and Created from the
+// repository's HEAD as hack/release reads them for `make release`: the
+// commit's hash, "dirty" when a tracked file has changes (untracked files
+// are not built from), and the commit time, unless $SOURCE_DATE_EPOCH
+// sets the time (reproducible-builds.org's convention), never the clock.
 func (o *Options) FromGit(ctx context.Context) error {
 	rev, err := o.git(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return err
 	}
-	status, err := o.git(ctx, "status", "--porcelain")
+	status, err := o.git(ctx, "status", "--porcelain", "--untracked-files=no")
 	if err != nil {
 		return err
 	}
-	o.Revision = rev
+	o.Commit, o.TreeState, o.Revision = rev, "clean", rev
 	if status != "" {
-		o.Revision += "-dirty"
+		o.TreeState, o.Revision = "dirty", rev+"-dirty"
 	}
 	epoch := os.Getenv("SOURCE_DATE_EPOCH")
 	if epoch == "" {

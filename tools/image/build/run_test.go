@@ -3,6 +3,7 @@ package build_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -13,20 +14,22 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/specd-io/specd/tools/image/build"
 )
 
 // readyTimeout bounds specd's start, embedded etcd and plugins included.
 const readyTimeout = 60 * time.Second
 
-// checkRuns runs the unpacked image's specd: `specd version` prints the
-// image's version, and `specd serve` of the example schemas, with the
-// image's plugins, becomes ready.
-func checkRuns(t *testing.T, root, version string) {
+// checkRuns runs the unpacked image's specd: `specd version -o json`
+// reports the version, commit, tree state and date the image's labels
+// give, and `specd serve` of the example schemas, with the image's
+// plugins, becomes ready.
+func checkRuns(t *testing.T, root string, img v1.Image) {
 	specd := filepath.Join(root, "usr/local/bin/specd")
-	out, err := exec.Command(specd, "version").CombinedOutput()
-	if err != nil || strings.TrimSpace(string(out)) != version {
-		t.Errorf("specd version: %q (%v), want %q", out, err, version)
-	}
+	checkVersion(t, specd, img)
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
 	cmd := exec.Command(specd, "serve",
@@ -46,6 +49,37 @@ func checkRuns(t *testing.T, root, version string) {
 	}
 	if err := waitReady(ctx, url); err != nil {
 		t.Fatalf("%v\n%s", err, log)
+	}
+}
+
+// versionReport is the part of `specd version -o json` the test reads.
+type versionReport struct {
+	SpecdVersion  string `json:"specdVersion"`
+	ServerVersion struct {
+		GitCommit    string `json:"gitCommit"`
+		GitTreeState string `json:"gitTreeState"`
+		BuildDate    string `json:"buildDate"`
+	} `json:"serverVersion"`
+}
+
+// checkVersion: the binary says of its source what the labels say.
+func checkVersion(t *testing.T, specd string, img v1.Image) {
+	t.Helper()
+	out, err := exec.Command(specd, "version", "-o", "json").Output()
+	if err != nil {
+		t.Fatalf("specd version -o json: %v", err)
+	}
+	var r versionReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("specd version -o json: %v\n%s", err, out)
+	}
+	rev := label(t, img, build.LabelRevision)
+	commit, dirty := strings.CutSuffix(rev, "-dirty")
+	want := versionReport{SpecdVersion: label(t, img, build.LabelVersion)}
+	want.ServerVersion.GitCommit, want.ServerVersion.GitTreeState = commit, map[bool]string{true: "dirty", false: "clean"}[dirty]
+	want.ServerVersion.BuildDate = label(t, img, build.LabelCreated)
+	if r != want {
+		t.Errorf("specd version -o json: %+v, want %+v (the labels')", r, want)
 	}
 }
 
