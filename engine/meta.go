@@ -97,6 +97,7 @@ func (req *request) prepareCreateMeta(r *schemas.Resource, namespace string, now
 	m["uid"] = uid
 	m["creationTimestamp"] = created.Format(time.RFC3339)
 	m["generation"] = int64(1)
+	noGeneration(r, m, meta)
 	for _, k := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(m, k)
 	}
@@ -152,6 +153,16 @@ func distinct(errs field.ErrorList) field.ErrorList {
 	return out
 }
 
+// noGeneration leaves metadata.generation out of the objects of a kind
+// that has none in kube (schemas.Resource.NoGeneration): whatever a
+// client sent is dropped, as kube's strategies clear it.
+func noGeneration(r *schemas.Resource, m map[string]any, meta *metav1.ObjectMeta) {
+	if r.NoGeneration {
+		meta.Generation = 0
+		delete(m, "generation")
+	}
+}
+
 // stored is what an update keeps of the stored object.
 type stored struct {
 	obj  map[string]any
@@ -181,6 +192,7 @@ func (req *request) prepareUpdateMeta(rv *schemas.ResourceVersion, old *stored) 
 		meta.Generation++
 	}
 	m["generation"] = meta.Generation
+	noGeneration(rv.Resource, m, meta)
 	delete(m, "resourceVersion")
 	delete(m, "selfLink")
 	return errs

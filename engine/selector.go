@@ -67,7 +67,7 @@ func selectable(rv *schemas.ResourceVersion, field string) bool {
 			return true
 		}
 	}
-	return false
+	return derivedField(rv, field) != nil
 }
 
 // Empty reports whether the selector matches every object.
@@ -89,7 +89,7 @@ func (s Selector) Matches(rv *schemas.ResourceVersion, obj []byte) bool {
 		set := make(fields.Set, len(reqs))
 		for _, r := range reqs {
 			if _, done := set[r.Field]; !done {
-				set[r.Field] = fieldValue(obj, r.Field)
+				set[r.Field] = labelValue(rv, obj, r.Field)
 			}
 		}
 		if !s.Fields.Matches(set) {

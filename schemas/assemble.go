@@ -150,6 +150,7 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		Verbs:          ref.verbs,
 
 		UnconditionalUpdate: ref.unconditionalUpdate,
+		NoGeneration:        ref.noGeneration,
 	}
 	k.res = res
 	for i, r := range k.decls {

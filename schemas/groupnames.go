@@ -30,6 +30,9 @@ func checkSameNames(ref, r *resourceDecl, v string, probs *problems) {
 	if r.unconditionalUpdate != ref.unconditionalUpdate {
 		differ("unconditionalUpdate", strconv.FormatBool(r.unconditionalUpdate), strconv.FormatBool(ref.unconditionalUpdate))
 	}
+	if r.noGeneration != ref.noGeneration {
+		differ("generation", strconv.FormatBool(!r.noGeneration), strconv.FormatBool(!ref.noGeneration))
+	}
 	if !slices.Equal(r.shortNames, ref.shortNames) {
 		differ("shortNames", listString(r.shortNames), listString(ref.shortNames))
 	}

@@ -98,6 +98,10 @@ type Resource struct {
 	// built-in kinds (their strategies' AllowUnconditionalUpdate); other
 	// resources require the resourceVersion, as CRDs do.
 	UnconditionalUpdate bool
+	// NoGeneration (x-specd-resource generation: false): objects have no
+	// metadata.generation, as kube-apiserver's built-in kinds without a
+	// spec (ConfigMap, Secret, Event, Lease, Namespace, RBAC) have none.
+	NoGeneration bool
 	// CRD is the name of the CustomResourceDefinition that declares the
 	// resource (<plural>.<group>), "" for a specd schema file.
 	CRD string

@@ -12,7 +12,7 @@ const resourceExt = "x-specd-resource"
 var resourceFields = []string{
 	"kind", "plural", "singular", "shortNames", "categories", "scope", "nameValidation",
 	"storage", "storageResource", "served", "deprecated", "deprecationWarning", "conversion",
-	"subresources", "printerColumns", "selectableFields", "unconditionalUpdate", "verbs",
+	"subresources", "printerColumns", "selectableFields", "unconditionalUpdate", "generation", "verbs",
 }
 
 // resourceDecl is one x-specd-resource: a kind as one file declares it.
@@ -35,6 +35,7 @@ type resourceDecl struct {
 	warning                *string // deprecationWarning as given
 	conversion             bool    // a conversion block is given
 	unconditionalUpdate    bool
+	noGeneration           bool // generation: false
 	allowBreaking          bool // a CRD's specd.io/allow-breaking
 	terminating            bool // a CRD being deleted
 	rv                     *ResourceVersion
@@ -92,6 +93,9 @@ func decodeResource(d decoder, name string, s *openapi3.Schema, ext any) *resour
 	r.storage = d.boolean(m, "storage", r.ext)
 	if u := d.boolean(m, "unconditionalUpdate", r.ext); u != nil {
 		r.unconditionalUpdate = *u
+	}
+	if g := d.boolean(m, "generation", r.ext); g != nil {
+		r.noGeneration = !*g
 	}
 	r.decodeStorageResource(d, m)
 	r.decodeVersioning(d, m)

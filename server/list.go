@@ -3,7 +3,8 @@ package server
 import "net/http"
 
 // list serves a <Kind>List of a namespace, of all namespaces, or of a
-// cluster-scoped resource, as JSON, YAML or a Table.
+// cluster-scoped resource, as JSON, YAML, protobuf or a Table; the items
+// of a built-in kind's list without apiVersion and kind, as kube's.
 func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) {
 	q := r.URL.Query()
 	if isWatch(q) {
@@ -29,8 +30,11 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) {
 		s.writeTable(w, r, enc, t.Version, list, true)
 		return
 	}
-	if enc.meta {
+	switch {
+	case enc.meta:
 		list = partialList(list)
+	case !enc.protobuf && t.hasProtobuf():
+		list = typedList(list)
 	}
 	s.writeObject(w, r, http.StatusOK, enc, list)
 }

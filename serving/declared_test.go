@@ -65,6 +65,30 @@ func TestDeclaredThroughTheGate(t *testing.T) {
 	}
 }
 
+// TestDeclaredWithoutTheCRDGate: with NoCRDGate (--crd-gate=false) a
+// CRD object's breaking change passes without its annotation, as
+// kube-apiserver takes it.
+func TestDeclaredWithoutTheCRDGate(t *testing.T) {
+	ctx := context.Background()
+	s, err := New(ctx, Config{Dir: t.TempDir(), Logger: quietLogger(), NoCRDGate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := s.Serve(ctx, nil)
+	defer r.Stop()
+	both := `"size":{"type":"integer"},"color":{"type":"string"}`
+	if err := r.SetDeclared(ctx, []*schemas.Declarations{gadgetsCRD(both, "")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckDeclared(ctx, nil, gadgetsCRD(`"size":{"type":"string"}`, "")); err != nil {
+		t.Fatalf("removing a field and changing a type: %v, want them taken", err)
+	}
+	if err := r.SetDeclared(ctx, []*schemas.Declarations{gadgetsCRD(`"size":{"type":"string"}`, "")}); err != nil {
+		t.Fatalf("serving the change: %v", err)
+	}
+}
+
 // TestSetDeclaredUnchangedDoesNotReload: the CRD feed's first sync with
 // no CRD objects, or the same CRDs again, reloads nothing, so the next
 // reload a file change asks for is the one that serves it.

@@ -17,7 +17,8 @@ import (
 // --allow-breaking (Config.AllowBreaking), or for one group version with
 // x-specd.allowBreaking: true in its file (in the new file, or for a
 // removed file in the file as it was last served), or for one CRD's
-// resource with its annotation specd.io/allow-breaking: "true". A
+// resource with its annotation specd.io/allow-breaking: "true" (or for
+// every CRD's resource with --crd-gate=false, Config.NoCRDGate). A
 // version may go only once no object is stored in it, as read from
 // storage (stored, the check of `specd check --etcd-servers`): the
 // storage version, and an older one whose objects the storage migration
@@ -54,6 +55,9 @@ func (s *Set) allowed(served, next *world, f check.Finding) (bool, string) {
 	if s.cfg.AllowBreaking {
 		return true, "--allow-breaking"
 	}
+	if ok, why := s.ungatedCRD(served, next, f); ok {
+		return true, why
+	}
 	if res := next.reg.Resource(f.Resource); res != nil && res.AllowBreaking {
 		return true, "CRD " + res.CRD + " " + schemas.AllowBreakingAnnotation
 	}
@@ -75,6 +79,21 @@ func (s *Set) allowed(served, next *world, f check.Finding) (bool, string) {
 		// and they are served again when it returns: removing the
 		// resource is judged by the resource-removed rule.
 		return true, "the whole resource goes and its objects stay stored"
+	}
+	return false, ""
+}
+
+// ungatedCRD: with --crd-gate=false, a finding about the resource of a
+// CustomResourceDefinition object (as it is served, or as it will be)
+// passes, as kube-apiserver takes such changes.
+func (s *Set) ungatedCRD(served, next *world, f check.Finding) (bool, string) {
+	if !s.cfg.NoCRDGate {
+		return false, ""
+	}
+	for _, w := range []*world{next, served} {
+		if res := w.reg.Resource(f.Resource); res != nil && res.CRD != "" {
+			return true, "--crd-gate=false (CRD " + res.CRD + ")"
+		}
 	}
 	return false, ""
 }

@@ -81,6 +81,12 @@ func TestReloadGate(t *testing.T) {
 			before: map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)},
 			after:  map[string]string{"g.yaml": gadgetsFile("v1", "")},
 		},
+		"a removed field of a file with --crd-gate=false": {
+			cfg:     Config{NoCRDGate: true},
+			before:  map[string]string{"g.yaml": gadgetsFile("v1", "", withColor...)},
+			after:   map[string]string{"g.yaml": gadgetsFile("v1", "")},
+			refused: "field-removed",
+		},
 		"a changed type": {
 			before:  map[string]string{"g.yaml": gadgetsFile("v1", "")},
 			after:   map[string]string{"g.yaml": gadgetsFile("v1", "", "size: {type: string}")},

@@ -31,6 +31,11 @@ type Config struct {
 	// AllowBreaking lets a reload break clients or stored objects of beta
 	// and stable versions (gate.go).
 	AllowBreaking bool
+	// NoCRDGate lets the resources of CustomResourceDefinition objects
+	// change as kube-apiserver lets them (a new default, a renamed
+	// version, a stricter schema), without their annotation
+	// specd.io/allow-breaking; schema files are still judged (gate.go).
+	NoCRDGate bool
 	// Watch reloads when files under Dir change.
 	Watch bool
 	// ReloadSignals are reload requests (SIGHUP): the caller catches them

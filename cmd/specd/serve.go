@@ -108,7 +108,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if out.catalog, err = plugins.OpenCatalog(cfg.Plugins, log.With("component", "plugins")); err != nil {
 		return fmt.Errorf("--plugins: %w", err)
 	}
-	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking,
+	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking, NoCRDGate: !cfg.CRDGate,
 		Watch: cfg.Watch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.catalog.CheckBindings}); err != nil {
 		return err
 	}

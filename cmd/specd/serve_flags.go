@@ -43,6 +43,8 @@ type serveConfig struct {
 	// AllowBreaking lets a reload break clients or stored objects of beta
 	// and stable versions (serving).
 	AllowBreaking bool
+	// CRDGate (--crd-gate): CRDs change as in kube when false (serving.Config.NoCRDGate).
+	CRDGate bool
 	// ReconcileWorkers is how many objects of one resource its reconcile
 	// plugin works on at once; 0 for the default (controller.ServeConfig).
 	ReconcileWorkers int
@@ -134,6 +136,7 @@ func serveFlags(cfg *serveConfig) *kflag.NamedFlagSets {
 	fs.StringVar(&cfg.Schemas, "schemas", "", "directory of OpenAPI schema files (required)")
 	fs.BoolVar(&cfg.Watch, "watch", true, "reload the schemas when files under --schemas change (SIGHUP always reloads)")
 	fs.BoolVar(&cfg.AllowBreaking, "allow-breaking", false, "let schema reloads break clients or stored objects of beta and stable versions")
+	fs.BoolVar(&cfg.CRDGate, "crd-gate", true, "refuse CRD updates that break clients or stored objects unless annotated specd.io/allow-breaking; false takes them as kube-apiserver does")
 	fs.Var((*cliflag.List)(&cfg.Disable), "disable", "a group (G), group version (G/V) or resource (G/V/R) not to serve, the core group named api (api/v1/events); repeatable or comma-separated")
 	fs = fss.FlagSet("etcd")
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "directory for the embedded etcd's data and socket, made 0700")

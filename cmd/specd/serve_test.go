@@ -42,6 +42,10 @@ func TestParseServeFlags(t *testing.T) {
 			args: []string{"--schemas", "s", "--watch=false", "--allow-breaking"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, AllowBreaking: true},
 		},
+		"CRDs changed as in kube": {
+			args: []string{"--schemas", "s", "--crd-gate=false"},
+			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, CRDGate: false},
+		},
 		"object limit": {
 			args: []string{"--schemas", "s", "--max-object-bytes", "1048576"},
 			want: serveConfig{Schemas: "s", DataDir: "data", Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, MaxObjectBytes: 1 << 20},
@@ -139,6 +143,9 @@ func TestParseServeFlags(t *testing.T) {
 			}
 			if !slices.Contains(tc.args, "--watch=false") {
 				tc.want.Watch = true // reloads follow the files unless turned off
+			}
+			if !slices.Contains(tc.args, "--crd-gate=false") {
+				tc.want.CRDGate = true // CRD updates are judged by the gate unless turned off
 			}
 			if !slices.Contains(tc.args, "--console=false") {
 				tc.want.Console = true // the console is served unless turned off

@@ -63,7 +63,7 @@ func swaggerDocument(reg *schemas.Registry, verbs Verbs) *swDocument {
 				delete(comps, deletedName(gv.Group, gv.Version, rv.Resource.Kind)) // a oneOf
 			}
 			for name, s := range comps {
-				doc.Definitions[name] = mustJSON(v2Schema(s.(map[string]any)))
+				doc.Definitions[name] = mustJSON(v2Definition(s.(map[string]any)))
 			}
 			for _, rv := range served {
 				for _, p := range resourcePaths(rv, verbs) {
@@ -114,6 +114,19 @@ var v2Keywords = map[string]bool{
 	"maxProperties": true, "minProperties": true, "required": true, "enum": true, "additionalProperties": true,
 	"type": true, "items": true, "allOf": true, "properties": true, "readOnly": true, "xml": true,
 	"externalDocs": true, "example": true,
+}
+
+// v2Definition is the Swagger 2.0 definition of the v3 schema s. A kind
+// whose whole object preserves unknown fields (a CRD without a schema) is
+// {type: object} and its group-version-kind alone, as kube-apiserver
+// publishes it in v2: kubectl's v2 validation would refuse every field
+// but those a schema with properties names, apiVersion, kind and
+// metadata included.
+func v2Definition(s map[string]any) map[string]any {
+	if s[extGVK] == nil || s[extPreserveUnknown] != true {
+		return v2Schema(s)
+	}
+	return map[string]any{"type": "object", extGVK: s[extGVK]}
 }
 
 // v2Schema is a new Swagger 2.0 schema for the v3 schema s: refs point to

@@ -41,6 +41,13 @@ func TestV2Schema(t *testing.T) {
 		"validations and extensions stay": {
 			`{"type": "integer", "minimum": 1, "exclusiveMaximum": true, "maximum": 9, "enum": [1, 2], "default": 1, "x-kubernetes-int-or-string": true, "format": "int32"}`,
 			`{"type": "integer", "minimum": 1, "exclusiveMaximum": true, "maximum": 9, "enum": [1, 2], "default": 1, "x-kubernetes-int-or-string": true, "format": "int32"}`},
+		"a kind that preserves unknown fields is an object alone, as kube's v2": {
+			`{"type": "object", "x-kubernetes-preserve-unknown-fields": true, "x-kubernetes-group-version-kind": [{"group": "g", "version": "v1", "kind": "K"}],
+			  "properties": {"apiVersion": {"type": "string"}, "metadata": {"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}}}`,
+			`{"type": "object", "x-kubernetes-group-version-kind": [{"group": "g", "version": "v1", "kind": "K"}]}`},
+		"a kind with a schema keeps it": {
+			`{"type": "object", "x-kubernetes-group-version-kind": [], "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}`,
+			`{"type": "object", "x-kubernetes-group-version-kind": [], "properties": {"spec": {"x-kubernetes-preserve-unknown-fields": true}}}`},
 		"defaults are data": {
 			`{"type": "object", "default": {"nullable": true, "$ref": "x"}}`,
 			`{"type": "object", "default": {"nullable": true, "$ref": "x"}}`},
@@ -55,7 +62,7 @@ func TestV2Schema(t *testing.T) {
 				t.Fatal(err)
 			}
 			before, _ := json.Marshal(in)
-			got := v2Schema(in)
+			got := v2Definition(in)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

@@ -2,8 +2,9 @@
 // binary (k8s.io/kubernetes/test/e2e built with `go test -c`, pinned by
 // test/kube), against a specd that serves only its built-in kinds:
 //
-//   - StartSpecd starts that specd, with an embedded etcd and TLS, and
-//     waits until the admin kubeconfig it writes reaches it;
+//   - StartSpecd starts that specd, with an embedded etcd, TLS and
+//     --crd-gate=false, and waits until the admin kubeconfig it writes
+//     reaches it;
 //   - Suite is one run of the e2e binary, with the flags that skip the
 //     waits for nodes and pods specd does not serve, writing a JUnit
 //     report;

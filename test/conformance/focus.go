@@ -50,6 +50,12 @@ func InFocus(results []Result) []Result {
 //go:embed passing.txt
 var passingList string
 
+// Flaky reports whether kube marks the test named name [Flaky]: it fails
+// at times on any cluster, so CI does not run it even when it passed.
+func Flaky(name string) bool {
+	return strings.Contains(name, "[Flaky]")
+}
+
 // Passing are the tests of the focus that pass against specd
 // (passing.txt, one full name a line): CI runs them, so they keep
 // passing.

@@ -34,13 +34,15 @@ var servingLine = regexp.MustCompile(`msg=serving address=(https://\S+)`)
 // StartSpecd starts bin (specd) on a loopback port the kernel picks, with
 // its data under dir and an empty schema directory, so that it serves its
 // built-in kinds only, and waits until /readyz answers 200 through the
-// admin kubeconfig it writes.
+// admin kubeconfig it writes. CRDs change as in kube (--crd-gate=false):
+// the tests add defaults to CRDs with objects, rename their versions and
+// tighten their schemas.
 func StartSpecd(ctx context.Context, bin, dir string) (*Specd, error) {
 	data, schemas := filepath.Join(dir, "data"), filepath.Join(dir, "schemas")
 	if err := os.MkdirAll(schemas, 0o755); err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, bin, "serve", "--schemas", schemas, "--data-dir", data, "--listen", "127.0.0.1:0")
+	cmd := exec.CommandContext(ctx, bin, "serve", "--schemas", schemas, "--data-dir", data, "--listen", "127.0.0.1:0", "--crd-gate=false")
 	proc, err := testproc.Start(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)

@@ -163,7 +163,7 @@ func TestDocTable(t *testing.T) {
 	}
 	for _, r := range rows {
 		if r.Verdict == Passes {
-			if !passing[r.Name] {
+			if !passing[r.Name] && !Flaky(r.Name) {
 				t.Errorf("passes in the table, not in passing.txt: %s", r.Name)
 			}
 			delete(passing, r.Name)

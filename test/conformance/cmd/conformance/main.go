@@ -192,15 +192,17 @@ func writeCounts(path string, counts conformance.Counts) error {
 // passingHeader starts passing.txt.
 const passingHeader = `# The tests of the focus that pass against specd, one full name a line,
 # written by ` + "`make conformance-table`" + ` from a run's report; CI runs them
-# (make conformance-ci).
+# (make conformance-ci). Tests kube marks [Flaky] are left out: they fail at
+# times on any cluster.
 `
 
-// writePassing writes the names of the rows that pass into path.
+// writePassing writes the names of the rows that pass into path, but
+// those of [Flaky] tests, which CI must not depend on.
 func writePassing(path string, rows []conformance.Row) error {
 	var b strings.Builder
 	b.WriteString(passingHeader)
 	for _, r := range rows {
-		if r.Verdict == conformance.Passes {
+		if r.Verdict == conformance.Passes && !conformance.Flaky(r.Name) {
 			b.WriteString(r.Name + "\n")
 		}
 	}
