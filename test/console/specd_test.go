@@ -1,7 +1,6 @@
 package console
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,10 +12,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/specd-io/specd/internal/testproc"
 )
 
 // repoRoot is the specd repository, relative to this package.
@@ -39,7 +39,7 @@ type specd struct {
 	URL     string
 	Schemas string // a copy of the example schemas the test may change
 	client  *http.Client
-	log     *syncBuffer
+	log     *testproc.Buffer
 }
 
 // binary is $name, or what build makes in dir.
@@ -83,7 +83,7 @@ func startSpecd(t testing.TB, args ...string) *specd {
 	data := filepath.Join(dir, "data")
 	cmd := exec.Command(specdBin, append([]string{"serve", "--schemas", s.Schemas, "--plugins", plugins, "--data-dir", data,
 		"--listen", "127.0.0.1:0", "--token-auth-file", tokens}, args...)...)
-	var log syncBuffer
+	var log testproc.Buffer
 	s.log = &log
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -111,7 +111,7 @@ func startSpecd(t testing.TB, args ...string) *specd {
 
 // waitReady waits for specd's address, trusts the CA it generated, and
 // waits for /readyz.
-func (s *specd) waitReady(t testing.TB, log *syncBuffer, data string, exited <-chan struct{}) {
+func (s *specd) waitReady(t testing.TB, log *testproc.Buffer, data string, exited <-chan struct{}) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for s.URL == "" {
@@ -204,21 +204,4 @@ func event(name, widget, uid, reason string) string {
 "involvedObject":{"apiVersion":"shop.example.com/v1","kind":"Widget","namespace":"default","name":%q,"uid":%q},
 "reason":%q,"message":"the widget was %s","type":"Normal","count":1,"source":{"component":"test"},
 "firstTimestamp":"2026-11-29T12:00:00Z","lastTimestamp":"2026-11-29T12:00:00Z"}`, name, widget, uid, reason, reason)
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
