@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/typed/apiregistration/v1"
@@ -25,6 +26,7 @@ func TestAggregated(t *testing.T) {
 		{"APIServices available", func(t *testing.T) { awaitAvailable(t, h, "v1.shop.example.com") }},
 		{"no APIService for built-in groups", func(t *testing.T) { noBuiltinAPIServices(t, registry) }},
 		{"api-resources lists specd's kinds", func(t *testing.T) { apiResources(t, h) }},
+		{"specd's status through the host", func(t *testing.T) { statusThroughHost(t, h) }},
 		{"the examples of docs/aggregation.md", func(t *testing.T) { runDocs(t, h) }},
 		{"every verb through the host", func(t *testing.T) { verbsThroughHost(t, h) }},
 		{"host user decided by SubjectAccessReview", func(t *testing.T) { hostUserDecidedBySAR(t, h, s) }},
@@ -55,16 +57,15 @@ func awaitAvailable(t testing.TB, h *host, name string) {
 // noBuiltinAPIServices: specd's APIServices are those of its schemas'
 // groups; the built-in groups stay the host's own (Local).
 func noBuiltinAPIServices(t *testing.T, registry *apiregistrationclient.ApiregistrationV1Client) {
-	list, err := registry.APIServices().List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=specd"})
-	if err != nil {
-		t.Fatal(err)
+	// status.specd.io is specd's own state, reserved but not the host's:
+	// it is served through the host like the schemas' groups.
+	want := "v1.fleet.example.com v1.library.example.com v1.shop.example.com v1alpha1.status.specd.io v1beta1.library.example.com v2beta1.shop.example.com"
+	// specd writes them one after another: the first step waited for one.
+	var got string
+	for deadline := time.Now().Add(30 * time.Second); got != want && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		got = specdAPIServices(t, registry)
 	}
-	var names []string
-	for _, s := range list.Items {
-		names = append(names, s.Name)
-	}
-	want := "v1.fleet.example.com v1.library.example.com v1.shop.example.com v1beta1.library.example.com v2beta1.shop.example.com"
-	if got := strings.Join(names, " "); got != want {
+	if got != want {
 		t.Errorf("specd's APIServices: %s, want %s", got, want)
 	}
 	for _, name := range []string{"v1.", "v1.rbac.authorization.k8s.io", "v1.coordination.k8s.io", "v1.events.k8s.io", "v1.apiextensions.k8s.io"} {
@@ -76,6 +77,30 @@ func noBuiltinAPIServices(t *testing.T, registry *apiregistrationclient.Apiregis
 			t.Errorf("%s points at %v: not the host's own", name, s.Spec.Service)
 		}
 	}
+}
+
+// statusThroughHost: specd's own state (status.specd.io) is served
+// through the host like the schemas' groups.
+func statusThroughHost(t *testing.T, h *host) {
+	awaitAvailable(t, h, "v1alpha1.status.specd.io")
+	out := kubectl(t, h.admin, "get", "schemafiles.status.specd.io", "-o", "name")
+	if !strings.Contains(out, "schemafile.status.specd.io/") {
+		t.Fatalf("kubectl get schemafiles through the host: %s", out)
+	}
+}
+
+// specdAPIServices are the names of the APIServices specd manages, in
+// order, space-separated.
+func specdAPIServices(t *testing.T, registry *apiregistrationclient.ApiregistrationV1Client) string {
+	list, err := registry.APIServices().List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=specd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range list.Items {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, " ")
 }
 
 func apiResources(t *testing.T, h *host) {
