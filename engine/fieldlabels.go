@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/specd-io/specd/schemas"
@@ -39,4 +41,35 @@ func labelValue(rv *schemas.ResourceVersion, obj []byte, field string) string {
 		return f(obj)
 	}
 	return fieldValue(obj, field)
+}
+
+// fieldValue is the value of a field label as a field selector compares
+// it: strings as they are, numbers and booleans as written in JSON, ""
+// when absent.
+func fieldValue(obj []byte, field string) string {
+	v := gjson.GetBytes(obj, gjsonPath(field))
+	switch v.Type {
+	case gjson.String:
+		return v.Str
+	case gjson.Number, gjson.True, gjson.False:
+		return v.Raw
+	default:
+		return ""
+	}
+}
+
+// gjsonPath turns a dot path (spec.color) into a gjson path, escaping the
+// characters gjson gives a meaning to.
+func gjsonPath(p string) string {
+	if !strings.ContainsAny(p, `*?|#@\!{}[]()=<>%`) {
+		return p
+	}
+	var b strings.Builder
+	for _, c := range p {
+		if strings.ContainsRune(`*?|#@\!{}[]()=<>%`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
