@@ -84,6 +84,7 @@ func Handler(cfg Config) http.Handler {
 			return
 		}
 		setHeaders(w.Header(), csp)
+		keepConnection(w.Header())
 		if r.URL.Path == Prefix+"config.json" {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write(config)
@@ -92,6 +93,19 @@ func Handler(cfg Config) http.Handler {
 		fileServer.ServeHTTP(w, r)
 	})
 }
+
+// keepConnection lets the browser keep the HTTP/2 connection that loaded
+// a file. The authentication filter asks for the connection to close
+// after any anonymous HTTP/2 request (k8s.io/apiserver's
+// UnauthenticatedHTTP2DOSMitigation: "Connection: close", which Go's
+// HTTP/2 server turns into a GOAWAY), and the page's files are always
+// fetched anonymously, a dozen modules at once. Every one of them would
+// cost a new connection, and a module requested on a connection the
+// server is closing fails in Chromium as net::ERR_CONNECTION_CLOSED,
+// which leaves the page blank. The files and config.json carry nothing
+// secret and cost the server no more than a 401 does; API requests keep
+// the mitigation.
+func keepConnection(h http.Header) { h.Del("Connection") }
 
 // setHeaders are the headers of every file: the policy, no sniffing, no
 // referrer (a URL may name an object, or carry an OIDC code), and

@@ -2,10 +2,13 @@ package status
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"slices"
@@ -225,6 +228,51 @@ func TestConsoleFlag(t *testing.T) {
 	}
 }
 
+// TestConsoleKeepsConnections: the page loads its files anonymously over
+// one HTTP/2 connection, which stays open; an anonymous API request still
+// closes its connection (kube's mitigation of HTTP/2 abuse). When every
+// file closed its connection, Chromium failed modules requested on the
+// closing one and the page stayed blank.
+func TestConsoleKeepsConnections(t *testing.T) {
+	t.Parallel()
+	s := harness.StartSpecd(t, harness.SpecdOptions{Secure: true})
+	client := anonymousClient(t, s)
+	get(t, client, s.URL+"/console/")
+	for _, path := range []string{"/console/app.js", "/console/icon.svg", "/console/config.json", "/api"} {
+		if !get(t, client, s.URL+path) {
+			t.Errorf("GET %s opened a new connection, want the one the page's files used", path)
+		}
+	}
+	// The GOAWAY that /api's answer asked for reaches the client after the
+	// answer: the next file comes over a new connection soon after.
+	for deadline := time.Now().Add(10 * time.Second); get(t, client, s.URL+"/console/"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the connection of an anonymous API request stayed open")
+		}
+	}
+}
+
+// get GETs url over HTTP/2 and says whether it went over a connection
+// used before.
+func get(t *testing.T, client *http.Client, url string) (reused bool) {
+	t.Helper()
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused }}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("GET %s: %s, want HTTP/2", url, resp.Proto)
+	}
+	return reused
+}
+
 // anonymousClient trusts the CA specd generated and sends no
 // credentials.
 func anonymousClient(t *testing.T, s *harness.Specd) *http.Client {
@@ -235,5 +283,5 @@ func anonymousClient(t *testing.T, s *harness.Specd) *http.Client {
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
-	return &http.Client{Timeout: harness.ClientTimeout, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	return &http.Client{Timeout: harness.ClientTimeout, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
 }
