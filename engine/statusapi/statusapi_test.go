@@ -194,6 +194,49 @@ func TestSchemaFilesAndReloads(t *testing.T) {
 	}
 }
 
+// TestUnchangedFileKept: a reload that changes one file rewrites that
+// file's object only.
+func TestUnchangedFileKept(t *testing.T) {
+	gadgets := func(props ...string) string {
+		return testschemas.Gadgets(testschemas.GadgetOptions{Version: "v1", Props: props})
+	}
+	e := start(t, map[string]string{"frob-v1.yaml": frobV1, "frob-v2.yaml": frobV2, "g.yaml": gadgets(testschemas.SizeProp)})
+	files := e.await(t, "schemafiles", func(m map[string]object) bool { return len(m) == 3 })
+	before := e.revisions(t, "schemafiles")
+	// A load's time is in seconds: the reload comes in the next one, so
+	// that a file found unchanged would show a new time if it were given
+	// one.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	testschemas.WriteFiles(t, e.dir, map[string]string{"g.yaml": gadgets(testschemas.SizeProp, testschemas.ColorProp)})
+	if err := e.reloads.Reload(t.Context(), "test"); err != nil {
+		t.Fatal(err)
+	}
+	e.await(t, "schemafiles", func(m map[string]object) bool {
+		return m["g.yaml"].Status["digest"] != files["g.yaml"].Status["digest"]
+	})
+	after := e.revisions(t, "schemafiles")
+	for name, rev := range before {
+		if changed := after[name] != rev; changed != (name == "g.yaml") {
+			t.Errorf("%s rewritten: %t (revision %d, then %d); want only g.yaml", name, changed, rev, after[name])
+		}
+	}
+}
+
+// revisions are the memory storage's revisions of the objects of plural.
+func (e *env) revisions(t *testing.T, plural string) map[string]int64 {
+	t.Helper()
+	prefix := statusapi.Prefix(engine.Keys{}) + plural + "/"
+	res, err := e.mem.List(context.Background(), prefix, storage.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, kv := range res.Items {
+		out[strings.TrimPrefix(kv.Key, prefix)] = kv.ModRevision
+	}
+	return out
+}
+
 func TestRefusedReload(t *testing.T) {
 	e := start(t, map[string]string{"g.yaml": testschemas.Gadgets(testschemas.GadgetOptions{Version: "v1",
 		Props: []string{testschemas.SizeProp, testschemas.ColorProp}})})
