@@ -151,18 +151,29 @@ func (e *env) await(t *testing.T, plural string, ok func(map[string]object) bool
 
 func (e *env) list(t *testing.T, plural string) map[string]object {
 	t.Helper()
+	out := map[string]object{}
+	for name, kv := range e.stored(t, plural) {
+		var o object
+		if err := json.Unmarshal(kv.Value, &o); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = o
+	}
+	return out
+}
+
+// stored are the objects of plural as the memory storage holds them, by
+// name.
+func (e *env) stored(t *testing.T, plural string) map[string]storage.KeyValue {
+	t.Helper()
 	prefix := statusapi.Prefix(engine.Keys{}) + plural + "/"
 	res, err := e.mem.List(context.Background(), prefix, storage.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]object{}
+	out := map[string]storage.KeyValue{}
 	for _, kv := range res.Items {
-		var o object
-		if err := json.Unmarshal(kv.Value, &o); err != nil {
-			t.Fatal(err)
-		}
-		out[strings.TrimPrefix(kv.Key, prefix)] = o
+		out[strings.TrimPrefix(kv.Key, prefix)] = kv
 	}
 	return out
 }
@@ -202,7 +213,7 @@ func TestUnchangedFileKept(t *testing.T) {
 	}
 	e := start(t, map[string]string{"frob-v1.yaml": frobV1, "frob-v2.yaml": frobV2, "g.yaml": gadgets(testschemas.SizeProp)})
 	files := e.await(t, "schemafiles", func(m map[string]object) bool { return len(m) == 3 })
-	before := e.revisions(t, "schemafiles")
+	before := e.stored(t, "schemafiles")
 	// A load's time is in seconds: the reload comes in the next one, so
 	// that a file found unchanged would show a new time if it were given
 	// one.
@@ -214,27 +225,12 @@ func TestUnchangedFileKept(t *testing.T) {
 	e.await(t, "schemafiles", func(m map[string]object) bool {
 		return m["g.yaml"].Status["digest"] != files["g.yaml"].Status["digest"]
 	})
-	after := e.revisions(t, "schemafiles")
-	for name, rev := range before {
-		if changed := after[name] != rev; changed != (name == "g.yaml") {
-			t.Errorf("%s rewritten: %t (revision %d, then %d); want only g.yaml", name, changed, rev, after[name])
+	after := e.stored(t, "schemafiles")
+	for name, kv := range before {
+		if changed := after[name].ModRevision != kv.ModRevision; changed != (name == "g.yaml") {
+			t.Errorf("%s rewritten: %t (revision %d, then %d); want only g.yaml", name, changed, kv.ModRevision, after[name].ModRevision)
 		}
 	}
-}
-
-// revisions are the memory storage's revisions of the objects of plural.
-func (e *env) revisions(t *testing.T, plural string) map[string]int64 {
-	t.Helper()
-	prefix := statusapi.Prefix(engine.Keys{}) + plural + "/"
-	res, err := e.mem.List(context.Background(), prefix, storage.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]int64{}
-	for _, kv := range res.Items {
-		out[strings.TrimPrefix(kv.Key, prefix)] = kv.ModRevision
-	}
-	return out
 }
 
 func TestRefusedReload(t *testing.T) {
