@@ -102,15 +102,7 @@ func (p *Publisher) follow(ctx context.Context, wg *sync.WaitGroup, name string,
 
 // configMaps is the storage version of ConfigMaps; nil when not served.
 func (p *Publisher) configMaps() *schemas.ResourceVersion {
-	reg := p.cfg.Registry()
-	if reg == nil {
-		return nil
-	}
-	r := reg.Resource("configmaps")
-	if r == nil || !r.Served() {
-		return nil
-	}
-	return r.Version(r.StorageVersion)
+	return p.cfg.Registry().ServedStorage("configmaps")
 }
 
 // processNext syncs one namespace; false once the queue is shut down.
