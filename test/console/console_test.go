@@ -21,7 +21,8 @@ func TestConsole(t *testing.T) {
 	s := startSpecd(t, oidc...)
 	s.mustDo(t, http.MethodPost, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", viewBinding, http.StatusCreated)
 	browser := newBrowser(t)
-	admin := newTab(t, browser)
+	adminNet := newNetLog()
+	admin := newTab(t, browser, adminNet.listen)
 
 	t.Run("token login", func(t *testing.T) {
 		login(t, admin, s, adminToken, "alice")
@@ -82,11 +83,7 @@ func TestConsole(t *testing.T) {
 		screenshot(t, admin, "refused-reload")
 	})
 	t.Run("another client's write appears", func(t *testing.T) {
-		run(t, admin, "the widgets", chromedp.Navigate(s.URL+"/console/#/r/shop.example.com/v1/widgets?ns=default"),
-			waitText("#list-status", "Live"))
-		s.mustDo(t, http.MethodPost, "/apis/shop.example.com/v1/namespaces/default/widgets", widget("from-elsewhere", "red"), http.StatusCreated)
-		run(t, admin, "the new row", waitText("#objects", "from-elsewhere"))
-		screenshot(t, admin, "live")
+		liveList(t, s, admin, adminNet)
 	})
 	t.Run("create from YAML", func(t *testing.T) {
 		yaml := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: from-yaml\n  namespace: default\nspec:\n  color: blue\n  size: 4\n"

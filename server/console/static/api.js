@@ -89,18 +89,19 @@ export class API {
   }
 
   /**
-   * Watches path (a list URL with its query) from resourceVersion,
-   * calling onEvent for each event until signal aborts or the watch
-   * ends; resolves then.
+   * Watches path (a list URL with its query, selectors included: the
+   * watch is of the same objects) from resourceVersion, calling onEvent
+   * for each event until signal aborts or the watch ends; resolves then.
    * @param {string} path
    * @param {string} resourceVersion
    * @param {(ev: {type: string, object: any}) => void} onEvent
    * @param {AbortSignal} signal
+   * @param {string} [accept] tableType for events whose objects are Tables
    */
-  async watch(path, resourceVersion, onEvent, signal) {
+  async watch(path, resourceVersion, onEvent, signal, accept) {
     const sep = path.includes("?") ? "&" : "?";
-    const url = `${path}${sep}watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}`;
-    const resp = await this.request("GET", url, { signal });
+    const url = `${path}${sep}watch=true&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}`;
+    const resp = await this.request("GET", url, { signal, accept });
     if (!resp.body) return;
     const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
     let buf = "";
