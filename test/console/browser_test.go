@@ -166,6 +166,10 @@ func eventually(t testing.TB, what string, ok func() bool) {
 	}
 }
 
+// appShown is a JavaScript expression: whether the console (not the
+// login form) is on screen, as the browser draws it.
+const appShown = `getComputedStyle(document.getElementById("app")).display !== "none"`
+
 // waitText waits until the element of sel contains text.
 func waitText(sel, text string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](`(() => { const el = document.querySelector(`+quote(sel)+`); return el && el.textContent.includes(`+quote(text)+`); })()`,
