@@ -16,7 +16,7 @@ type sentRequest struct {
 	Canceled       bool  // the page ended it (an aborted fetch)
 }
 
-func (r *sentRequest) String() string {
+func (r sentRequest) String() string {
 	return fmt.Sprintf("%s %s (%d, canceled %v)", r.Method, r.URL, r.Status, r.Canceled)
 }
 
