@@ -30,8 +30,7 @@ export async function listView(api, r, query, view, signal) {
   const path = withQuery(collectionPath(r, ns), query);
   // The first page is asked for beside the access reviews, not after
   // them: one round trip less before the first rows.
-  /** @type {Promise<any>|undefined} */
-  let prefetched = api.table(withLimit(path, ""));
+  const prefetched = api.table(withLimit(path, ""));
   prefetched.catch(() => {}); // relist reports its error
   const [canCreate, canDelete] = await Promise.all([
     r.verbs.includes("create") ? api.can("create", r.group, r.plural, ns).catch(() => false) : false,
@@ -46,73 +45,100 @@ export async function listView(api, r, query, view, signal) {
     canCreate ? h("p", {}, h("a", { href: `#/new/${r.group || "core"}/${r.version}/${r.plural}?ns=${encodeURIComponent(ns || "default")}`, id: "create" }, `Create ${r.kind}`)) : null,
     status, rows);
   const watching = r.verbs.includes("watch");
-  /** @type {import("./virtual.js").VirtualTable|undefined} */
-  let shown;
-  let columns = "";
-  /** @param {boolean} more */
-  const count = (more) => {
-    status.textContent = `${shown ? shown.count() : 0} shown${more ? ", more loading" : ""}.${watching ? " Live." : ""}`;
-  };
-  /** @type {AbortController|undefined} */
-  let paging;
-  // Lists from the start, page by page, into the table; answers the
-  // list's resourceVersion, or "" when it failed.
-  const relist = async () => {
-    if (paging) paging.abort(); // a newer list replaces one still paging
-    const mine = paging = new AbortController();
+  const list = new Rows({ api, r, path, canDelete, watching, el: rows, status, signal, first: prefetched });
+  const rv = await list.relist();
+  if (rv && watching) follow(api, path, rv, list, signal);
+}
+
+/**
+ * The rows of the list on the page, and how the list is read into them.
+ */
+class Rows {
+  /**
+   * @param {{api: import("./api.js").API, r: import("./discovery.js").Resource, path: string, canDelete: boolean,
+   *   watching: boolean, el: HTMLElement, status: HTMLElement, signal: AbortSignal, first: Promise<any>}} opts
+   *   first is the first page, asked for already
+   */
+  constructor(opts) {
+    this.opts = opts;
+    /** @type {Promise<any>|undefined} */
+    this.first = opts.first;
+    /** @type {import("./virtual.js").VirtualTable|undefined} */
+    this.table = undefined;
+    /** the names of the table's columns, to tell new ones */
+    this.columns = "";
+    /** @type {AbortController|undefined} the list being read */
+    this.paging = undefined;
+  }
+
+  /** Says how many rows there are. @param {boolean} [more] whether pages are still to come */
+  changed(more = false) {
+    const n = this.table ? this.table.count() : 0;
+    this.opts.status.textContent = `${n} shown${more ? ", more loading" : ""}.${this.opts.watching ? " Live." : ""}`;
+  }
+
+  /**
+   * Reads the list from the start, page by page, into the table.
+   * @returns {Promise<string>} the list's resourceVersion, or "" when it failed
+   */
+  async relist() {
+    const { api, path, el } = this.opts;
+    if (this.paging) this.paging.abort(); // a newer list replaces one still paging
+    const mine = this.paging = new AbortController();
     try {
-      let table = await (prefetched || api.table(withLimit(path, "")));
-      prefetched = undefined;
+      const table = await (this.first || api.table(withLimit(path, "")));
+      this.first = undefined;
       if (mine.signal.aborted) return "";
-      if (shown && columnNames(table) === columns) {
-        shown.reset(table.rows); // the same table, scrolled where it was
-      } else {
-        columns = columnNames(table);
-        shown = tableView(api, r, table, canDelete, watching ? () => {} : relist);
-        replace(rows, shown.el);
-      }
+      this.show(table);
       // For docs/performance.md: when the first rows are on screen.
       if (performance.getEntriesByName("specd-console:rows").length === 0) performance.mark("specd-console:rows");
-      const rv = table.metadata.resourceVersion;
-      count(Boolean(table.metadata.continue));
-      while (table.metadata.continue && !mine.signal.aborted && !signal.aborted) {
-        table = await api.table(withLimit(path, table.metadata.continue));
-        if (mine.signal.aborted) return "";
-        shown.append(table.rows);
-        count(Boolean(table.metadata.continue));
-      }
-      if (!table.metadata.continue && performance.getEntriesByName("specd-console:all-rows").length === 0) performance.mark("specd-console:all-rows");
-      return rv;
+      const done = await this.rest(table, mine.signal);
+      if (done && performance.getEntriesByName("specd-console:all-rows").length === 0) performance.mark("specd-console:all-rows");
+      return done ? table.metadata.resourceVersion : "";
     } catch (err) {
-      replace(rows, errorView(err));
-      shown = undefined;
+      replace(el, errorView(err));
+      this.table = undefined;
       return "";
     }
-  };
-  const rv = await relist();
-  if (rv && watching) {
-    follow(api, path, rv, {
-      relist,
-      columns: () => columns,
-      table: () => shown,
-      changed: () => count(false),
-    }, signal);
+  }
+
+  /** Shows the first page: in the table shown, unless the columns changed. @param {any} table */
+  show(table) {
+    const { api, r, canDelete, watching, el } = this.opts;
+    if (this.table && columnNames(table) === this.columns) {
+      this.table.reset(table.rows); // the same table, scrolled where it was
+    } else {
+      this.columns = columnNames(table);
+      this.table = tableView(api, r, table, canDelete, watching ? () => {} : () => this.relist());
+      replace(el, this.table.el);
+    }
+    this.changed(Boolean(table.metadata.continue));
+  }
+
+  /**
+   * Reads the pages after table's into the table.
+   * @param {any} table @param {AbortSignal} mine aborted by a newer list
+   * @returns {Promise<boolean>} whether every page was read
+   */
+  async rest(table, mine) {
+    while (table.metadata.continue) {
+      if (mine.aborted || this.opts.signal.aborted) return false;
+      table = await this.opts.api.table(withLimit(this.opts.path, table.metadata.continue));
+      if (mine.aborted || !this.table) return false;
+      this.table.append(table.rows);
+      this.changed(Boolean(table.metadata.continue));
+    }
+    return true;
   }
 }
 
 /**
- * What follow changes: the table the list shows, and the list itself.
- * @typedef {{relist: () => Promise<string>, columns: () => string,
- *   table: () => import("./virtual.js").VirtualTable|undefined, changed: () => void}} Followed
- */
-
-/**
  * Watches path from rv in Table form and puts each event's row in the
- * table, until signal aborts.
+ * list's table, until signal aborts.
  * @param {import("./api.js").API} api @param {string} path @param {string} rv
- * @param {Followed} f @param {AbortSignal} signal
+ * @param {Rows} list @param {AbortSignal} signal
  */
-async function follow(api, path, rv, f, signal) {
+async function follow(api, path, rv, list, signal) {
   while (!signal.aborted) {
     const watch = new AbortController();
     const stop = () => watch.abort();
@@ -128,19 +154,13 @@ async function follow(api, path, rv, f, signal) {
           return;
         }
         const table = ev.object || {};
-        if (table.columnDefinitions && columnNames(table) !== f.columns()) {
+        if (table.columnDefinitions && columnNames(table) !== list.columns) {
           again = true; // the kind's columns changed: the rows need them all
           watch.abort();
           return;
         }
         if (table.metadata && table.metadata.resourceVersion) rv = table.metadata.resourceVersion;
-        const shown = f.table();
-        if (ev.type === "BOOKMARK" || !shown) return;
-        for (const row of table.rows || []) {
-          if (ev.type === "DELETED") shown.remove(rowKey(row));
-          else shown.put(row);
-        }
-        f.changed();
+        if (ev.type !== "BOOKMARK") put(list, ev.type, table.rows || []);
       }, watch.signal, tableType);
     } catch (err) {
       if (signal.aborted) return;
@@ -151,12 +171,26 @@ async function follow(api, path, rv, f, signal) {
     }
     if (signal.aborted) return;
     if (again) {
-      const fresh = await f.relist();
+      const fresh = await list.relist();
       if (fresh) rv = fresh;
       else failed = true;
     }
     if (failed) await new Promise((res) => setTimeout(res, 1000));
   }
+}
+
+/**
+ * Puts the rows of an ADDED, MODIFIED or DELETED event in the table, or
+ * takes them out.
+ * @param {Rows} list @param {string} type @param {any[]} rows
+ */
+function put(list, type, rows) {
+  if (!list.table) return;
+  for (const row of rows) {
+    if (type === "DELETED") list.table.remove(rowKey(row));
+    else list.table.put(row);
+  }
+  list.changed();
 }
 
 /** @param {any} row a Table row @returns {string} its key: namespace/name, the order the API lists in */
