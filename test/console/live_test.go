@@ -2,10 +2,13 @@ package console
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
 
@@ -64,4 +67,95 @@ func liveList(t *testing.T, s *specd, tab context.Context, net *netLog) {
 	})
 	run(t, tab, "back to the widgets", chromedp.Navigate(s.URL+"/console/#/r/shop.example.com/v1/widgets?ns=default"),
 		waitText("#list-status", "Live"))
+}
+
+// cacheWindow is how many events of a resource specd's watch cache keeps
+// for watches from a past resourceVersion (engine/watchcache's
+// DefaultWindow): a watch from before them is answered 410 Gone.
+const cacheWindow = 1000
+
+// TestListGone takes the page of a list offline, while another client
+// writes more widget events than specd keeps for a watch from the page's
+// resourceVersion; none of them passes the page's selector, so that
+// resourceVersion stays where it was. specd ends each watch within 2 to
+// 4 s (--min-request-timeout 2), so the page's watch ends and it tries
+// again, offline, in vain. Back online, its watch is answered 410 Gone,
+// and the page lists again, once, and follows the new list.
+func TestListGone(t *testing.T) {
+	const widgets = "/apis/shop.example.com/v1/namespaces/default/widgets"
+	s := startSpecd(t, "--min-request-timeout", "2")
+	s.mustDo(t, http.MethodPost, widgets, widget("steady", "green"), http.StatusCreated)
+	net := newNetLog()
+	tab := newTab(t, newBrowser(t), net.listen)
+	login(t, tab, s, adminToken, "alice")
+	net.reset()
+	run(t, tab, "the widgets", chromedp.Navigate(s.URL+"/console/#/r/shop.example.com/v1/widgets?ns=default&fieldSelector=metadata.name%21%3Dchurn"),
+		waitText("#list-status", "Live"), waitText("#objects", "steady"))
+	setOffline(t, tab, true)
+	eventually(t, "a watch failed offline", func() bool {
+		return len(net.find(func(r *sentRequest) bool { return watches(widgets)(r) && r.Failed })) > 0
+	})
+	churn(t, s, widgets, cacheWindow+1)
+	s.mustDo(t, http.MethodPost, widgets, widget("while-away", "red"), http.StatusCreated)
+	setOffline(t, tab, false)
+	run(t, tab, "the list read again", waitText("#objects", "while-away"))
+	s.mustDo(t, http.MethodPatch, widgets+"/while-away", `{"spec":{"color":"blue"}}`, http.StatusOK)
+	run(t, tab, "a change after it, by watch", waitText(`#objects tr[data-key="default/while-away"]`, "blue"))
+	if got := net.find(lists(widgets)); len(got) != 2 {
+		t.Errorf("the page listed the widgets %d times, want twice (once more after the 410): %v", len(got), got)
+	}
+	if text := value(t, tab, "read the list", chromedp.Text(chromedp.ID("objects"))); strings.Contains(text, "churn") {
+		t.Errorf("the list shows the widget its field selector leaves out: %q", text)
+	}
+	screenshot(t, tab, "gone")
+}
+
+// churn creates the widget churn and changes it n-1 times, 4 requests at
+// a time.
+func churn(t *testing.T, s *specd, widgets string, n int) {
+	t.Helper()
+	s.mustDo(t, http.MethodPost, widgets, widget("churn", "red"), http.StatusCreated)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 1 + w; i < n; i += 4 {
+				// Not mustDo: t.Fatal belongs to the test's goroutine.
+				code, out, err := s.do(t.Context(), http.MethodPatch, widgets+"/churn", adminToken, fmt.Sprintf(`{"metadata":{"labels":{"n":"%d"}}}`, i))
+				if err != nil || code != http.StatusOK {
+					t.Errorf("patch churn: %d %v %s", code, err, out)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+}
+
+// emulateNetworkConditions is DevTools' Network.emulateNetworkConditions,
+// which cdproto no longer generates (it is deprecated for
+// emulateNetworkConditionsByRule, which this Chromium refuses without a
+// URL pattern).
+var emulateNetworkConditions = cdp.Command[networkConditions, cdp.Empty]{Method: "Network.emulateNetworkConditions"}
+
+type networkConditions struct {
+	Offline            bool    `json:"offline"`
+	Latency            float64 `json:"latency"`
+	DownloadThroughput float64 `json:"downloadThroughput"`
+	UploadThroughput   float64 `json:"uploadThroughput"`
+}
+
+// setOffline cuts tab's page off the network, failing the requests it
+// has under way, or connects it again: the browser's own emulation of a
+// lost network.
+func setOffline(t testing.TB, tab context.Context, offline bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
+	defer cancel()
+	_, err := chromedp.Call(ctx, emulateNetworkConditions, networkConditions{Offline: offline, DownloadThroughput: -1, UploadThroughput: -1})
+	if err != nil {
+		t.Fatalf("offline %v: %v", offline, err)
+	}
 }

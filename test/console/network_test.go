@@ -14,6 +14,7 @@ type sentRequest struct {
 	URL            *url.URL
 	Status         int64 // 0 until the answer's head arrives
 	Canceled       bool  // the page ended it (an aborted fetch)
+	Failed         bool  // it failed, canceled or not
 }
 
 func (r sentRequest) String() string {
@@ -52,7 +53,7 @@ func (n *netLog) listen(ev any) {
 		}
 	case *network.EventLoadingFailed:
 		if r := n.byID[e.RequestID]; r != nil {
-			r.Canceled = e.Canceled
+			r.Canceled, r.Failed = e.Canceled, true
 		}
 	}
 }
