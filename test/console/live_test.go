@@ -76,8 +76,8 @@ const cacheWindow = 1000
 
 // TestListGone takes the page of a list offline, while another client
 // writes more widget events than specd keeps for a watch from the page's
-// resourceVersion; none of them passes the page's selector, so that
-// resourceVersion stays where it was. specd ends each watch within 2 to
+// resourceVersion; none of them passes the page's label selector, so
+// that resourceVersion stays where it was. specd ends each watch within 2 to
 // 4 s (--min-request-timeout 2), so the page's watch ends and it tries
 // again, offline, in vain. Back online, its watch is answered 410 Gone,
 // and the page lists again, once, and follows the new list.
@@ -89,7 +89,7 @@ func TestListGone(t *testing.T) {
 	tab := newTab(t, newBrowser(t), net.listen)
 	login(t, tab, s, adminToken, "alice")
 	net.reset()
-	run(t, tab, "the widgets", chromedp.Navigate(s.URL+"/console/#/r/shop.example.com/v1/widgets?ns=default&fieldSelector=metadata.name%21%3Dchurn"),
+	run(t, tab, "the widgets", chromedp.Navigate(s.URL+"/console/#/r/shop.example.com/v1/widgets?ns=default&labelSelector=%21churn"),
 		waitText("#list-status", "Live"), waitText("#objects", "steady"))
 	setOffline(t, tab, true)
 	eventually(t, "a watch failed offline", func() bool {
@@ -105,24 +105,24 @@ func TestListGone(t *testing.T) {
 		t.Errorf("the page listed the widgets %d times, want twice (once more after the 410): %v", len(got), got)
 	}
 	if text := value(t, tab, "read the list", chromedp.Text(chromedp.ID("objects"))); strings.Contains(text, "churn") {
-		t.Errorf("the list shows the widget its field selector leaves out: %q", text)
+		t.Errorf("the list shows widgets its label selector leaves out: %q", text)
 	}
 	screenshot(t, tab, "gone")
 }
 
-// churn creates the widget churn and changes it n-1 times, 4 requests at
-// a time.
+// churn creates n widgets labelled churn, 4 requests at a time (on as
+// many objects: patches of one object at a time would race each other).
 func churn(t *testing.T, s *specd, widgets string, n int) {
 	t.Helper()
-	s.mustDo(t, http.MethodPost, widgets, widget("churn", "red"), http.StatusCreated)
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Go(func() {
-			for i := 1 + w; i < n; i += 4 {
+			for i := w; i < n; i += 4 {
+				body := fmt.Sprintf(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"churn-%04d","labels":{"churn":"yes"}},"spec":{"color":"red"}}`, i)
 				// Not mustDo: t.Fatal belongs to the test's goroutine.
-				code, out, err := s.do(t.Context(), http.MethodPatch, widgets+"/churn", adminToken, fmt.Sprintf(`{"metadata":{"labels":{"n":"%d"}}}`, i))
-				if err != nil || code != http.StatusOK {
-					t.Errorf("patch churn: %d %v %s", code, err, out)
+				code, out, err := s.do(t.Context(), http.MethodPost, widgets, adminToken, body)
+				if err != nil || code != http.StatusCreated {
+					t.Errorf("create churn-%04d: %d %v %s", i, code, err, out)
 					return
 				}
 			}
