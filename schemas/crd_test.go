@@ -72,7 +72,7 @@ func checkWidgetV1(t *testing.T, v1 *ResourceVersion) {
 		t.Errorf("v1 at %s#%s", v1.File, v1.Pointer)
 	}
 	cols := fmt.Sprint(v1.PrinterColumns)
-	if cols != "[{Size integer   0 .spec.size} {Color string   1 .spec.color}]" {
+	if cols != "[{Size integer   0 .spec.size []} {Color string   1 .spec.color []}]" {
 		t.Errorf("columns %s", cols)
 	}
 	if len(v1.SelectableFields) != 1 || v1.SelectableFields[0].JSONPath != ".spec.color" {
