@@ -49,7 +49,12 @@ KUBECTL_LDFLAGS = -X $(KUBE_VERSION_PKG).gitVersion=$(KUBECTL_VERSION) \
 	-X $(KUBE_VERSION_PKG).gitMinor=$(word 2,$(KUBECTL_PARTS)) \
 	-X $(KUBE_VERSION_PKG).gitCommit= \
 	-X $(KUBE_VERSION_PKG).gitTreeState=clean \
-	-X $(KUBE_VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+	-X $(KUBE_VERSION_PKG).buildDate=$(call module_date,test/kubectl,k8s.io/kubectl)
+
+# module_date is the UTC time the module proxy gives module $(2) of the go.mod
+# in directory $(1): the build date stamped into kube's tools, fixed for a
+# version so that the link is cached and the binary the same each time.
+module_date = $(shell cd $(1) && $(GO) list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' $(2))
 
 # KUBECTL_BIN is where it goes; the e2e tests, run without $$KUBECTL, build
 # theirs through this target too, into bin/e2e (test/e2e/harness).
@@ -73,7 +78,7 @@ KUBE_LDFLAGS = -X $(KUBE_VERSION_PKG).gitVersion=$(KUBE_MODULE) \
 	-X $(KUBE_VERSION_PKG).gitMinor=$(word 2,$(KUBE_PARTS)) \
 	-X $(KUBE_VERSION_PKG).gitCommit= \
 	-X $(KUBE_VERSION_PKG).gitTreeState=clean \
-	-X $(KUBE_VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+	-X $(KUBE_VERSION_PKG).buildDate=$(call module_date,test/kube,k8s.io/kubernetes)
 KUBE_APISERVER_BIN          ?= bin/kube-apiserver
 KUBE_CONTROLLER_MANAGER_BIN ?= bin/kube-controller-manager
 

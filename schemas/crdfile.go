@@ -1,7 +1,6 @@
 package schemas
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -78,11 +77,11 @@ func splitKubeDocs(file string, data []byte) ([]kubeDoc, string) {
 	}
 	var docs []kubeDoc
 	start, line := 0, 1
-	locs := docSeparatorRE.FindAllIndex(data, -1)
-	for i := 0; i <= len(locs); i++ {
+	seps := docSeparators(data)
+	for i := 0; i <= len(seps); i++ {
 		end := len(data)
-		if i < len(locs) {
-			end = locs[i][0]
+		if i < len(seps) {
+			end = seps[i].start
 		}
 		chunk := data[start:end]
 		if hasContent(chunk) {
@@ -92,10 +91,9 @@ func splitKubeDocs(file string, data []byte) ([]kubeDoc, string) {
 			}
 			docs = append(docs, kubeDoc{line: line, value: raw})
 		}
-		if i < len(locs) {
+		if i < len(seps) {
 			// The next document starts on the line after the "---".
-			line = bytes.Count(data[:locs[i][1]], []byte("\n")) + 2
-			start = locs[i][1]
+			line, start = seps[i].line+1, seps[i].end
 		}
 	}
 	return docs, ""

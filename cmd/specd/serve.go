@@ -98,8 +98,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	defer signal.Stop(reloadSignals)
 	var out outside
 	var err error
-	if out.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
-		return fmt.Errorf("listen: %w", err)
+	if out.listener, err = httpserve.Listen(cfg.Listen); err != nil {
+		return err
 	}
 	defer out.listener.Close()
 	if out.agg, err = aggregated.Open(ctx, cfg.Aggregation, log); err != nil {
@@ -247,7 +247,7 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	ready.Store(true)
 	log.Info("serving", "address", running.URL())
 	if code, expires := out.chain.LoginLink().Code(); cfg.Console && code != "" {
-		log.Info("console login link, for one login", "url", running.URL()+console.Prefix+"#login="+code, "expires", expires.Format(time.RFC3339))
+		log.Info("console login link, for one login", "url", certs.LocalURL("https", out.listener.Addr())+console.Prefix+"#login="+code, "expires", expires.Format(time.RFC3339))
 	}
 	// The watch caches, then the storage migration, follow each reload.
 	reloads := set.Serve(ctx, out.stored, append([]serving.Follower{p.caches, migration, policy}, aggregated.Followers(registrar)...)...)

@@ -146,8 +146,9 @@ func serveFlags(cfg *serveConfig) *kflag.NamedFlagSets {
 		"(default 3145728 with the embedded etcd, 1556480 with --etcd-servers)")
 	fs = fss.FlagSet("secure serving")
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
-	cfg.TLS.Register(fs)
-	cfg.Chain.Register(fss.FlagSet("generic"), fss.FlagSet("authentication"), fss.FlagSet("auditing"))
+	generic, authn := fss.FlagSet("generic"), fss.FlagSet("authentication")
+	cfg.TLS.Register(fs, authn)
+	cfg.Chain.Register(generic, authn, fss.FlagSet("auditing"))
 	cfg.Authorization = rbac.ModeRBAC
 	fss.FlagSet("authorization").Func("authorization-mode", "the `mode` of authorization: RBAC (the default) or AlwaysAllow (development only: every authenticated request is allowed)", cfg.Authorization.Set)
 	fs = fss.FlagSet("plugin")
@@ -157,7 +158,7 @@ func serveFlags(cfg *serveConfig) *kflag.NamedFlagSets {
 	fs = fss.FlagSet("features")
 	fs.BoolVar(&cfg.Console, "console", true, "serve the console, a web page that uses the API with the user's own credentials, at /console/ (docs/console.md)")
 	fs.BoolVar(&cfg.Profiling, "profiling", true, "serve Go's profiles at /debug/pprof/ to users authorized for that path (system:masters, or nonResourceURLs in a ClusterRole)")
-	fss.FlagSet("logs").TextVar(&cfg.LogLevel, "log-level", slog.LevelInfo, "the `level` to log at: debug, info, warn or error")
+	fss.FlagSet("logs").Var((*cliflag.Level)(&cfg.LogLevel), "log-level", "the `level` to log at: debug, info, warn or error")
 	fss.FlagSet("misc").DurationVar(&cfg.EventTTL, "event-ttl", time.Hour, "how long an event lives after its last write, through an etcd lease; 0 keeps events")
 	return &fss
 }

@@ -33,6 +33,9 @@ type publisher struct {
 	// proven remembers when each resource's conversion was last proven
 	// (conversions.go).
 	proven provenAt
+	// loaded remembers when each file's content was loaded
+	// (schemafiles.go).
+	loaded loadedAt
 }
 
 type stored struct {
@@ -56,7 +59,7 @@ type object struct {
 }
 
 func newPublisher(cfg Config) *publisher {
-	return &publisher{cfg: cfg, stored: map[kind]map[string]stored{}, proven: provenAt{}}
+	return &publisher{cfg: cfg, stored: map[kind]map[string]stored{}, proven: provenAt{}, loaded: loadedAt{}}
 }
 
 // publish makes the stored objects of k those of want (name -> status):

@@ -47,10 +47,12 @@ func (p *publisher) schemaFiles(reg *schemas.Registry, outcomes []serving.Outcom
 		}
 		return f
 	}
+	served := p.cfg.Schemas.Files()
+	p.loaded.forget(served)
 	loaded := lastLoad(outcomes)
-	for name, digest := range p.cfg.Schemas.Files() {
+	for name, digest := range served {
 		f := get(name)
-		f.Digest, f.LastLoad = digest, loaded
+		f.Digest, f.LastLoad = digest, p.loaded.at(name, digest, loaded)
 	}
 	for _, rv := range resourceVersions(reg) {
 		f := get(rv.File)
@@ -72,6 +74,33 @@ func (p *publisher) schemaFiles(reg *schemas.Registry, outcomes []serving.Outcom
 		out[objectName(path)] = f
 	}
 	return out
+}
+
+// loadedAt remembers, per file, the digest served and when a load first
+// served it. A reload that leaves a file as it was leaves its object as
+// it was: with a thousand CRDs, each CRD written would otherwise rewrite
+// a thousand SchemaFiles, and send each of their watchers as many events.
+type loadedAt map[string]fileLoad
+
+type fileLoad struct{ digest, at string }
+
+// at is when the file name's content of digest was first loaded: now if
+// it is new or changed.
+func (la loadedAt) at(name, digest, now string) string {
+	if l, ok := la[name]; ok && l.digest == digest {
+		return l.at
+	}
+	la[name] = fileLoad{digest: digest, at: now}
+	return now
+}
+
+// forget drops the files no longer served.
+func (la loadedAt) forget(served map[string]string) {
+	for name := range la {
+		if _, ok := served[name]; !ok {
+			delete(la, name)
+		}
+	}
 }
 
 func (p *publisher) problem(pr serving.Problem) problem {

@@ -151,18 +151,29 @@ func (e *env) await(t *testing.T, plural string, ok func(map[string]object) bool
 
 func (e *env) list(t *testing.T, plural string) map[string]object {
 	t.Helper()
+	out := map[string]object{}
+	for name, kv := range e.stored(t, plural) {
+		var o object
+		if err := json.Unmarshal(kv.Value, &o); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = o
+	}
+	return out
+}
+
+// stored are the objects of plural as the memory storage holds them, by
+// name.
+func (e *env) stored(t *testing.T, plural string) map[string]storage.KeyValue {
+	t.Helper()
 	prefix := statusapi.Prefix(engine.Keys{}) + plural + "/"
 	res, err := e.mem.List(context.Background(), prefix, storage.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]object{}
+	out := map[string]storage.KeyValue{}
 	for _, kv := range res.Items {
-		var o object
-		if err := json.Unmarshal(kv.Value, &o); err != nil {
-			t.Fatal(err)
-		}
-		out[strings.TrimPrefix(kv.Key, prefix)] = o
+		out[strings.TrimPrefix(kv.Key, prefix)] = kv
 	}
 	return out
 }
@@ -191,6 +202,34 @@ func TestSchemaFilesAndReloads(t *testing.T) {
 	}
 	if msg, _ := reloads["reload-00000002"].Status["message"].(string); !strings.Contains(msg, "broken.yaml") || strings.Contains(msg, e.dir) {
 		t.Fatalf("second reload's message %q, want broken.yaml named without the server's directory", msg)
+	}
+}
+
+// TestUnchangedFileKept: a reload that changes one file rewrites that
+// file's object only.
+func TestUnchangedFileKept(t *testing.T) {
+	gadgets := func(props ...string) string {
+		return testschemas.Gadgets(testschemas.GadgetOptions{Version: "v1", Props: props})
+	}
+	e := start(t, map[string]string{"frob-v1.yaml": frobV1, "frob-v2.yaml": frobV2, "g.yaml": gadgets(testschemas.SizeProp)})
+	files := e.await(t, "schemafiles", func(m map[string]object) bool { return len(m) == 3 })
+	before := e.stored(t, "schemafiles")
+	// A load's time is in seconds: the reload comes in the next one, so
+	// that a file found unchanged would show a new time if it were given
+	// one.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	testschemas.WriteFiles(t, e.dir, map[string]string{"g.yaml": gadgets(testschemas.SizeProp, testschemas.ColorProp)})
+	if err := e.reloads.Reload(t.Context(), "test"); err != nil {
+		t.Fatal(err)
+	}
+	e.await(t, "schemafiles", func(m map[string]object) bool {
+		return m["g.yaml"].Status["digest"] != files["g.yaml"].Status["digest"]
+	})
+	after := e.stored(t, "schemafiles")
+	for name, kv := range before {
+		if changed := after[name].ModRevision != kv.ModRevision; changed != (name == "g.yaml") {
+			t.Errorf("%s rewritten: %t (revision %d, then %d); want only g.yaml", name, changed, kv.ModRevision, after[name].ModRevision)
+		}
 	}
 }
 

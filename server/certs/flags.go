@@ -28,11 +28,13 @@ type Flags struct {
 	SANs []string
 }
 
-// Register defines the flags on fs.
-func (s *Flags) Register(fs *pflag.FlagSet) {
+// Register defines the flags on serving, and --client-ca-file on authn,
+// where kube-apiserver's help has it.
+func (s *Flags) Register(serving, authn *pflag.FlagSet) {
+	fs := serving
 	fs.StringVar(&s.CertFile, "tls-cert-file", "", "PEM file of the serving certificate (with its chain); without it specd generates a CA, a serving certificate and an admin kubeconfig into --data-dir")
 	fs.StringVar(&s.KeyFile, "tls-private-key-file", "", "PEM file of the key of --tls-cert-file")
-	fs.StringVar(&s.ClientCAFile, "client-ca-file", "", "PEM file of the CAs whose client certificates authenticate users (CN the user, O the groups), beside specd's own generated CA")
+	authn.StringVar(&s.ClientCAFile, "client-ca-file", "", "PEM file of the CAs whose client certificates authenticate users (CN the user, O the groups), beside specd's own generated CA")
 	fs.Var((*cliflag.List)(&s.SANs), "tls-sans", "more DNS names and IP addresses for the serving certificate specd generates (such as SERVICE.NAMESPACE.svc, which a host cluster's aggregator checks); repeatable or comma-separated")
 	fs.BoolVar(&s.Insecure, "insecure-serving", false, "serve plain HTTP, without TLS; only on a loopback --listen address, for development")
 }
