@@ -42,6 +42,37 @@ func readCRDSchema(d decoder, at string, vm map[string]any) *openapi3.Schema {
 // it gets kin-openapi's own checks; problems are at pointers in that
 // document.
 func loadSchema(raw any, probs *problems) *openapi3.Schema {
+	const name = "schema.json"
+	var t *openapi3.T
+	if s, ok := schemaOf(raw); ok {
+		t = schemaDocument(s)
+	} else if t = decodeSchemaDocument(name, raw, probs); t == nil {
+		return nil
+	}
+	if !checkDocument(name, t, probs) {
+		return nil
+	}
+	ref := t.Components.Schemas[crdSchemaName]
+	if ref == nil || ref.Value == nil {
+		return nil
+	}
+	return ref.Value
+}
+
+// schemaDocument is the OpenAPI document whose only schema is s.
+func schemaDocument(s *openapi3.Schema) *openapi3.T {
+	return &openapi3.T{
+		OpenAPI:    "3.0.3",
+		Info:       &openapi3.Info{Title: crdSchemaName, Version: "v1"},
+		Paths:      openapi3.NewPaths(),
+		Components: &openapi3.Components{Schemas: openapi3.Schemas{crdSchemaName: {Value: s}}},
+	}
+}
+
+// decodeSchemaDocument decodes the document whose only schema is raw
+// with kin-openapi's loader, reporting what it cannot decode; nil when
+// nothing could be.
+func decodeSchemaDocument(name string, raw any, probs *problems) *openapi3.T {
 	doc := map[string]any{
 		"openapi":    "3.0.3",
 		"info":       map[string]any{"title": crdSchemaName, "version": "v1"},
@@ -53,7 +84,6 @@ func loadSchema(raw any, probs *problems) *openapi3.Schema {
 		probs.add("", "", "cannot encode the schema: %v", err)
 		return nil
 	}
-	const name = "schema.json"
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = false
 	t, err := loader.LoadFromData(data)
@@ -66,14 +96,7 @@ func loadSchema(raw any, probs *problems) *openapi3.Schema {
 			return nil
 		}
 	}
-	if !checkDocument(name, t, probs) {
-		return nil
-	}
-	ref := t.Components.Schemas[crdSchemaName]
-	if ref == nil || ref.Value == nil {
-		return nil
-	}
-	return ref.Value
+	return t
 }
 
 // crdPointer turns a pointer of loadSchema's document into one in the CRD.

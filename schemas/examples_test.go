@@ -80,6 +80,24 @@ func TestLoadExamples(t *testing.T) {
 
 // TestLoadOrder: groups by name, versions by Kubernetes priority (the
 // preferred first), resources by plural.
+// TestServedStorage: the storage version of a served resource; nil for
+// one not there, and for no registry.
+func TestServedStorage(t *testing.T) {
+	reg, err := Load(filepath.Join(repoRoot(t), "examples", "schemas"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rv := reg.ServedStorage("books.library.example.com"); rv == nil || rv.Version != "v1" {
+		t.Errorf("books.library.example.com: %v, want its storage version v1", rv)
+	}
+	if rv := reg.ServedStorage("nothing.example.com"); rv != nil {
+		t.Errorf("a resource not there: %v", rv)
+	}
+	if rv := (*Registry)(nil).ServedStorage("books.library.example.com"); rv != nil {
+		t.Errorf("no registry: %v", rv)
+	}
+}
+
 func TestLoadOrder(t *testing.T) {
 	widget := func(name, ext string) string {
 		return name + ":\n  type: object\n  x-specd-resource: " + ext + "\n"

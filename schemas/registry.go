@@ -434,6 +434,20 @@ func (r *Registry) Resources() []*Resource {
 	return out
 }
 
+// ServedStorage returns the storage version of the resource named
+// plural.group, the version background work reads and writes it in; nil
+// when r is nil or does not serve it.
+func (r *Registry) ServedStorage(groupResource string) *ResourceVersion {
+	if r == nil {
+		return nil
+	}
+	res := r.Resource(groupResource)
+	if res == nil || !res.Served() {
+		return nil
+	}
+	return res.Version(res.StorageVersion)
+}
+
 // Resource returns the resource named plural.group (Resource.GroupResource),
 // or nil.
 func (r *Registry) Resource(groupResource string) *Resource {

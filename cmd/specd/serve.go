@@ -31,6 +31,7 @@ import (
 	"github.com/specd-io/specd/engine/migrate"
 	"github.com/specd-io/specd/engine/namespace"
 	"github.com/specd-io/specd/engine/rbac"
+	"github.com/specd-io/specd/engine/rootca"
 	"github.com/specd-io/specd/engine/statusapi"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/engine/watchcache"
@@ -261,8 +262,8 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 }
 
 // elected is the background work that runs on the elected replica only.
-// Aggregated, the host's namespace controller empties namespaces, and
-// registrar puts the APIServices back now and then.
+// Aggregated, the host's controllers empty namespaces and publish the
+// root CA, and registrar puts the APIServices back now and then.
 func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner, aggregator *rbac.Aggregator, registrar *apiservices.Registrar, log *slog.Logger) background.Job {
 	set := out.schemas
 	collector := gc.New(p.store.Upkeep(), set.Registry, gc.Options{Logger: log.With("component", "gc"), Trigger: p.trigger, ForeignGroups: out.agg.ForeignGroups()})
@@ -271,6 +272,9 @@ func (p *parts) elected(cfg serveConfig, out outside, migration *migrate.Runner,
 	leading := leader.Config{Client: out.etcd, Key: leader.Key, ID: leader.ReplicaID(out.listener.Addr().String()), Logger: log}
 	jobs := []background.Job{collector, p.deletes, migration, aggregator, p.crds.Elected(p.store), etcdcare.New(cfg.Etcd.Care(out.etcd, log)), controllers}
 	jobs = append(jobs, out.agg.LocalNamespaces(namespaces.Elected(p.namespaces))...)
+	if ca := out.tls.RootCA(); ca != nil {
+		jobs = append(jobs, out.agg.LocalNamespaces(rootca.New(rootca.Config{Store: p.store, Registry: set.Registry, CA: ca, Logger: log}))...)
+	}
 	return leader.Jobs(leading, append(jobs, aggregated.RegistrarJobs(registrar, set.Registry)...)...)
 }
 

@@ -75,15 +75,7 @@ func advertised(ip net.IP) net.IP {
 // Resource returns the storage version of the Service resource of reg;
 // nil when reg does not serve it.
 func Resource(reg *schemas.Registry) *schemas.ResourceVersion {
-	g := reg.Group(corev1.GroupName)
-	if g == nil {
-		return nil
-	}
-	r := g.Resource("services")
-	if r == nil || !r.Served() {
-		return nil
-	}
-	return r.Version(r.StorageVersion)
+	return reg.ServedStorage("services")
 }
 
 // EnsureServing is Ensure for the replica that serves on addr, over TLS

@@ -31,16 +31,5 @@ var resource = schema.GroupResource{Group: Group, Resource: Plural}
 // Resource returns the storage version of the Namespace resource of reg;
 // nil when reg does not serve it.
 func Resource(reg *schemas.Registry) *schemas.ResourceVersion {
-	if reg == nil {
-		return nil
-	}
-	g := reg.Group(Group)
-	if g == nil {
-		return nil
-	}
-	r := g.Resource(Plural)
-	if r == nil || !r.Served() {
-		return nil
-	}
-	return r.Version(r.StorageVersion)
+	return reg.ServedStorage(resource.String())
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	jose "gopkg.in/go-jose/go-jose.v2"
 	"gopkg.in/go-jose/go-jose.v2/jwt"
@@ -23,12 +24,31 @@ type Issuer struct {
 	URL    string
 	Key    *rsa.PrivateKey
 	Server *httptest.Server
+	// refresh holds the refresh tokens the code flow issued.
+	refresh *refreshTokens
+}
+
+// IssuerOption changes how an Issuer issues tokens.
+type IssuerOption func(*issuerOptions)
+
+type issuerOptions struct {
+	tokenLifetime time.Duration
+}
+
+// WithTokenLifetime makes the id tokens of the code flow (and of its
+// refresh grant) expire d after they are issued, not an hour.
+func WithTokenLifetime(d time.Duration) IssuerOption {
+	return func(o *issuerOptions) { o.tokenLifetime = d }
 }
 
 // NewIssuer starts an Issuer until the test ends.
-func NewIssuer(t testing.TB) *Issuer {
+func NewIssuer(t testing.TB, opts ...IssuerOption) *Issuer {
 	t.Helper()
-	iss := &Issuer{Key: NewRSAKey(t)}
+	o := issuerOptions{tokenLifetime: time.Hour}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	iss := &Issuer{Key: NewRSAKey(t), refresh: &refreshTokens{byToken: map[string]grant{}}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
 		// A browser client reads it from its own origin.
@@ -38,10 +58,11 @@ func NewIssuer(t testing.TB) *Issuer {
 			"authorization_endpoint": iss.URL + "/auth", "token_endpoint": iss.URL + "/token",
 			"response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"},
 			"id_token_signing_alg_values_supported": []string{"RS256"}, "code_challenge_methods_supported": []string{"S256"},
-			"grant_types_supported": []string{"authorization_code"}, "token_endpoint_auth_methods_supported": []string{"none"},
+			"grant_types_supported": []string{"authorization_code", "refresh_token"}, "token_endpoint_auth_methods_supported": []string{"none"},
+			"scopes_supported": []string{"openid", "email", "profile", "offline_access"},
 		})
 	})
-	(&codeFlow{iss: iss, codes: map[string]grant{}}).register(mux)
+	(&codeFlow{iss: iss, codes: map[string]grant{}, refresh: iss.refresh, lifetime: o.tokenLifetime}).register(mux)
 	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{
 			Key: &iss.Key.PublicKey, KeyID: KeyID, Algorithm: string(jose.RS256), Use: "sig",
@@ -52,6 +73,14 @@ func NewIssuer(t testing.TB) *Issuer {
 	iss.URL = iss.Server.URL
 	return iss
 }
+
+// Refreshes is how many refresh grants the Issuer has answered with new
+// tokens.
+func (iss *Issuer) Refreshes() int { return iss.refresh.count() }
+
+// RevokeRefreshTokens makes the Issuer refuse every refresh token it has
+// issued so far (invalid_grant), as an issuer does when a session ends.
+func (iss *Issuer) RevokeRefreshTokens() { iss.refresh.revokeAll() }
 
 // CAPEM is the CA of the Issuer's serving certificate, for --oidc-ca-file.
 func (iss *Issuer) CAPEM() []byte { return CertPEM(iss.Server.Certificate()) }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,18 +16,22 @@ import (
 
 // grant is what an authorization code stands for until it is redeemed.
 type grant struct {
-	clientID, redirectURI, challenge, nonce, user string
-	groups                                        []string
+	clientID, redirectURI, challenge, nonce, user, scope string
+	groups                                               []string
 }
 
 // codeFlow is the Issuer's authorization code flow with PKCE (RFC 7636,
 // S256 only), for public clients: a login form that asks for a user
 // name, and a token endpoint that redeems each code once, for the client
 // and redirect URI it was issued to, with the verifier of its challenge.
+// A login that asked for the scope offline_access gets a refresh token
+// too, which the token endpoint's refresh grant trades for new tokens.
 type codeFlow struct {
-	iss   *Issuer
-	mu    sync.Mutex
-	codes map[string]grant
+	iss      *Issuer
+	refresh  *refreshTokens
+	lifetime time.Duration // of an id token
+	mu       sync.Mutex
+	codes    map[string]grant
 }
 
 var loginForm = template.Must(template.New("login").Parse(`<!doctype html>
@@ -53,7 +59,7 @@ func (f *codeFlow) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	keep := map[string]string{}
-	for _, k := range []string{"client_id", "redirect_uri", "state", "nonce", "code_challenge"} {
+	for _, k := range []string{"client_id", "redirect_uri", "state", "nonce", "code_challenge", "scope"} {
 		keep[k] = q.Get(k)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -83,14 +89,15 @@ func (f *codeFlow) login(w http.ResponseWriter, r *http.Request) {
 	code := rand.Text()
 	f.mu.Lock()
 	f.codes[code] = grant{clientID: p.Get("client_id"), redirectURI: p.Get("redirect_uri"), challenge: p.Get("code_challenge"),
-		nonce: p.Get("nonce"), user: p.Get("username"), groups: splitGroups(p.Get("groups"))}
+		nonce: p.Get("nonce"), user: p.Get("username"), groups: splitGroups(p.Get("groups")), scope: p.Get("scope")}
 	f.mu.Unlock()
 	back := p.Get("redirect_uri") + "?code=" + code + "&state=" + template.URLQueryEscaper(p.Get("state"))
 	http.Redirect(w, r, back, http.StatusFound)
 }
 
-// token redeems a code for an id token. A browser calls it from the
-// client's origin, so the answer allows any origin (CORS).
+// token redeems a code or a refresh token for an id token. A browser
+// calls it from the client's origin, so the answer allows any origin
+// (CORS).
 func (f *codeFlow) token(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	if err := r.ParseForm(); err != nil {
@@ -98,10 +105,19 @@ func (f *codeFlow) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := r.PostForm
-	if p.Get("grant_type") != "authorization_code" {
+	switch p.Get("grant_type") {
+	case "authorization_code":
+		f.redeemCode(w, p)
+	case "refresh_token":
+		f.redeemRefresh(w, p)
+	default:
 		tokenError(w, "unsupported_grant_type", p.Get("grant_type"))
-		return
 	}
+}
+
+// redeemCode answers tokens for a code, once, to the client that has
+// the verifier of its challenge.
+func (f *codeFlow) redeemCode(w http.ResponseWriter, p url.Values) {
 	f.mu.Lock()
 	g, ok := f.codes[p.Get("code")]
 	delete(f.codes, p.Get("code")) // a code is redeemed once, right or wrong
@@ -115,15 +131,36 @@ func (f *codeFlow) token(w http.ResponseWriter, r *http.Request) {
 	case base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge:
 		tokenError(w, "invalid_grant", "code_verifier does not match code_challenge")
 	default:
-		writeJSON(w, map[string]any{"token_type": "Bearer", "expires_in": 3600,
-			"access_token": rand.Text(), "id_token": f.idToken(g)})
+		f.answer(w, g)
 	}
+}
+
+// redeemRefresh answers new tokens for a refresh token, once.
+func (f *codeFlow) redeemRefresh(w http.ResponseWriter, p url.Values) {
+	g, ok := f.refresh.redeem(p.Get("refresh_token"), p.Get("client_id"))
+	if !ok {
+		tokenError(w, "invalid_grant", "unknown, used or revoked refresh token")
+		return
+	}
+	g.nonce = "" // a refreshed id token is no answer to a login's nonce
+	f.answer(w, g)
+}
+
+// answer writes the tokens of g: an id token, and a refresh token when
+// the login asked for offline_access.
+func (f *codeFlow) answer(w http.ResponseWriter, g grant) {
+	tokens := map[string]any{"token_type": "Bearer", "expires_in": int(f.lifetime.Seconds()),
+		"access_token": rand.Text(), "id_token": f.idToken(g)}
+	if slices.Contains(strings.Fields(g.scope), "offline_access") {
+		tokens["refresh_token"] = f.refresh.issue(g)
+	}
+	writeJSON(w, tokens)
 }
 
 func (f *codeFlow) idToken(g grant) string {
 	now := time.Now()
 	claims := map[string]any{"iss": f.iss.URL, "aud": g.clientID, "sub": g.user, "email": g.user + "@example.com",
-		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
+		"iat": now.Unix(), "exp": now.Add(f.lifetime).Unix()}
 	if g.nonce != "" {
 		claims["nonce"] = g.nonce
 	}

@@ -89,7 +89,7 @@ func (s Flags) Open(ctx context.Context, at Place, log *slog.Logger) (*Serving, 
 			return nil, err
 		}
 		cfg.CertFile, cfg.KeyFile, cfg.ClientCAFiles = files.ServingCert, files.ServingKey, []string{files.CACert}
-		cfg.Generated = true
+		cfg.Generated, cfg.RootCAFile = true, files.CACert
 	}
 	if s.ClientCAFile != "" {
 		cfg.ClientCAFiles = append(cfg.ClientCAFiles, s.ClientCAFile)

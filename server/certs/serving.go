@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"os"
 
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 )
@@ -24,6 +25,9 @@ type ServingConfig struct {
 	// Generated says specd generated the files, and the admin
 	// certificate beside them, into its data directory.
 	Generated bool
+	// RootCAFile is the CA that signed CertFile, when specd knows it
+	// (it generated both); "" otherwise.
+	RootCAFile string
 }
 
 // Serving is the server's TLS configuration, kept up to date with the
@@ -32,6 +36,7 @@ type Serving struct {
 	tlsConfig *tls.Config
 	clientCA  dynamiccertificates.CAContentProvider
 	generated bool
+	rootCA    []byte
 }
 
 // NewServing loads the files of cfg, failing if they are not a valid
@@ -44,6 +49,11 @@ func NewServing(ctx context.Context, cfg ServingConfig) (*Serving, error) {
 		return nil, fmt.Errorf("certs: serving certificate: %w", err)
 	}
 	s := &Serving{generated: cfg.Generated}
+	if cfg.RootCAFile != "" {
+		if s.rootCA, err = os.ReadFile(cfg.RootCAFile); err != nil {
+			return nil, fmt.Errorf("certs: the root CA: %w", err)
+		}
+	}
 	if s.clientCA, err = clientCAs(cfg.ClientCAFiles); err != nil {
 		return nil, err
 	}
@@ -139,6 +149,16 @@ func (s *Serving) TLSConfig() *tls.Config {
 // ClientCA is the reloading bundle of client CAs, for the x509
 // authenticator (its VerifyOptions); nil when no client CA was given.
 func (s *Serving) ClientCA() dynamiccertificates.CAContentProvider { return s.clientCA }
+
+// RootCA is the PEM of the CA that signed the serving certificate, which
+// clients verify specd with (published as kube-root-ca.crt); nil when
+// specd does not know it (--tls-cert-file) or serves plain HTTP.
+func (s *Serving) RootCA() []byte {
+	if s == nil {
+		return nil
+	}
+	return s.rootCA
+}
 
 // Generated reports whether specd generated its certificates, with the
 // admin's (AdminUser in AdminGroup), into its data directory.

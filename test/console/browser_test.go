@@ -53,8 +53,8 @@ func newBrowser(t testing.TB) context.Context {
 }
 
 // newTab is a new tab of browser (its own sessionStorage), closed when
-// the test ends.
-func newTab(t testing.TB, browser context.Context) context.Context {
+// the test ends; listeners hear the tab's events too.
+func newTab(t testing.TB, browser context.Context, listeners ...func(ev any)) context.Context {
 	t.Helper()
 	// What the browser says of the page (a blocked request, an error):
 	// in the test's log, where a failed step is explained.
@@ -62,6 +62,9 @@ func newTab(t testing.TB, browser context.Context) context.Context {
 	tab, cancel := chromedp.NewContext(browser, chromedp.WithListener(func(ev any) {
 		if e, ok := ev.(*cdplog.EventEntryAdded); ok && !done.Load() {
 			t.Logf("browser %s: %s %s", e.Entry.Level, e.Entry.Text, e.Entry.URL)
+		}
+		for _, l := range listeners {
+			l(ev)
 		}
 	}))
 	t.Cleanup(cancel)
@@ -149,6 +152,23 @@ func waitURL(t testing.TB, tab context.Context, prefix string) {
 	}
 	t.Fatalf("the page is at %s, want an address starting with %s", at, prefix)
 }
+
+// eventually polls ok until it holds, failing the test with what after
+// stepTimeout.
+func eventually(t testing.TB, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, stepTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// appShown is a JavaScript expression: whether the console (not the
+// login form) is on screen, as the browser draws it.
+const appShown = `getComputedStyle(document.getElementById("app")).display !== "none"`
 
 // waitText waits until the element of sel contains text.
 func waitText(sel, text string) chromedp.Action[chromedp.Void] {

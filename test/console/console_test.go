@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/specd-io/specd/internal/testpki"
 )
 
 // TestConsole drives the console in headless Chromium against a real
@@ -17,11 +18,12 @@ import (
 // YAML, one object in both versions of its kind, a 422 shown at its field, and a viewer who sees no edit or
 // delete.
 func TestConsole(t *testing.T) {
-	issuer, oidc := oidcArgs(t)
+	issuer, oidc := oidcArgs(t, testpki.NewIssuer(t))
 	s := startSpecd(t, oidc...)
 	s.mustDo(t, http.MethodPost, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", viewBinding, http.StatusCreated)
 	browser := newBrowser(t)
-	admin := newTab(t, browser)
+	adminNet := newNetLog()
+	admin := newTab(t, browser, adminNet.listen)
 
 	t.Run("token login", func(t *testing.T) {
 		login(t, admin, s, adminToken, "alice")
@@ -82,11 +84,7 @@ func TestConsole(t *testing.T) {
 		screenshot(t, admin, "refused-reload")
 	})
 	t.Run("another client's write appears", func(t *testing.T) {
-		run(t, admin, "the widgets", chromedp.Navigate(s.URL+"/console/#/r/shop.example.com/v1/widgets?ns=default"),
-			waitText("#list-status", "Live"))
-		s.mustDo(t, http.MethodPost, "/apis/shop.example.com/v1/namespaces/default/widgets", widget("from-elsewhere", "red"), http.StatusCreated)
-		run(t, admin, "the new row", waitText("#objects", "from-elsewhere"))
-		screenshot(t, admin, "live")
+		liveList(t, s, admin, adminNet)
 	})
 	t.Run("create from YAML", func(t *testing.T) {
 		yaml := "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: from-yaml\n  namespace: default\nspec:\n  color: blue\n  size: 4\n"
@@ -174,7 +172,7 @@ func TestConsole(t *testing.T) {
 		screenshot(t, first, "login-link")
 		second := newTab(t, browser)
 		run(t, second, "open the link again", chromedp.Navigate(link), waitText("#login-error", "wrong, used or expired"))
-		if visible := value(t, second, "is the console shown", chromedp.Evaluate[bool](`!document.getElementById("app").hidden`)); visible {
+		if visible := value(t, second, "is the console shown", chromedp.Evaluate[bool](appShown)); visible {
 			t.Error("the used link logged in again")
 		}
 		screenshot(t, second, "login-link-used")
@@ -199,20 +197,7 @@ func TestConsole(t *testing.T) {
 	})
 	t.Run("OIDC login", func(t *testing.T) {
 		tab := newTab(t, browser)
-		run(t, tab, "go to the issuer", chromedp.Navigate(s.URL+"/console/#/r/shop.example.com/v1/widgets?ns=default"),
-			chromedp.WaitVisible(chromedp.ID("oidc-login")), chromedp.Click(chromedp.ID("oidc-login")))
-		waitURL(t, tab, issuer+"/auth?")
-		run(t, tab, "the issuer's form", chromedp.WaitVisible(chromedp.ID("username")))
-		screenshot(t, tab, "oidc-issuer")
-		run(t, tab, "log in at the issuer", chromedp.SendKeys(chromedp.ID("username"), "olivia"),
-			chromedp.SendKeys(chromedp.ID("groups"), "ops"), chromedp.Click(chromedp.ID("issuer-login")))
-		waitURL(t, tab, s.URL+"/console/")
-		run(t, tab, "back in the console", waitText("#whoami", "oidc:olivia"), waitText("#whoami", "oidc:ops"))
-		// Back where the login started, with the code out of the address.
-		url := value(t, tab, "read the address", chromedp.Location())
-		if want := s.URL + "/console/#/r/shop.example.com/v1/widgets?ns=default"; url != want {
-			t.Errorf("after the login the page is at %s, want %s", url, want)
-		}
+		oidcLogin(t, tab, s, issuer.URL, "#/r/shop.example.com/v1/widgets?ns=default")
 		screenshot(t, tab, "oidc")
 	})
 }

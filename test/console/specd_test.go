@@ -160,7 +160,8 @@ func (s *specd) loginLink(t testing.TB) string {
 	return strings.Trim(m[1], `"`)
 }
 
-// do sends a request as the admin; body is JSON.
+// do sends a request as the admin; body is JSON, a merge patch for a
+// PATCH.
 func (s *specd) do(ctx context.Context, method, path, token, body string) (int, string, error) {
 	req, err := http.NewRequestWithContext(ctx, method, s.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -169,7 +170,10 @@ func (s *specd) do(ctx context.Context, method, path, token, body string) (int, 
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	if body != "" {
+	switch {
+	case method == http.MethodPatch:
+		req.Header.Set("Content-Type", "application/merge-patch+json")
+	case body != "":
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := s.client.Do(req)

@@ -36,27 +36,72 @@ export function saveToken(token) {
   }
 }
 
+/**
+ * Tells app.js that the API no longer takes the login, and why: it
+ * shows the login form again.
+ * @param {string} why
+ */
+export function unauthorized(why) {
+  window.dispatchEvent(new CustomEvent("specd-unauthorized", { detail: why }));
+}
+
 export class API {
-  /** @param {string} token the bearer token, or "" to rely on a client certificate */
-  constructor(token) {
+  /**
+   * @param {string} token the bearer token, or "" to rely on a client certificate
+   * @param {() => Promise<string>} [refresh] trades the login for a new
+   *   token (oidc.js, when the issuer gave a refresh token)
+   */
+  constructor(token, refresh) {
     this.token = token;
+    this.refresh = refresh;
+    /** @type {Promise<string>|undefined} the refresh under way, which every caller waits for */
+    this.refreshing = undefined;
+  }
+
+  /**
+   * Replaces the token by a refreshed one, once for all the requests
+   * that ask at the same time; saves it for the tab.
+   * @returns {Promise<string>} the new token
+   */
+  renew() {
+    if (!this.refresh) return Promise.reject(new Error("this login cannot be refreshed"));
+    if (!this.refreshing) {
+      this.refreshing = this.refresh().then((token) => {
+        this.token = token;
+        saveToken(token);
+        return token;
+      }).finally(() => {
+        this.refreshing = undefined;
+      });
+    }
+    return this.refreshing;
   }
 
   /**
    * @param {string} method
    * @param {string} path with its query
-   * @param {{body?: string, contentType?: string, accept?: string, signal?: AbortSignal}} [opts]
+   * @param {{body?: string, contentType?: string, accept?: string, signal?: AbortSignal, retried?: boolean}} [opts]
    * @returns {Promise<Response>} a 2xx answer
    */
   async request(method, path, opts = {}) {
     /** @type {Record<string, string>} */
     const headers = { Accept: opts.accept || "application/json" };
-    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    const token = this.token;
+    if (token) headers.Authorization = `Bearer ${token}`;
     if (opts.contentType) headers["Content-Type"] = opts.contentType;
     const resp = await fetch(path, { method, headers, body: opts.body, signal: opts.signal, credentials: "same-origin", cache: "no-store" });
-    // An expired token (an OIDC id token, a login link's): app.js shows
-    // the login again.
-    if (resp.status === 401 && this.token) window.dispatchEvent(new Event("specd-unauthorized"));
+    // An expired token (an OIDC id token, a login link's): refreshed
+    // and sent again when it can be, else app.js shows the login again.
+    let why = "";
+    if (resp.status === 401 && token) {
+      if (this.refresh && !opts.retried) {
+        why = await (token === this.token ? this.renew() : Promise.resolve(this.token)).then(() => "", (err) => `${err.message}: log in again.`);
+        if (!why) return this.request(method, path, { ...opts, retried: true });
+      } else {
+        why = "The API no longer accepts your login (it expired?): log in again.";
+      }
+      unauthorized(why);
+    }
     if (!resp.ok) {
       /** @type {Status} */
       let status = { message: `HTTP ${resp.status}` };
@@ -65,6 +110,7 @@ export class API {
       } catch {
         // not a Status: keep the code
       }
+      if (why) status.message = why;
       throw new APIError(resp.status, status);
     }
     return resp;
@@ -89,18 +135,19 @@ export class API {
   }
 
   /**
-   * Watches path (a list URL with its query) from resourceVersion,
-   * calling onEvent for each event until signal aborts or the watch
-   * ends; resolves then.
+   * Watches path (a list URL with its query, selectors included: the
+   * watch is of the same objects) from resourceVersion, calling onEvent
+   * for each event until signal aborts or the watch ends; resolves then.
    * @param {string} path
    * @param {string} resourceVersion
    * @param {(ev: {type: string, object: any}) => void} onEvent
    * @param {AbortSignal} signal
+   * @param {string} [accept] tableType for events whose objects are Tables
    */
-  async watch(path, resourceVersion, onEvent, signal) {
+  async watch(path, resourceVersion, onEvent, signal, accept) {
     const sep = path.includes("?") ? "&" : "?";
-    const url = `${path}${sep}watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}`;
-    const resp = await this.request("GET", url, { signal });
+    const url = `${path}${sep}watch=true&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}`;
+    const resp = await this.request("GET", url, { signal, accept });
     if (!resp.body) return;
     const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
     let buf = "";

@@ -7,14 +7,14 @@
 //   #/me?ns=                            who am I, what may I do there
 // GROUP is "core" for the core group.
 
-import { API, APIError, savedToken, saveToken } from "./api.js";
+import { API, APIError, savedToken, saveToken, unauthorized } from "./api.js";
 import { discover, findResource } from "./discovery.js";
 import { h, replace, errorView } from "./dom.js";
 import { listView } from "./list.js";
 import { objectView, createView } from "./object.js";
 import { specdView } from "./specd.js";
 import { meView } from "./me.js";
-import { oidcConfig, startLogin, finishLogin } from "./oidc.js";
+import { oidcConfig, startLogin, finishLogin, refresher, forgetRefresh, expiry } from "./oidc.js";
 
 /** @param {string} id @returns {HTMLElement} */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -22,21 +22,32 @@ const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 /** @type {AbortController|undefined} */
 let current;
 
+/** @type {number|undefined} when the token is refreshed next */
+let refreshTimer;
+
+/** @type {() => void} shows the view of the address's fragment */
+let onHash = () => {};
+
 async function start() {
   byId("login-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const token = /** @type {HTMLInputElement} */ (byId("token")).value.trim();
+    forgetRefresh(); // a pasted token is no OIDC login's
     login(token);
   });
-  window.addEventListener("specd-unauthorized", () => {
+  window.addEventListener("specd-unauthorized", (e) => {
     if (current) current.abort();
+    clearTimeout(refreshTimer);
     saveToken("");
     byId("app").hidden = true;
+    byId("logout").hidden = true;
+    byId("whoami").textContent = "";
     byId("login").hidden = false;
-    byId("login-error").textContent = "The API no longer accepts your login (it expired?): log in again.";
+    byId("login-error").textContent = /** @type {CustomEvent} */ (e).detail;
   });
   byId("logout").addEventListener("click", () => {
     saveToken("");
+    forgetRefresh();
     location.reload();
   });
   /** @type {import("./oidc.js").OIDCConfig} */
@@ -50,7 +61,10 @@ async function start() {
   }
   let token = savedToken();
   try {
-    token = (await finishLogin(oidc)) || (await redeemLink()) || token;
+    const fromIssuer = await finishLogin(oidc);
+    const fromLink = fromIssuer ? "" : await redeemLink();
+    if (fromLink) forgetRefresh(); // the link's token is no OIDC login's
+    token = fromIssuer || fromLink || token;
   } catch (err) {
     byId("login-error").textContent = `The login did not finish: ${/** @type {Error} */ (err).message}`;
   }
@@ -79,18 +93,22 @@ async function redeemLink() {
  * @param {string} token @param {boolean} [quiet] no error for a first try
  */
 async function login(token, quiet = false) {
-  const api = new API(token);
+  const api = new API(token, refresher());
   try {
     const me = await api.whoami();
     if (!me.username || me.username === "system:anonymous") throw new APIError(401, { message: "not logged in" });
-    saveToken(token);
+    saveToken(api.token); // refreshed, if the API refused token
+    keepFresh(api);
     byId("whoami").textContent = `${me.username} (${me.groups.join(", ")})`;
     byId("login").hidden = true;
     byId("app").hidden = false;
     byId("logout").hidden = !token;
     const groups = await discover(api);
     navigation(groups);
-    window.addEventListener("hashchange", () => route(api, groups));
+    // One listener, this login's: a login after an expired one replaces it.
+    window.removeEventListener("hashchange", onHash);
+    onHash = () => route(api, groups);
+    window.addEventListener("hashchange", onHash);
     await route(api, groups);
   } catch (err) {
     byId("login").hidden = false;
@@ -98,6 +116,22 @@ async function login(token, quiet = false) {
     if (!quiet || token) byId("login-error").textContent = `Login failed: ${/** @type {Error} */ (err).message}`;
     if (!quiet || token) /** @type {HTMLInputElement} */ (byId("token")).focus();
   }
+}
+
+/**
+ * Refreshes api's token before it expires, when a quarter of the time
+ * left (at most a minute) remains, and again after each refresh, while
+ * the login can be refreshed (an OIDC login with a refresh token).
+ * @param {API} api
+ */
+function keepFresh(api) {
+  clearTimeout(refreshTimer);
+  const exp = expiry(api.token);
+  if (!api.refresh || !exp) return;
+  const left = exp - Date.now();
+  refreshTimer = setTimeout(() => {
+    api.renew().then(() => keepFresh(api), (err) => unauthorized(`${err.message}: log in again.`));
+  }, Math.max(0, left - Math.min(60_000, left / 4)));
 }
 
 /** @param {import("./discovery.js").Group[]} groups */

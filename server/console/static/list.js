@@ -3,8 +3,15 @@
 // list is read in pages of pageSize with the API's continue tokens; the
 // first page is on screen before the next is asked for, and only the
 // rows in view are in the page (virtual.js).
+//
+// The watch is a Table watch from the list's resourceVersion, with the
+// list's selectors, as a kube client's reflector follows a list: each
+// ADDED, MODIFIED or DELETED event changes its row alone, a BOOKMARK moves
+// the resourceVersion on, a watch that ends is started again from the
+// last resourceVersion seen, and only a 410 Gone (the resourceVersion was
+// compacted away) or new columns make the page list again.
 
-import { collectionPath } from "./api.js";
+import { collectionPath, tableType } from "./api.js";
 import { h, replace, errorView } from "./dom.js";
 import { virtualTable } from "./virtual.js";
 
@@ -23,9 +30,8 @@ export async function listView(api, r, query, view, signal) {
   const path = withQuery(collectionPath(r, ns), query);
   // The first page is asked for beside the access reviews, not after
   // them: one round trip less before the first rows.
-  /** @type {Promise<any>|undefined} */
-  let prefetched = api.table(withLimit(path, ""));
-  prefetched.catch(() => {}); // render reports its error
+  const prefetched = api.table(withLimit(path, ""));
+  prefetched.catch(() => {}); // relist reports its error
   const [canCreate, canDelete] = await Promise.all([
     r.verbs.includes("create") ? api.can("create", r.group, r.plural, ns).catch(() => false) : false,
     r.verbs.includes("delete") ? api.can("delete", r.group, r.plural, ns).catch(() => false) : false,
@@ -38,60 +44,164 @@ export async function listView(api, r, query, view, signal) {
     filters(r, query),
     canCreate ? h("p", {}, h("a", { href: `#/new/${r.group || "core"}/${r.version}/${r.plural}?ns=${encodeURIComponent(ns || "default")}`, id: "create" }, `Create ${r.kind}`)) : null,
     status, rows);
-  /** @type {AbortController|undefined} */
-  let paging;
-  const render = async () => {
-    if (paging) paging.abort(); // a newer list replaces one still paging
-    const mine = paging = new AbortController();
-    try {
-      let table = await (prefetched || api.table(withLimit(path, "")));
-      prefetched = undefined;
-      const view = tableView(api, r, table, canDelete, render);
-      replace(rows, view.el);
-      // For docs/performance.md: when the first rows are on screen.
-      if (performance.getEntriesByName("specd-console:rows").length === 0) performance.mark("specd-console:rows");
-      const rv = table.metadata.resourceVersion;
-      status.textContent = `${view.count()} shown${table.metadata.continue ? ", more loading" : ""}. Live.`;
-      while (table.metadata.continue && !mine.signal.aborted && !signal.aborted) {
-        table = await api.table(withLimit(path, table.metadata.continue));
-        if (mine.signal.aborted) break;
-        view.append(table.rows);
-        status.textContent = `${view.count()} shown${table.metadata.continue ? ", more loading" : ""}. Live.`;
-      }
-      if (!table.metadata.continue && performance.getEntriesByName("specd-console:all-rows").length === 0) performance.mark("specd-console:all-rows");
-      return rv;
-    } catch (err) {
-      replace(rows, errorView(err));
-      return "";
-    }
-  };
-  const rv = await render();
-  if (rv && r.verbs.includes("watch")) follow(api, path, rv, render, signal);
+  const watching = r.verbs.includes("watch");
+  const list = new Rows({ api, r, path, canDelete, watching, el: rows, status, signal, first: prefetched });
+  const rv = await list.relist();
+  if (rv && watching) follow(api, path, rv, list, signal);
 }
 
 /**
- * Watches path and renders again after each change (at most every
- * 100 ms); starts over from a new list when the watch ends.
- * @param {import("./api.js").API} api @param {string} path @param {string} rv
- * @param {() => Promise<string>} render @param {AbortSignal} signal
+ * The rows of the list on the page, and how the list is read into them.
  */
-async function follow(api, path, rv, render, signal) {
-  /** @type {number|undefined} */
-  let pending;
+class Rows {
+  /**
+   * @param {{api: import("./api.js").API, r: import("./discovery.js").Resource, path: string, canDelete: boolean,
+   *   watching: boolean, el: HTMLElement, status: HTMLElement, signal: AbortSignal, first: Promise<any>}} opts
+   *   first is the first page, asked for already
+   */
+  constructor(opts) {
+    this.opts = opts;
+    /** @type {Promise<any>|undefined} */
+    this.first = opts.first;
+    /** @type {import("./virtual.js").VirtualTable|undefined} */
+    this.table = undefined;
+    /** the names of the table's columns, to tell new ones */
+    this.columns = "";
+    /** @type {AbortController|undefined} the list being read */
+    this.paging = undefined;
+  }
+
+  /** Says how many rows there are. @param {boolean} [more] whether pages are still to come */
+  changed(more = false) {
+    const n = this.table ? this.table.count() : 0;
+    this.opts.status.textContent = `${n} shown${more ? ", more loading" : ""}.${this.opts.watching ? " Live." : ""}`;
+  }
+
+  /**
+   * Reads the list from the start, page by page, into the table.
+   * @returns {Promise<string>} the list's resourceVersion, or "" when it failed
+   */
+  async relist() {
+    const { api, path, el } = this.opts;
+    if (this.paging) this.paging.abort(); // a newer list replaces one still paging
+    const mine = this.paging = new AbortController();
+    try {
+      const table = await (this.first || api.table(withLimit(path, "")));
+      this.first = undefined;
+      if (mine.signal.aborted) return "";
+      this.show(table);
+      // For docs/performance.md: when the first rows are on screen.
+      if (performance.getEntriesByName("specd-console:rows").length === 0) performance.mark("specd-console:rows");
+      const done = await this.rest(table, mine.signal);
+      if (done && performance.getEntriesByName("specd-console:all-rows").length === 0) performance.mark("specd-console:all-rows");
+      return done ? table.metadata.resourceVersion : "";
+    } catch (err) {
+      replace(el, errorView(err));
+      this.table = undefined;
+      return "";
+    }
+  }
+
+  /** Shows the first page: in the table shown, unless the columns changed. @param {any} table */
+  show(table) {
+    const { api, r, canDelete, watching, el } = this.opts;
+    if (this.table && columnNames(table) === this.columns) {
+      this.table.reset(table.rows); // the same table, scrolled where it was
+    } else {
+      this.columns = columnNames(table);
+      this.table = tableView(api, r, table, canDelete, watching ? () => {} : () => this.relist());
+      replace(el, this.table.el);
+    }
+    this.changed(Boolean(table.metadata.continue));
+  }
+
+  /**
+   * Reads the pages after table's into the table.
+   * @param {any} table @param {AbortSignal} mine aborted by a newer list
+   * @returns {Promise<boolean>} whether every page was read
+   */
+  async rest(table, mine) {
+    while (table.metadata.continue) {
+      if (mine.aborted || this.opts.signal.aborted) return false;
+      table = await this.opts.api.table(withLimit(this.opts.path, table.metadata.continue));
+      if (mine.aborted || !this.table) return false;
+      this.table.append(table.rows);
+      this.changed(Boolean(table.metadata.continue));
+    }
+    return true;
+  }
+}
+
+/**
+ * Watches path from rv in Table form and puts each event's row in the
+ * list's table, until signal aborts.
+ * @param {import("./api.js").API} api @param {string} path @param {string} rv
+ * @param {Rows} list @param {AbortSignal} signal
+ */
+async function follow(api, path, rv, list, signal) {
   while (!signal.aborted) {
+    const watch = new AbortController();
+    const stop = () => watch.abort();
+    signal.addEventListener("abort", stop, { once: true });
+    let again = false, failed = false;
     try {
       await api.watch(path, rv, (ev) => {
-        if (ev.type === "BOOKMARK" || ev.type === "ERROR") return;
-        clearTimeout(pending);
-        pending = setTimeout(render, 100);
-      }, signal);
+        if (again) return;
+        if (ev.type === "ERROR") {
+          // A 410: the resourceVersion is too old to watch from.
+          again = ev.object && ev.object.code === 410;
+          failed = !again;
+          return;
+        }
+        const table = ev.object || {};
+        if (table.columnDefinitions && columnNames(table) !== list.columns) {
+          again = true; // the kind's columns changed: the rows need them all
+          watch.abort();
+          return;
+        }
+        if (table.metadata && table.metadata.resourceVersion) rv = table.metadata.resourceVersion;
+        if (ev.type !== "BOOKMARK") put(list, ev.type, table.rows || []);
+      }, watch.signal, tableType);
     } catch (err) {
       if (signal.aborted) return;
-      await new Promise((res) => setTimeout(res, 1000));
+      if (/** @type {any} */ (err).code === 410) again = true;
+      else if (!again) failed = true;
+    } finally {
+      signal.removeEventListener("abort", stop);
     }
     if (signal.aborted) return;
-    rv = await render();
+    if (again) {
+      const fresh = await list.relist();
+      if (fresh) rv = fresh;
+      else failed = true;
+    }
+    if (failed) await new Promise((res) => setTimeout(res, 1000));
   }
+}
+
+/**
+ * Puts the rows of an ADDED, MODIFIED or DELETED event in the table, or
+ * takes them out.
+ * @param {Rows} list @param {string} type @param {any[]} rows
+ */
+function put(list, type, rows) {
+  if (!list.table) return;
+  for (const row of rows) {
+    if (type === "DELETED") list.table.remove(rowKey(row));
+    else list.table.put(row);
+  }
+  list.changed();
+}
+
+/** @param {any} row a Table row @returns {string} its key: namespace/name, the order the API lists in */
+function rowKey(row) {
+  const meta = (row.object && row.object.metadata) || {};
+  return `${meta.namespace || ""}/${meta.name}`;
+}
+
+/** @param {any} table @returns {string} the names of its columns, to compare */
+function columnNames(table) {
+  return (table.columnDefinitions || []).map((/** @type {any} */ c) => c.name).join("\n");
 }
 
 /** @param {string} path @param {URLSearchParams} query */
@@ -141,10 +251,10 @@ function filters(r, query) {
  * @param {import("./discovery.js").Resource} r
  * @param {any} table a meta.k8s.io Table
  * @param {boolean} canDelete
- * @param {() => Promise<string>} render
+ * @param {() => any} deleted after a delete: nothing when the watch shows it
  * @returns {import("./virtual.js").VirtualTable} the first page's rows; append adds the next pages'
  */
-function tableView(api, r, table, canDelete, render) {
+function tableView(api, r, table, canDelete, deleted) {
   const cols = table.columnDefinitions.filter((/** @type {any} */ c) => !c.priority);
   const idx = cols.map((/** @type {any} */ c) => table.columnDefinitions.indexOf(c));
   const head = h("tr", {}, ...(r.namespaced ? [h("th", { scope: "col" }, "Namespace")] : []),
@@ -161,10 +271,10 @@ function tableView(api, r, table, canDelete, render) {
           if (!confirm(`Delete ${r.kind} ${meta.name}?`)) return;
           const path = `${collectionPath(r, ns)}/${encodeURIComponent(meta.name)}`;
           await api.request("DELETE", path).catch((err) => alert(err.message));
-          await render();
+          await deleted();
         } }, "Delete")) : null);
   };
-  return virtualTable({ id: "objects", label: `${r.kind} objects`, head, rows: table.rows, rowView });
+  return virtualTable({ id: "objects", label: `${r.kind} objects`, head, rows: table.rows, rowView, key: rowKey });
 }
 
 /** @param {any} v */

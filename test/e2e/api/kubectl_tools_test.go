@@ -2,6 +2,7 @@ package api
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,6 +32,26 @@ func TestKubectlClusterInfo(t *testing.T) {
 	}
 	if out := k.Fail(t, "create", "service", "clusterip", "web", "--tcp=80:8080"); !strings.Contains(out, "does not allow this method") {
 		t.Errorf("kubectl create service: %q, want kube's MethodNotAllowed", out)
+	}
+}
+
+// TestKubeRootCA: every namespace holds the ConfigMap kube-root-ca.crt
+// with the CA that signed specd's certificate, a new namespace too, as
+// kube-controller-manager's root CA publisher writes it.
+func TestKubeRootCA(t *testing.T) {
+	t.Parallel()
+	s := harness.StartSpecd(t, harness.SpecdOptions{Secure: true})
+	k := harness.NewKubectl(t, s)
+	ca, err := os.ReadFile(filepath.Join(s.DataDir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.OK(t, "create", "namespace", "team-a")
+	for _, ns := range []string{"default", "kube-system", "team-a"} {
+		harness.Eventually(t, "kube-root-ca.crt in "+ns, func() bool {
+			r := k.Run(t, "get", "configmap", "kube-root-ca.crt", "-n", ns, "-o", `jsonpath={.data.ca\.crt}`)
+			return r.Code == 0 && r.Stdout == string(ca)
+		})
 	}
 }
 
