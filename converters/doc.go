@@ -9,7 +9,8 @@
 // on each element (elem.go). Compile checks a rule list against both
 // schemas and reports every problem with its file and JSON pointer; NewSet
 // compiles every resource of a registry into a Set, the Converter the
-// engine uses. A version without rules converts field for field, as None
+// engine uses; NewSetFrom compiles again only the groups a registry does
+// not share with the previous one. A version without rules converts field for field, as None
 // does.
 //
 // Conversion is lossless: what a version cannot hold (fields it lacks, list

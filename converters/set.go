@@ -34,6 +34,10 @@ type Set struct {
 	// byHub: the spokes of every resource stored in a hub, by the hub's
 	// apiVersion and kind, for the hub's round trips.
 	byHub map[[2]string][]*Rules
+	// groups are the rules of each group, by name; declared: they are
+	// of DeclaredRules (NewSetFrom), so a later Set may reuse them.
+	groups   map[string]*groupRules
+	declared bool
 }
 
 type resourceRules struct {
@@ -47,16 +51,21 @@ var _ Converter = (*Set)(nil)
 // is a *schemas.LoadError listing every problem, each with the file and the
 // JSON pointer of the rule.
 func NewSet(reg *schemas.Registry, rulesOf RulesOf) (*Set, error) {
-	s := &Set{byKind: map[string]map[string]*resourceRules{}, byHub: map[[2]string][]*Rules{}}
+	return newSet(reg, rulesOf, nil)
+}
+
+func newSet(reg *schemas.Registry, rulesOf RulesOf, prev *Set) (*Set, error) {
+	s := &Set{byKind: map[string]map[string]*resourceRules{}, byHub: map[[2]string][]*Rules{},
+		groups: make(map[string]*groupRules, len(reg.Groups())), declared: prev != nil}
 	var probs []schemas.Problem
 	for _, g := range reg.Groups() {
-		kinds := map[string]*resourceRules{}
-		s.byKind[g.Name] = kinds
-		for _, res := range g.Resources {
-			rr, p := s.compileResource(res, rulesOf)
-			kinds[res.Kind] = rr
+		gr := prev.reusable(g)
+		if gr == nil {
+			var p []schemas.Problem
+			gr, p = compileGroup(g, rulesOf)
 			probs = append(probs, p...)
 		}
+		s.add(gr)
 	}
 	if len(probs) > 0 {
 		return nil, &schemas.LoadError{Problems: probs}
@@ -64,8 +73,29 @@ func NewSet(reg *schemas.Registry, rulesOf RulesOf) (*Set, error) {
 	return s, nil
 }
 
+// compileGroup compiles the rules of g's resources.
+func compileGroup(g *schemas.Group, rulesOf RulesOf) (*groupRules, []schemas.Problem) {
+	gr := &groupRules{group: g, kinds: make(map[string]*resourceRules, len(g.Resources))}
+	var probs []schemas.Problem
+	for _, res := range g.Resources {
+		rr, p := gr.compileResource(res, rulesOf)
+		gr.kinds[res.Kind] = rr
+		probs = append(probs, p...)
+	}
+	return gr, probs
+}
+
+// add serves gr's rules.
+func (s *Set) add(gr *groupRules) {
+	s.groups[gr.group.Name] = gr
+	s.byKind[gr.group.Name] = gr.kinds
+	for _, h := range gr.hubs {
+		s.byHub[h.key] = append(s.byHub[h.key], h.rules)
+	}
+}
+
 // compileResource compiles the rules of res's spokes to its hub.
-func (s *Set) compileResource(res *schemas.Resource, rulesOf RulesOf) (*resourceRules, []schemas.Problem) {
+func (gr *groupRules) compileResource(res *schemas.Resource, rulesOf RulesOf) (*resourceRules, []schemas.Problem) {
 	hub := res.StorageResource().Version(res.StorageVersion)
 	rr := &resourceRules{hub: res.StorageAPIVersion(), spokes: map[string]*Rules{}}
 	var probs []schemas.Problem
@@ -90,8 +120,7 @@ func (s *Set) compileResource(res *schemas.Resource, rulesOf RulesOf) (*resource
 		probs = append(probs, p...)
 		rr.spokes[rv.Version] = r
 		if r != nil {
-			key := [2]string{rr.hub, res.Kind}
-			s.byHub[key] = append(s.byHub[key], r)
+			gr.hubs = append(gr.hubs, hubSpoke{key: [2]string{rr.hub, res.Kind}, rules: r})
 		}
 	}
 	return rr, probs

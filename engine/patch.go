@@ -38,15 +38,18 @@ func (s *Store) Patch(ctx context.Context, req PatchRequest) (PatchResult, error
 	return s.patch(ctx, p)
 }
 
-// patch runs p on the stored object until a try is not lost to a race.
+// patch runs p on the stored object until a try is not lost to a race,
+// for as long as ctx lasts: kube-apiserver's GuaranteedUpdate tries again
+// without a count, so a patch without a resourceVersion never answers 409
+// for a race it lost.
 func (s *Store) patch(ctx context.Context, p *patcher) (PatchResult, error) {
 	r, name := p.req.Version.Resource, p.req.Name
 	key := s.keys.Object(r, p.req.Namespace, name)
-	for attempt := 1; ; attempt++ {
+	for {
 		kv, err := s.storage.Get(ctx, key)
 		if errors.Is(err, storage.ErrKeyNotFound) && p.req.Type == ApplyPatchType && p.req.Subresource == "" {
 			res, err := s.applyCreate(ctx, p)
-			if apierrors.IsAlreadyExists(err) && attempt < maxPatchAttempts {
+			if apierrors.IsAlreadyExists(err) && ctx.Err() == nil {
 				continue
 			}
 			return res, err
@@ -56,7 +59,7 @@ func (s *Store) patch(ctx context.Context, p *patcher) (PatchResult, error) {
 		}
 		res, err := s.patchOnce(ctx, p, kv)
 		if errors.Is(err, errPatchRetry) {
-			if attempt < maxPatchAttempts {
+			if ctx.Err() == nil {
 				continue
 			}
 			return PatchResult{}, apierrors.NewConflict(groupResource(r), name, errModified)

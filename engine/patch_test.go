@@ -226,18 +226,51 @@ func TestPatchNotFound(t *testing.T) {
 }
 
 // racingStorage writes to the object behind the store's back right before
-// the first update it is asked for, so that update loses the race.
+// the first update it is asked for (the first races ones, when set), so
+// that update loses the race.
 type racingStorage struct {
 	storage.Storage
 	raced atomic.Bool
+	races atomic.Int64
 	race  func()
 }
 
 func (r *racingStorage) Update(ctx context.Context, key string, value []byte, rev int64) (int64, error) {
-	if r.raced.CompareAndSwap(false, true) {
+	if r.races.Add(-1) >= 0 || r.raced.CompareAndSwap(false, true) {
 		r.race()
 	}
 	return r.Storage.Update(ctx, key, value, rev)
+}
+
+// TestPatchOutlastsRaces: a patch without a resourceVersion is tried
+// again for as long as its writes lose races, as kube-apiserver's
+// GuaranteedUpdate does, and never answers 409 for it.
+func TestPatchOutlastsRaces(t *testing.T) {
+	ctx := context.Background()
+	st := etcdstorage.New(testClient)
+	opts := engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))}, Now: func() time.Time { return testNow }}
+	base := engine.NewStore(st, opts)
+	rv := patchWidgets(t)
+	mustCreate(t, base, rv, "default", w1)
+	const races = 50
+	rs := &racingStorage{Storage: st}
+	rs.races.Store(races)
+	rs.raced.Store(true)
+	n := 0
+	rs.race = func() {
+		n++
+		label := fmt.Sprintf(`{"metadata":{"labels":{"raced":"%d"}}}`, n)
+		if _, err := base.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(label)}); err != nil {
+			t.Error(err)
+		}
+	}
+	res, err := engine.NewStore(rs, opts).Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"size":4}}`)})
+	if err != nil {
+		t.Fatalf("a patch that lost %d races: %v", races, err)
+	}
+	if gjson.GetBytes(res.Object, "spec.size").Int() != 4 || gjson.GetBytes(res.Object, "metadata.labels.raced").String() != fmt.Sprint(races) {
+		t.Fatalf("the retried patch lost a change: %s", res.Object)
+	}
 }
 
 func TestPatchRetriesWithoutResourceVersion(t *testing.T) {

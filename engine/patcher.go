@@ -21,13 +21,8 @@ import (
 	"github.com/specd-io/specd/schemas"
 )
 
-const (
-	// maxJSONPatchOperations is kube-apiserver's limit.
-	maxJSONPatchOperations = 10000
-	// maxPatchAttempts bounds the retries of a patch whose write lost a
-	// race with another write.
-	maxPatchAttempts = 16
-)
+// maxJSONPatchOperations is kube-apiserver's limit.
+const maxJSONPatchOperations = 10000
 
 // patcher is one patch request, checked once before the first attempt.
 type patcher struct {

@@ -65,7 +65,7 @@ func (s *Store) updateScale(ctx context.Context, req WriteRequest) (Result, erro
 	if err := checkScale(sc, req.Name); err != nil {
 		return Result{}, err
 	}
-	return s.retryScale(sc.ResourceVersion != "", func() (Result, error) {
+	return s.retryScale(ctx, sc.ResourceVersion != "", func() (Result, error) {
 		return s.writeScale(ctx, req.Ref, req.Options, func(live scaleState) (scaleChange, error) {
 			return s.trackScaleUpdate(live, req.Body, req.Options)
 		})
@@ -90,7 +90,7 @@ func (s *Store) patchScale(ctx context.Context, req PatchRequest) (PatchResult, 
 	if req.Type == ApplyPatchType {
 		pinned = p.config.meta.ResourceVersion != ""
 	}
-	res, err := s.retryScale(pinned, func() (Result, error) {
+	res, err := s.retryScale(ctx, pinned, func() (Result, error) {
 		return s.writeScale(ctx, req.Ref, req.Options.WriteOptions, func(live scaleState) (scaleChange, error) {
 			patched, wopts, err := p.apply(&s.fields, st, live.json)
 			if err != nil {
@@ -128,13 +128,13 @@ func pinsResourceVersion(patch []byte) bool {
 	return kjson.UnmarshalCaseSensitivePreserveInts(patch, &p) == nil && p.Metadata.ResourceVersion != nil
 }
 
-// retryScale runs write again while it loses races with other writes,
-// unless the request pinned a resourceVersion: then the conflict is the
-// answer.
-func (s *Store) retryScale(pinned bool, write func() (Result, error)) (Result, error) {
-	for attempt := 1; ; attempt++ {
+// retryScale runs write again while it loses races with other writes and
+// ctx lasts, as a patch does, unless the request pinned a
+// resourceVersion: then the conflict is the answer.
+func (s *Store) retryScale(ctx context.Context, pinned bool, write func() (Result, error)) (Result, error) {
+	for {
 		res, err := write()
-		if lostRace(err) && !pinned && attempt < maxPatchAttempts {
+		if lostRace(err) && !pinned && ctx.Err() == nil {
 			continue
 		}
 		return res, err

@@ -11,13 +11,53 @@ import (
 // assemble checks what the files declare against each other and builds the
 // registry: one group version per file, one resource per kind of a group.
 func assemble(files []*fileDecl, probs *problems) *Registry {
+	reg, _ := assembleReusing(files, probs, nil)
+	return reg
+}
+
+// assembleReusing is assemble taking, for each group whose inputs are
+// those of prev's group of that name, prev's group as it is (reuse.go).
+// It returns the groups a later call may reuse.
+func assembleReusing(files []*fileDecl, probs *problems, prev map[string]*builtGroup) (*Registry, map[string]*builtGroup) {
 	files = applySideRules(files, probs)
+	byGroup, inputs := groupFiles(files, probs)
+	groups := make([]*Group, 0, len(byGroup))
+	built := make(map[string]*builtGroup, len(byGroup))
+	var kinds []*kindDecls
+	for _, name := range sortedKeys(byGroup) {
+		if g := reusable(prev, name, inputs[name]); g != nil {
+			groups = append(groups, g)
+			built[name] = prev[name]
+			continue
+		}
+		before := len(probs.list)
+		g, ks := assembleGroup(name, byGroup[name], probs)
+		groups = append(groups, g)
+		kinds = append(kinds, ks...)
+		if keepable(inputs[name], ks, before, probs) {
+			built[name] = &builtGroup{inputs: inputs[name], group: g}
+		}
+	}
+	reg := NewRegistry(groups)
+	linkStorage(reg, kinds, probs)
+	return reg, built
+}
+
+// groupFiles merges the files that declare one group version and sorts
+// them by group, in file order; inputs are each group's declarations in
+// that order, nil for a group with one not copied from a parsed file.
+func groupFiles(files []*fileDecl, probs *problems) (map[string][]*fileDecl, map[string][]groupInput) {
 	byGroup := map[string][]*fileDecl{}
+	inputs := map[string][]groupInput{}
+	unknown := map[string]bool{}
 	seen := map[[2]string]*fileDecl{}
 	for _, fd := range files {
 		if !fd.hasGroup || fd.version == "" {
 			continue
 		}
+		in, ok := inputOf(fd)
+		unknown[fd.group] = unknown[fd.group] || !ok
+		inputs[fd.group] = append(inputs[fd.group], in)
 		key := [2]string{fd.group, fd.version}
 		if first := seen[key]; first != nil {
 			mergeGroupVersion(first, fd, probs)
@@ -29,16 +69,12 @@ func assemble(files []*fileDecl, probs *problems) *Registry {
 		seen[key] = fd
 		byGroup[fd.group] = append(byGroup[fd.group], fd)
 	}
-	groups := make([]*Group, 0, len(byGroup))
-	var kinds []*kindDecls
-	for _, name := range sortedKeys(byGroup) {
-		g, ks := assembleGroup(name, byGroup[name], probs)
-		groups = append(groups, g)
-		kinds = append(kinds, ks...)
+	for name := range unknown {
+		if unknown[name] {
+			inputs[name] = nil
+		}
 	}
-	reg := NewRegistry(groups)
-	linkStorage(reg, kinds, probs)
-	return reg
+	return byGroup, inputs
 }
 
 // mergeGroupVersion adds the resources of fd to first, which declares the

@@ -21,7 +21,7 @@ func decodePrinterColumns(d decoder, list []any, at string) []PrinterColumn {
 	cols := make([]PrinterColumn, 0, len(list))
 	for i, v := range list {
 		cat := ptr(at, index(i))
-		m, ok := d.object(v, cat, "name", "type", "format", "jsonPath", "description", "priority")
+		m, ok := d.object(v, cat, "name", "type", "format", "jsonPath", "description", "priority", "count")
 		if !ok {
 			continue
 		}
@@ -32,6 +32,7 @@ func decodePrinterColumns(d decoder, list []any, at string) []PrinterColumn {
 		c.JSONPath, _ = d.str(m, "jsonPath", cat)
 		c.Description, _ = d.str(m, "description", cat)
 		c.Priority = d.int32(m, "priority", cat)
+		c.Count = decodeCount(d, m, cat)
 		checkColumn(d, c, m, cat)
 		cols = append(cols, c)
 	}
@@ -54,11 +55,34 @@ func checkColumn(d decoder, c PrinterColumn, m map[string]any, at string) {
 	if c.Priority < 0 {
 		d.probs.add(d.file, ptr(at, "priority"), "priority %d: must not be negative", c.Priority)
 	}
-	if missing(m, "jsonPath") {
+	if missing(m, "jsonPath") && missing(m, "count") {
 		d.probs.add(d.file, ptr(at, "jsonPath"), "jsonPath is required")
 	} else if msg := jsonPathError(c.JSONPath); c.JSONPath != "" && msg != "" {
 		d.probs.add(d.file, ptr(at, "jsonPath"), "jsonPath %q: %s", c.JSONPath, msg)
 	}
+}
+
+// decodeCount reads a built-in kind's count column: the paths whose
+// entries it counts.
+func decodeCount(d decoder, m map[string]any, at string) []string {
+	if missing(m, "count") {
+		return nil
+	}
+	cat := ptr(at, "count")
+	if !d.builtin {
+		d.probs.add(d.file, cat, "count is for specd's built-in kinds: a column is the value at its jsonPath")
+		return nil
+	}
+	var paths []string
+	for i, v := range d.list(m, "count", at) {
+		p, ok := v.(string)
+		if msg := jsonPathError(p); !ok || msg != "" {
+			d.probs.add(d.file, ptr(cat, index(i)), "count %v: must be JSONPaths", v)
+			continue
+		}
+		paths = append(paths, p)
+	}
+	return paths
 }
 
 // jsonPathError applies the CRD rule (a simple path starting with ".")

@@ -171,6 +171,7 @@ func applySide(fd *fileDecl, side *sideRules, used map[*sideRules]map[string]boo
 		return
 	}
 	used[side][fd.version] = true
+	fd.rulesFrom = side
 	for _, r := range fd.resources {
 		r.setRules(rs)
 		// The declaration changes when the side file does.

@@ -3,6 +3,7 @@ package schemas
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ func TestLoadExamples(t *testing.T) {
 		}
 	}
 	wantCol := PrinterColumn{Name: "Warehouse", Type: "string", JSONPath: ".spec.warehouse", Description: "The warehouse that stocks the widget.", Priority: 1}
-	if got := rv.PrinterColumns[3]; got != wantCol {
+	if got := rv.PrinterColumns[3]; !reflect.DeepEqual(got, wantCol) {
 		t.Errorf("column 3 = %+v, want %+v", got, wantCol)
 	}
 }

@@ -306,7 +306,8 @@ Helper: {type: strin}
   {name: Size, type: int, format: long, jsonPath: spec.size, priority: -1},
   {name: X, jsonPath: '.spec.items[', description: 7},
   {name: Y, type: date, jsonPath: .metadata.creationTimestamp, priority: 1.5, width: 3},
-  oops]}`))},
+  oops,
+  {name: Data, type: integer, count: [.spec.items]}]}`))},
 			want: []want{
 				{"a.yaml", sx + "/printerColumns/0/name", "name is required"},
 				{"a.yaml", sx + "/printerColumns/1/type", `type "int": must be one of boolean,date,integer,number,string`},
@@ -319,6 +320,7 @@ Helper: {type: strin}
 				{"a.yaml", sx + "/printerColumns/3/priority", "must be a 32-bit integer"},
 				{"a.yaml", sx + "/printerColumns/3/width", `unknown field "width"`},
 				{"a.yaml", sx + "/printerColumns/4", "must be an object, not a string"},
+				{"a.yaml", sx + "/printerColumns/5/count", "count is for specd's built-in kinds"},
 			},
 		},
 		"bad selectable fields": {

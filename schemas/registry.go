@@ -197,6 +197,10 @@ type PrinterColumn struct {
 	Description string
 	Priority    int32
 	JSONPath    string
+	// Count, for specd's built-in kinds only, makes the column the number
+	// of entries of the maps or lists at these paths, instead of
+	// JSONPath's value: kube's Data column of ConfigMaps and Secrets.
+	Count []string
 }
 
 // SelectableField is a field that field selectors may use, as in a CRD.

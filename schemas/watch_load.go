@@ -16,12 +16,16 @@ import (
 // while it follows the directory: a file whose bytes are the same as at
 // the previous load is not parsed and compiled again, so a reload after
 // one file changed costs about that file. Each load still reads every
-// file and assembles a new Registry, so the result is exactly what Load
-// would return. A Loader is used by one goroutine at a time.
+// file, and assembles again the groups whose declarations changed
+// (reuse.go), so the result is exactly what Load would return. A Loader
+// is used by one goroutine at a time.
 type Loader struct {
 	dir     string
 	builtin []Builtin
 	parsed  map[string]parsedFile // by file name, as of the previous load
+	// groups are the groups of the last load that loaded, for the next
+	// to reuse where their declarations did not change (reuse.go).
+	groups map[string]*builtGroup
 }
 
 // parsedFile is what parsing one file's content gave.
@@ -67,10 +71,11 @@ func (l *Loader) LoadWith(extra ...*Declarations) (reg *Registry, digests map[st
 		ld.add(d, builtins)
 	}
 	l.parsed = ld.next
-	reg = assemble(ld.files, ld.probs)
+	reg, groups := assembleReusing(ld.files, ld.probs, l.groups)
 	if err := ld.probs.err(); err != nil {
 		return nil, ld.digests, err
 	}
+	l.groups = groups
 	return reg, ld.digests, nil
 }
 
@@ -204,6 +209,7 @@ func (l *Loader) parse(name string, data []byte, builtin bool) parsedFile {
 // schemas are shared: they are immutable.
 func (fd *fileDecl) clone() *fileDecl {
 	c := *fd
+	c.origin = fd
 	c.resources = make([]*resourceDecl, len(fd.resources))
 	for i, r := range fd.resources {
 		rc := *r

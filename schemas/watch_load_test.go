@@ -70,14 +70,20 @@ func TestLoaderReusesUnchangedFiles(t *testing.T) {
 	if g1.Schema != g2.Schema {
 		t.Error("the unchanged file was compiled again")
 	}
-	if g1 == g2 || g1.Resource == g2.Resource {
-		t.Error("the registries share a resource: the first one would change under its readers")
+	// The unchanged group is the first load's, as it was: nothing
+	// changes a group once assembled.
+	if first.Group("gadgets.example.com") != second.Group("gadgets.example.com") {
+		t.Error("the unchanged group was assembled again")
 	}
 	if g1.Resource.Versions[0] != g1 {
 		t.Error("the first registry's resource no longer links to its own version")
 	}
-	if lookup(t, first, "tools.example.com", "hammers").Schema == lookup(t, second, "tools.example.com", "hammers").Schema {
-		t.Error("the changed file was not compiled again")
+	h1, h2 := lookup(t, first, "tools.example.com", "hammers"), lookup(t, second, "tools.example.com", "hammers")
+	if h1.Schema == h2.Schema || h1.Resource == h2.Resource {
+		t.Error("the changed file was not compiled and assembled again")
+	}
+	if h1.Resource.Versions[0] != h1 {
+		t.Error("the first registry's changed resource no longer links to its own version")
 	}
 }
 

@@ -39,6 +39,9 @@ type column struct {
 	def  metav1.TableColumnDefinition
 	path string             // gjson path, when simple
 	jp   *jsonpath.JSONPath // otherwise; nil when it does not parse
+	// count are the gjson paths whose entries the column counts (a
+	// built-in kind's PrinterColumn.Count), instead of a value.
+	count []string
 }
 
 // columnsFor compiles rv's printer columns (Age when it declares none).
@@ -57,9 +60,14 @@ func columnsFor(rv *schemas.ResourceVersion) []column {
 		c := column{def: metav1.TableColumnDefinition{
 			Name: pc.Name, Type: pc.Type, Format: pc.Format, Description: desc, Priority: pc.Priority,
 		}}
+		for _, p := range pc.Count {
+			if gp, ok := gjsonPath(p); ok {
+				c.count = append(c.count, gp)
+			}
+		}
 		if p, ok := gjsonPath(pc.JSONPath); ok {
 			c.path = p
-		} else {
+		} else if len(c.count) == 0 {
 			jp := jsonpath.New(pc.Name).AllowMissingKeys(true)
 			if err := jp.Parse("{" + pc.JSONPath + "}"); err == nil {
 				c.jp = jp
@@ -114,6 +122,16 @@ func gjsonPath(jp string) (string, bool) {
 	return strings.Join(parts, "."), true
 }
 
+// countCell is the number of entries of the maps and lists at paths in
+// obj, as kube's printers count a ConfigMap's data and binaryData.
+func countCell(obj string, paths []string) int64 {
+	var n int64
+	for _, r := range gjson.GetMany(obj, paths...) {
+		r.ForEach(func(_, _ gjson.Result) bool { n++; return true })
+	}
+	return n
+}
+
 // cellContext is what evaluating a cell needs besides the object.
 type cellContext struct {
 	now time.Time
@@ -128,6 +146,9 @@ type decodedObject struct {
 // cell evaluates the column on obj, as kube-apiserver's CRD table
 // convertor does: nil when absent or of the wrong type.
 func (c *column) cell(obj string, decoded **decodedObject, ctx cellContext) any {
+	if len(c.count) > 0 {
+		return countCell(obj, c.count)
+	}
 	if c.path != "" {
 		return cellFromResult(c.def.Type, gjson.Get(obj, c.path), ctx)
 	}

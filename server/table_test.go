@@ -183,6 +183,24 @@ func TestCells(t *testing.T) {
 	}
 }
 
+// TestCountCell: a built-in kind's count column adds up the entries of
+// its maps and lists, as kube's Data column of a ConfigMap does; none is
+// 0.
+func TestCountCell(t *testing.T) {
+	rv := &schemas.ResourceVersion{PrinterColumns: []schemas.PrinterColumn{{Name: "Data", Type: "integer", Count: []string{".data", ".binaryData"}}}}
+	col := columnsFor(rv)[0]
+	for obj, want := range map[string]int64{
+		`{"data":{"a":"1","b":"2"},"binaryData":{"c":"AA=="}}`: 3,
+		`{"data":{"a":"1"}}`:            1,
+		`{"metadata":{"name":"empty"}}`: 0,
+	} {
+		var decoded *decodedObject
+		if got := col.cell(obj, &decoded, cellContext{now: testNow}); got != want {
+			t.Errorf("%s: %#v, want %d", obj, got, want)
+		}
+	}
+}
+
 func TestGJSONPath(t *testing.T) {
 	tests := map[string]struct {
 		in, want string

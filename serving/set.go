@@ -174,7 +174,7 @@ func (s *Set) buildWith(ctx context.Context, served *world, declared []*schemas.
 	if reg, err = reg.Disable(s.disabled(reg, served)...); err != nil {
 		return nil, fmt.Errorf("--disable: %w", err)
 	}
-	conv, err := converters.NewSet(reg, converters.DeclaredRules)
+	conv, err := converters.NewSetFrom(reg, servedRules(served))
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +188,15 @@ func (s *Set) buildWith(ctx context.Context, served *world, declared []*schemas.
 		}
 	}
 	return w, nil
+}
+
+// servedRules are the conversion rules of served, nil for none: a
+// world's rules are compiled again only for the groups that changed.
+func servedRules(served *world) *converters.Set {
+	if served == nil {
+		return nil
+	}
+	return served.conv
 }
 
 // disabled are the names of Config.Disable to disable in reg. A disabled

@@ -27,6 +27,11 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 // with a status subresource and a spec of ten fields, the size of a
 // small operator's CRD.
 func benchCRD(i int) *unstructured.Unstructured {
+	return benchCRDIn(i, "bench.example.com")
+}
+
+// benchCRDIn is benchCRD in group.
+func benchCRDIn(i int, group string) *unstructured.Unstructured {
 	props := map[string]any{}
 	for f := range 10 {
 		props[fmt.Sprintf("field%d", f)] = map[string]any{"type": "string", "description": "a field of the benchmark's kind"}
@@ -34,9 +39,9 @@ func benchCRD(i int) *unstructured.Unstructured {
 	plural, kind := fmt.Sprintf("things%d", i), fmt.Sprintf("Thing%d", i)
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": plural + ".bench.example.com"},
+		"metadata": map[string]any{"name": plural + "." + group},
 		"spec": map[string]any{
-			"group": "bench.example.com", "scope": "Namespaced",
+			"group": group, "scope": "Namespaced",
 			"names": map[string]any{"plural": plural, "kind": kind},
 			"versions": []any{map[string]any{
 				"name": "v1", "served": true, "storage": true,
@@ -80,9 +85,13 @@ func isEstablished(u *unstructured.Unstructured) bool {
 
 // createEstablished creates CRD i and waits until it is Established.
 func createEstablished(b *testing.B, dyn dynamic.Interface, i int) {
+	createEstablishedCRD(b, dyn, benchCRD(i))
+}
+
+// createEstablishedCRD creates crd and waits until it is Established.
+func createEstablishedCRD(b *testing.B, dyn dynamic.Interface, crd *unstructured.Unstructured) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	crd := benchCRD(i)
 	created, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{})
 	if err != nil {
 		b.Fatal(err)

@@ -13,7 +13,9 @@ import (
 )
 
 // BenchmarkCRDScale creates 1,000 CRDs (SPECD_BENCH_CRDS, a multiple of
-// 100, to change it) of one group through the API, one after another, each waited for until Established, and reports the mean
+// 100, to change it) of one group (each in a group of its own with
+// SPECD_BENCH_CRD_GROUPS=each) through the API, one after another, each
+// waited for until Established, and reports the mean
 // time of the ten CRDs that end at the 10th, 100th and last
 // (ms/CRD-at-N): what a CRD costs should not grow with the CRDs already
 // served. It also reports the resident set's growth per CRD from the
@@ -25,6 +27,7 @@ import (
 //	go test ./test/e2e/crds -run '^$' -bench BenchmarkCRDScale -benchtime 1x -timeout 1800s
 func BenchmarkCRDScale(b *testing.B) {
 	crds := benchCRDs(b)
+	group := benchGroup(b)
 	for b.Loop() {
 		s := harness.StartSpecd(b, harness.SpecdOptions{Schemas: b.TempDir()})
 		dyn, err := dynamic.NewForConfig(harness.RestConfig(s))
@@ -37,7 +40,7 @@ func BenchmarkCRDScale(b *testing.B) {
 		cpu = append(cpu, serverCPU(b, s))
 		for n := 1; n <= crds; n++ {
 			start := time.Now()
-			createEstablished(b, dyn, n)
+			createEstablishedCRD(b, dyn, benchCRDIn(n, group(n)))
 			took[n] = time.Since(start)
 			if n%100 == 0 {
 				rss := residentSet(b, s.Cmd.Process.Pid)
@@ -69,6 +72,20 @@ func benchCRDs(b *testing.B) int {
 		b.Fatalf("SPECD_BENCH_CRDS=%q: want a multiple of 100, at least 200", v)
 	}
 	return n
+}
+
+// benchGroup is the group of the nth CRD: bench.example.com, or
+// g<n>.bench.example.com with SPECD_BENCH_CRD_GROUPS=each.
+func benchGroup(b *testing.B) func(n int) string {
+	switch v := os.Getenv("SPECD_BENCH_CRD_GROUPS"); v {
+	case "":
+		return func(int) string { return "bench.example.com" }
+	case "each":
+		return func(n int) string { return fmt.Sprintf("g%d.bench.example.com", n) }
+	default:
+		b.Fatalf("SPECD_BENCH_CRD_GROUPS=%q: want each, or nothing for one group", v)
+		return nil
+	}
 }
 
 // meanMillis is the mean of d in milliseconds.

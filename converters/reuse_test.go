@@ -1,0 +1,81 @@
+package converters
+
+import (
+	"testing"
+
+	"github.com/specd-io/specd/schemas"
+)
+
+// frobberGroup is a group of its own with Frobber in v1 (frobberRules,
+// declared), v2 (hub) and v3.
+func frobberGroup(t *testing.T, name string) *schemas.Group {
+	t.Helper()
+	res := resource(t, "Frobber", "v2", map[string]string{"v1": frobberV1, "v2": frobberV2, "v3": frobberV2})
+	res.Group = name
+	res.Versions[0].ConversionRules, res.Versions[0].ConversionPointer = ruleList(t, frobberRules), rulesPointer
+	return &schemas.Group{Name: name, Resources: []*schemas.Resource{res}}
+}
+
+// TestNewSetFromReusesUnchangedGroups: a group the next registry holds as
+// it was keeps its compiled rules, a group built again is compiled
+// again, and the Set converts as one compiled from nothing.
+func TestNewSetFromReusesUnchangedGroups(t *testing.T) {
+	kept, changed := frobberGroup(t, "kept.example.com"), frobberGroup(t, "changed.example.com")
+	first, err := NewSetFrom(schemas.NewRegistry([]*schemas.Group{changed, kept}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := schemas.NewRegistry([]*schemas.Group{frobberGroup(t, "changed.example.com"), kept})
+	next, err := NewSetFrom(reg, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := NewSet(reg, DeclaredRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Rules("kept.example.com", "Frobber", "v1") != first.Rules("kept.example.com", "Frobber", "v1") {
+		t.Error("the unchanged group's rules were compiled again")
+	}
+	if next.Rules("changed.example.com", "Frobber", "v1") == first.Rules("changed.example.com", "Frobber", "v1") {
+		t.Error("the changed group's rules were not compiled again")
+	}
+	if len(next.byHub) != len(full.byHub) || len(next.byKind) != len(full.byKind) {
+		t.Errorf("next has %d hubs and %d groups, a full compile %d and %d", len(next.byHub), len(next.byKind), len(full.byHub), len(full.byKind))
+	}
+	for _, g := range []string{"kept.example.com", "changed.example.com"} {
+		v1 := `{"apiVersion":"` + g + `/v1","kind":"Frobber","metadata":{"name":"f"},"spec":{"height":1,"param":"a","legacy":false}}`
+		for _, to := range []string{"v2", "v3"} {
+			got, err := next.Convert([]byte(v1), g+"/"+to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := full.Convert([]byte(v1), g+"/"+to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustEqualJSON(t, g+" v1 -> "+to, string(got), string(want))
+		}
+		if len(next.byHub[[2]string{g + "/v2", "Frobber"}]) != 2 {
+			t.Errorf("%s: want the round trips of v1 and v3 through the hub", g)
+		}
+	}
+}
+
+// TestNewSetIsNotReused: a Set of other rules than the declared ones
+// gives nothing to NewSetFrom.
+func TestNewSetIsNotReused(t *testing.T) {
+	g := frobberGroup(t, "kept.example.com")
+	reg := schemas.NewRegistry([]*schemas.Group{g})
+	other, err := NewSet(reg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := NewSetFrom(reg, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Rules("kept.example.com", "Frobber", "v1") == other.Rules("kept.example.com", "Frobber", "v1") {
+		t.Error("NewSetFrom took the rules of a Set of other rules")
+	}
+}
