@@ -60,7 +60,8 @@ func (a admitter) defaultUpdate(ctx context.Context, w *write, req *request, old
 	}
 	switch {
 	case w.status():
-		nreq.obj = withStatusOf(old.obj, nreq.obj)
+		// req's object is what the status write may change already.
+		nreq.obj = withStatusOf(req.obj, nreq.obj, false)
 	case rv.StatusSubresource:
 		keepStatus(nreq.obj, old.obj)
 	}

@@ -44,7 +44,13 @@ func (c conversion) toVersion(rv *schemas.ResourceVersion, obj []byte) ([]byte, 
 // the storage version, but an object written before the storage version
 // changed is in the one it was written in until the migration
 // (engine/migrate) rewrites it: the object's own apiVersion says which.
+// The defaults of the version they are stored in apply first
+// (defaultStored).
 func (c conversion) convertStored(rv *schemas.ResourceVersion, obj []byte) ([]byte, error) {
+	obj, err := defaultStored(rv.Resource, obj)
+	if err != nil {
+		return nil, err
+	}
 	if rv.Resource.StorageVersion == "" || storedIn(obj, rv.APIVersion()) {
 		return obj, nil
 	}

@@ -208,14 +208,18 @@ func keepStatus(obj, old map[string]any) {
 	}
 }
 
-// withStatusOf is the stored object old with the status of obj: what a
-// write to the status subresource may change.
-func withStatusOf(old, obj map[string]any) map[string]any {
+// withStatusOf is the stored object old with the status of obj, and its
+// metadata when meta is set: what a write to the status subresource may
+// change (Strategy.StatusMetadata).
+func withStatusOf(old, obj map[string]any, meta bool) map[string]any {
 	out := make(map[string]any, len(old)+1)
 	for k, v := range old {
 		out[k] = v
 	}
 	keepStatus(out, obj)
+	if md, ok := obj["metadata"]; ok && meta {
+		out["metadata"] = md
+	}
 	return out
 }
 

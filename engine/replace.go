@@ -140,7 +140,7 @@ func (s *Store) defaultUpdate(w *write, req *request, old *stored) {
 	rv := w.Version
 	switch {
 	case w.status():
-		req.obj = withStatusOf(old.obj, req.obj)
+		req.obj = withStatusOf(old.obj, req.obj, s.strategies.statusMetadata(w.resource()))
 	case rv.StatusSubresource:
 		keepStatus(req.obj, old.obj)
 	}
@@ -151,11 +151,11 @@ func (s *Store) defaultUpdate(w *write, req *request, old *stored) {
 
 // prepareUpdateMeta prepares the new object's metadata from the stored
 // one's and lets the resource's Strategy change the object. A status
-// write keeps the stored metadata; kube-apiserver validates it all the
-// same.
+// write keeps the stored metadata, unless the Strategy lets it change
+// (StatusMetadata); kube-apiserver validates it all the same.
 func (s *Store) prepareUpdateMeta(w *write, req *request, old *stored) (field.ErrorList, error) {
 	var errs field.ErrorList
-	if w.status() {
+	if w.status() && !s.strategies.statusMetadata(w.resource()) {
 		errs = validateMeta(w.resource(), &old.meta, &old.meta)
 	} else {
 		errs = req.prepareUpdateMeta(w.Version, old)

@@ -39,6 +39,12 @@ type Strategy struct {
 	Holds func(stored []byte) bool
 	// MarkDeleting edits a stored object as a delete marks it.
 	MarkDeleting func(stored []byte) ([]byte, error)
+	// StatusMetadata lets a write through the status subresource change
+	// the object's metadata (labels, annotations, ...) as a write of the
+	// object does, as kube's Namespace status strategy does; otherwise a
+	// status write keeps the stored metadata, as kube's custom resources'
+	// does.
+	StatusMetadata bool
 }
 
 // NamespaceCheck vets the create of an object of a namespaced resource
@@ -95,6 +101,13 @@ func (ss strategies) subresources(r *schemas.Resource) []string {
 		return nil
 	}
 	return slices.Sorted(slices.Values(st.Subresources))
+}
+
+// statusMetadata reports whether r's Strategy lets a status write change
+// the metadata.
+func (ss strategies) statusMetadata(r *schemas.Resource) bool {
+	st := ss.of(r)
+	return st != nil && st.StatusMetadata
 }
 
 // serves reports whether r's Strategy declares subresource.

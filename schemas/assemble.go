@@ -177,6 +177,7 @@ func buildResource(group string, k *kindDecls, probs *problems) *Resource {
 		CRD:            ref.crdName(),
 		AllowBreaking:  ref.allowBreaking,
 		Terminating:    ref.terminating,
+		Installing:     ref.installing,
 		Plural:         ref.plural,
 		Singular:       ref.singular,
 		ShortNames:     ref.shortNames,

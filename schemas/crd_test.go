@@ -301,3 +301,46 @@ func TestCRDFileOneCRDChanged(t *testing.T) {
 		t.Error("gadgets did not change")
 	}
 }
+
+// TestParseCRDInstalling: a CRD object marked installing (its names
+// accepted, not yet Established) is loaded but not served; unmarked, it
+// is served as the same declaration.
+func TestParseCRDInstalling(t *testing.T) {
+	const src = "customresourcedefinitions/widgets.toys.example.com"
+	doc := []byte(crd("widgets", "Widget", []string{"v1"}, ""))
+	decl := ParseCRD(src, doc)
+	decl.MarkInstalling()
+	if decl.ServedDigest() == decl.Digest() {
+		t.Error("the served digest does not tell an installing CRD apart")
+	}
+	reg, _, err := NewLoader("").LoadWith(decl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	installing := reg.Resource("widgets.toys.example.com")
+	if installing == nil || !installing.Installing || installing.Served() {
+		t.Fatalf("an installing CRD's resource: %+v", installing)
+	}
+	if reg.Lookup("toys.example.com", "v1", "widgets") != nil {
+		t.Error("an installing CRD's resource is served")
+	}
+	for _, g := range reg.Groups() {
+		if len(g.ServedVersions()) > 0 {
+			t.Errorf("discovery would list %s for an installing CRD", g.Name)
+		}
+	}
+	if rv := reg.Installing("toys.example.com", "v1", "widgets"); rv == nil || rv.Resource != installing {
+		t.Errorf("Installing does not find the resource: %+v", rv)
+	}
+	served, _, err := NewLoader("").LoadWith(ParseCRD(src, doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := served.Resource("widgets.toys.example.com")
+	if !res.Served() || served.Installing("toys.example.com", "v1", "widgets") != nil || served.Lookup("toys.example.com", "v1", "widgets") == nil {
+		t.Errorf("the Established CRD's resource is not served: %+v", res)
+	}
+	if !SameDeclaration(installing, res) {
+		t.Error("installing and served are not the same declaration: the reload would prove it again")
+	}
+}

@@ -4,15 +4,16 @@ package schemas
 // (a CustomResourceDefinition of the API: ParseCRD), parsed and compiled,
 // ready for Loader.LoadWith. One value may be loaded again and again, as
 // long as its source does not change. Nothing changes them once parsed
-// but MarkTerminating, which the CRD API calls before it hands them to a
+// but MarkTerminating and MarkInstalling, which the CRD API calls before it hands them to a
 // load.
 type Declarations struct {
 	source   string
 	digest   string
 	files    []*fileDecl
 	problems []Problem
-	// terminating: MarkTerminating was called.
-	terminating bool
+	// terminating, installing: MarkTerminating, MarkInstalling was
+	// called.
+	terminating, installing bool
 }
 
 // Source is the name the declarations were parsed under.
@@ -27,20 +28,39 @@ func (d *Declarations) Digest() string { return d.digest }
 // caches go on while its objects are deleted.
 func (d *Declarations) MarkTerminating() {
 	d.terminating = true
+	d.each(func(r *resourceDecl) { r.terminating = true })
+}
+
+// MarkInstalling marks every resource d declares as declared by a CRD
+// object that is not Established yet (Resource.Installing): loaded, not
+// served. The declaration stays the same (SameDeclaration) once the CRD
+// is Established and d comes again unmarked, so that reload proves
+// nothing again.
+func (d *Declarations) MarkInstalling() {
+	d.installing = true
+	d.each(func(r *resourceDecl) { r.installing = true })
+}
+
+func (d *Declarations) each(mark func(*resourceDecl)) {
 	for _, fd := range d.files {
 		for _, r := range fd.resources {
-			r.terminating = true
+			mark(r)
 		}
 	}
 }
 
-// ServedDigest is Digest, told apart once MarkTerminating is called: a
-// reload compares these, since discovery changes then.
+// ServedDigest is Digest, told apart once MarkTerminating or
+// MarkInstalling is called: a reload compares these, since what is
+// served changes then.
 func (d *Declarations) ServedDigest() string {
+	out := d.digest
 	if d.terminating {
-		return d.digest + "/terminating"
+		out += "/terminating"
 	}
-	return d.digest
+	if d.installing {
+		out += "/installing"
+	}
+	return out
 }
 
 // Problems are what is wrong in the source on its own; LoadWith also

@@ -113,6 +113,12 @@ type Resource struct {
 	// deletionTimestamp): discovery then leaves out the verbs that make
 	// or change objects, as kube-apiserver's does.
 	Terminating bool
+	// Installing is set for a CRD object whose names are accepted but
+	// that is not Established yet: the resource is loaded (its schema
+	// compiles with the others) but not served, as kube-apiserver lists
+	// a CRD in discovery only once it is Established. ResourceVersion.Served
+	// is false; Registry.Installing finds it.
+	Installing bool
 	// Verbs are the verbs of the main endpoint, sorted (x-specd-resource
 	// verbs); nil serves every verb (AllVerbs). Use ServedVerbs or Serves.
 	Verbs []string
@@ -261,6 +267,16 @@ func (r *Registry) Lookup(group, version, plural string) *ResourceVersion {
 	return nil
 }
 
+// Installing returns the resource version at group, version and plural
+// when it would be served but for its CRD not being Established yet
+// (Resource.Installing), nil otherwise.
+func (r *Registry) Installing(group, version, plural string) *ResourceVersion {
+	if rv := r.byVersion[groupVersionPlural{group, version, plural}]; rv != nil && !rv.Hidden && rv.Resource.Installing {
+		return rv
+	}
+	return nil
+}
+
 // Resource returns the group's resource with the given plural, or nil.
 func (g *Group) Resource(plural string) *Resource {
 	for _, r := range g.Resources {
@@ -357,8 +373,9 @@ func (r *Resource) Version(v string) *ResourceVersion {
 	return nil
 }
 
-// Served reports whether the version is served (not Hidden).
-func (rv *ResourceVersion) Served() bool { return !rv.Hidden }
+// Served reports whether the version is served: not Hidden, and its
+// resource not Installing.
+func (rv *ResourceVersion) Served() bool { return !rv.Hidden && !rv.Resource.Installing }
 
 // APIVersion is "group/version", the value of an object's apiVersion:
 // the version alone in the core group ("v1").

@@ -38,6 +38,7 @@ type resourceDecl struct {
 	noGeneration           bool // generation: false
 	allowBreaking          bool // a CRD's specd.io/allow-breaking
 	terminating            bool // a CRD being deleted
+	installing             bool // a CRD not yet Established
 	rv                     *ResourceVersion
 	// listKind is the CRD's names.listKind; "" is kind + "List".
 	listKind string

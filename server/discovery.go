@@ -18,7 +18,7 @@ const contentTypeAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=AP
 // serveLegacyAPI answers /api, the core group's versions: an APIVersions,
 // or the aggregated APIGroupDiscoveryList of the core group alone.
 func (s *Server) serveLegacyAPI(w http.ResponseWriter, r *http.Request) {
-	c := s.snapshot()
+	c := s.snapshot(r.Context())
 	w.Header().Set("Vary", "Accept") // the answer depends on it; tell caches
 	if wantsAggregated(r) {
 		serveDocument(w, r, contentTypeAggregated, c.legacyAggregated)
@@ -30,7 +30,7 @@ func (s *Server) serveLegacyAPI(w http.ResponseWriter, r *http.Request) {
 // serveAPIs answers /apis: an APIGroupList, or the aggregated
 // APIGroupDiscoveryList when the client asks for it first.
 func (s *Server) serveAPIs(w http.ResponseWriter, r *http.Request) {
-	c := s.snapshot()
+	c := s.snapshot(r.Context())
 	w.Header().Set("Vary", "Accept")
 	if wantsAggregated(r) {
 		serveDocument(w, r, contentTypeAggregated, c.apisAggregated)
@@ -40,13 +40,13 @@ func (s *Server) serveAPIs(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveGroup(w http.ResponseWriter, r *http.Request) {
-	serveDocument(w, r, contentTypeJSON, s.snapshot().groups[mux.Vars(r)["group"]])
+	serveDocument(w, r, contentTypeJSON, s.snapshot(r.Context()).groups[mux.Vars(r)["group"]])
 }
 
 // serveGroupVersion answers /apis/G/V and, for the core group, /api/V.
 func (s *Server) serveGroupVersion(w http.ResponseWriter, r *http.Request) {
 	v := mux.Vars(r)
-	serveDocument(w, r, contentTypeJSON, s.snapshot().groupVersions[schemas.APIVersion(v["group"], v["version"])])
+	serveDocument(w, r, contentTypeJSON, s.snapshot(r.Context()).groupVersions[schemas.APIVersion(v["group"], v["version"])])
 }
 
 // serveDocument answers with doc, or 404 when there is none, or 304 Not

@@ -59,6 +59,29 @@ func TestNamespaceLifecycleHTTP(t *testing.T) {
 	exchange{method: "GET", path: ns + "/a", code: 404, reason: metav1.StatusReasonNotFound}.run(t, url)
 }
 
+// TestNamespaceStatusStrategy is kube's namespace status strategy: a
+// write through /status changes the status and the metadata (the e2e
+// test "should apply changes to a namespace status" patches an annotation
+// with a condition), never the spec; a write of the namespace itself
+// never changes its status.
+func TestNamespaceStatusStrategy(t *testing.T) {
+	url := namespaceServer(t)
+	const ns = "/api/v1/namespaces/s"
+	exchange{method: "POST", path: "/api/v1/namespaces", contentType: "application/json", code: 201,
+		body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"s"}}`}.run(t, url)
+	patched := exchange{method: "PATCH", path: ns + "/status", contentType: "application/merge-patch+json", code: 200,
+		body: `{"metadata":{"annotations":{"patched":"yes"}},"spec":{"finalizers":["example.com/x"]},` +
+			`"status":{"conditions":[{"type":"StatusPatch","status":"True","reason":"E2E"}]}}`}.run(t, url)
+	if got := gjson.Get(patched, `[metadata.annotations.patched,spec.finalizers,status.conditions.0.reason,status.phase]`).Raw; got != `["yes",["kubernetes"],"E2E","Active"]` {
+		t.Errorf("a /status patch of an annotation, the spec and a condition: %s, want the annotation and the condition, not the spec", got)
+	}
+	updated := exchange{method: "PATCH", path: ns, contentType: "application/merge-patch+json", code: 200,
+		body: `{"metadata":{"labels":{"l":"v"}},"status":{"phase":"Terminating","conditions":null}}`}.run(t, url)
+	if got := gjson.Get(updated, `[metadata.labels.l,metadata.annotations.patched,status.conditions.0.reason,status.phase]`).Raw; got != `["v","yes","E2E","Active"]` {
+		t.Errorf("a patch of the namespace's label and status: %s, want the label, the status as it was", got)
+	}
+}
+
 // namespaceServer serves the example and built-in schemas with the
 // namespace checks and strategy on etcd; it returns the server's URL.
 func namespaceServer(t *testing.T) string {

@@ -38,13 +38,13 @@ const (
 )
 
 func (s *Server) serveOpenAPIIndex(w http.ResponseWriter, r *http.Request) {
-	s.serveOpenAPIDoc(w, r, s.snapshot().openapi.Index(), true, "")
+	s.serveOpenAPIDoc(w, r, s.snapshot(r.Context()).openapi.Index(), true, "")
 }
 
 // serveOpenAPIGroupVersion answers /openapi/v3/apis/G/V.
 func (s *Server) serveOpenAPIGroupVersion(w http.ResponseWriter, r *http.Request) {
 	v := mux.Vars(r)
-	doc, ok := s.snapshot().openapi.GroupVersion(v["group"], v["version"])
+	doc, ok := s.snapshot(r.Context()).openapi.GroupVersion(v["group"], v["version"])
 	if !ok {
 		writeStatus(w, r, notFoundStatus())
 		return
@@ -74,7 +74,7 @@ func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		openapiNotAcceptable(w, r, protoV2)
 		return
 	}
-	s.serveOpenAPIDoc(w, r, s.snapshot().openapi.Swagger(), asJSON, protoV2)
+	s.serveOpenAPIDoc(w, r, s.snapshot(r.Context()).openapi.Swagger(), asJSON, protoV2)
 }
 
 // serveOpenAPIDoc writes doc as JSON or protobuf, with its ETag;

@@ -77,7 +77,7 @@ type openapiIndex struct {
 
 func TestOpenAPIHTTP(t *testing.T) {
 	s := openapiTestServer(t, registryWithSchemas(t))
-	doc, _ := s.snapshot().openapi.GroupVersion("shop.example.com", "v1")
+	doc, _ := s.snapshot(t.Context()).openapi.GroupVersion("shop.example.com", "v1")
 	path := "/openapi/v3/apis/shop.example.com/v1"
 	etag := `"` + doc.Hash() + `"`
 	tests := map[string]struct {
@@ -145,8 +145,8 @@ func TestOpenAPIReload(t *testing.T) {
 	s := openapiTestServer(t, nil)
 	s.cfg.Registry = func() *schemas.Registry { return reg }
 	before := serve(t, s, request{path: "/openapi/v3"}).Body.String()
-	doc, _ := s.snapshot().openapi.GroupVersion("shop.example.com", "v1")
-	again, _ := s.snapshot().openapi.GroupVersion("shop.example.com", "v1")
+	doc, _ := s.snapshot(t.Context()).openapi.GroupVersion("shop.example.com", "v1")
+	again, _ := s.snapshot(t.Context()).openapi.GroupVersion("shop.example.com", "v1")
 	if doc != again {
 		t.Error("the documents of one snapshot are built twice")
 	}

@@ -44,7 +44,13 @@ func splitResourcePath(path string) (p resourcePath, ok bool) {
 // serveResource handles every path under /apis/G/V/: the collection,
 // object and subresource paths, namespaced (/namespaces/NS/...) or not.
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, p resourcePath) {
-	t, namespaced, ok := resolve(s.cfg.Registry(), p.group, p.version, p.rest, s.servesSubresource)
+	reg := s.cfg.Registry()
+	t, namespaced, ok := resolve(reg, p.group, p.version, p.rest, s.servesSubresource)
+	if !ok {
+		if reg = s.installed(r.Context(), reg, p); reg != nil {
+			t, namespaced, ok = resolve(reg, p.group, p.version, p.rest, s.servesSubresource)
+		}
+	}
 	if !ok {
 		writeStatus(w, r, notFoundStatus())
 		return

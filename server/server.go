@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -69,6 +70,11 @@ type Config struct {
 	// Console, when set, serves /console/ (server/console); nil turns
 	// the console off (--console=false).
 	Console http.Handler
+	// Installed, when set, is asked about a request for a resource that
+	// the registry holds but does not serve, its CRD not yet Established
+	// (schemas.Resource.Installing): it returns a registry that serves
+	// it, once storage says the CRD is Established, or nil (404).
+	Installed func(context.Context, *schemas.Resource) *schemas.Registry
 }
 
 // Server is specd's http.Handler.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -22,17 +23,50 @@ type snapshot struct {
 	groupVersions            map[string]*document // /apis/G/V and /api/V, keyed by apiVersion ("G/V", "V")
 
 	openapi *openapi.Documents // built when first asked for
+
+	// installing are reg's resources whose CRDs were not Established
+	// when it was loaded (establishedSince).
+	installing []*schemas.Resource
 }
 
-// snapshot returns the derived documents of the current registry.
-func (s *Server) snapshot() *snapshot {
-	reg := s.cfg.Registry()
+// snapshot returns the derived documents of the current registry, or of
+// a later one that serves the CRDs Established since (establishedSince).
+func (s *Server) snapshot(ctx context.Context) *snapshot {
+	c := s.snapshotOf(s.cfg.Registry())
+	if reg := s.establishedSince(ctx, c); reg != nil {
+		c = s.snapshotOf(reg)
+	}
+	return c
+}
+
+func (s *Server) snapshotOf(reg *schemas.Registry) *snapshot {
 	if c := s.cache.Load(); c != nil && c.reg == reg {
 		return c
 	}
 	c := newSnapshot(reg, s.cfg.Extra, s.cfg.Store.Subresources)
 	s.cache.Store(c)
 	return c
+}
+
+// establishedSince is the registry that serves the resources of c whose
+// CRDs storage now says are Established, nil when there is none: a
+// client that saw a CRD Established finds it in discovery and the
+// OpenAPI documents, though this replica's reload may not have served it
+// yet. It reads storage only while a CRD is being installed.
+func (s *Server) establishedSince(ctx context.Context, c *snapshot) *schemas.Registry {
+	if s.cfg.Installed == nil {
+		return nil
+	}
+	var out *schemas.Registry
+	for _, res := range c.installing {
+		if out != nil && out.Resource(res.GroupResource()).Served() {
+			continue
+		}
+		if reg := s.cfg.Installed(ctx, res); reg != nil {
+			out = reg
+		}
+	}
+	return out
 }
 
 func newSnapshot(reg *schemas.Registry, extras []ExtraGroup, subs subresourcesOf) *snapshot {
@@ -57,6 +91,11 @@ func newSnapshot(reg *schemas.Registry, extras []ExtraGroup, subs subresourcesOf
 	for _, g := range append(nonNil(core), served...) {
 		for _, gv := range g.ServedVersions() {
 			c.groupVersions[schemas.APIVersion(gv.Group, gv.Version)] = mustDocument(resourceList(gv, subs))
+		}
+	}
+	for _, res := range reg.Resources() {
+		if res.Installing {
+			c.installing = append(c.installing, res)
 		}
 	}
 	c.openapi = openapi.New(reg, openapi.Verbs{Resource: resourceVerbs, Status: statusVerbs, Scale: scaleVerbs, StoreSubresources: subs})

@@ -298,6 +298,7 @@ func newServer(cfg serveConfig, out outside, p *parts, ready func() bool, log *s
 		Profiling:         cfg.Profiling,
 		Extra:             reviews.Groups(reviews.Config{Authorizer: out.chain.Decider(p.authz.Authorizer()), RuleResolver: p.authz.RBAC}),
 		Console:           ui,
+		Installed:         p.crds.Installed(p.store),
 	})
 }
 

@@ -109,6 +109,13 @@ func (a *API) servedDecls(o *object, data []byte) *schemas.Declarations {
 	if o.terminating() {
 		d.MarkTerminating()
 	}
+	// Loaded but not served until Established, which the Controller
+	// writes once the registry holds it: kube-apiserver lists only
+	// Established CRDs in discovery, and a client that waited for the
+	// condition must find discovery and the resource agree with it.
+	if !isTrue(o.Status.Conditions, Established) {
+		d.MarkInstalling()
+	}
 	return d
 }
 

@@ -15,7 +15,10 @@
 //     the CRD's field.
 //   - Feed runs on every replica: it watches the CRDs and hands the
 //     documents of those whose names are accepted to the served schema set
-//     (Applier.SetDeclared), which reloads.
+//     (Applier.SetDeclared), which reloads. Those not yet Established are
+//     loaded but not served (schemas.Resource.Installing); Installed lets
+//     a request for one that storage says is Established since wait for
+//     the reload that serves it.
 //   - Controller runs on the elected replica, as kube's naming,
 //     establishing and finalizer controllers do: it sets
 //     status.acceptedNames and the NamesAccepted and Established

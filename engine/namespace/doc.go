@@ -13,8 +13,9 @@
 //     (engine.Strategy): spec.finalizers [kubernetes] and phase Active on
 //     create, the kubernetes.io/metadata.name label on every write, the
 //     finalize subresource, Terminating on delete, the system namespaces
-//     that may not be deleted, and a namespace kept until spec.finalizers
-//     is empty.
+//     that may not be deleted, a namespace kept until spec.finalizers is
+//     empty, and kube's status strategy: status only through /status,
+//     which may change the metadata but not the spec.
 //   - Bootstrap creates default, kube-system, kube-public and
 //     kube-node-lease, and a Namespace for every namespace that already
 //     holds objects (a data dir from before namespaces were served).

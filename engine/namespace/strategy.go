@@ -26,6 +26,8 @@ func (l *Lifecycle) Strategies() map[string]*engine.Strategy {
 			CheckDelete:   checkDelete,
 			Holds:         holds,
 			MarkDeleting:  l.markDeleting,
+			// kube's namespace status strategy keeps only the spec.
+			StatusMetadata: true,
 		},
 	}
 }

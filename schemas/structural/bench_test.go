@@ -1,6 +1,7 @@
 package structural
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -88,5 +89,27 @@ func BenchmarkCompile(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		compileJSON(b, src)
+	}
+}
+
+// BenchmarkNeedsDefaults is what a read of a stored object that has all
+// its defaults costs (engine.defaultStored): the raw bytes are walked,
+// not decoded.
+func BenchmarkNeedsDefaults(b *testing.B) {
+	s := mustCompile(b, benchSchema())
+	obj := object(b, benchObject())
+	s.Default(obj)
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !s.root.defaultBelow {
+		b.Fatal("the bench schema has no default")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if s.NeedsDefaults(raw) {
+			b.Fatal("a defaulted object needs defaults")
+		}
 	}
 }

@@ -35,6 +35,9 @@ type node struct {
 
 	hasDefault bool
 	def        any
+	// defaultBelow: a property, additional property or item below has a
+	// default (markDefaults).
+	defaultBelow bool
 
 	enum       []any
 	enumQuoted []string // enum as field.NotSupported lists it

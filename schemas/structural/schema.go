@@ -43,6 +43,7 @@ func Compile(s *openapi3.Schema) (*Schema, []CompileError) {
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
+	markDefaults(root)
 	return &Schema{root: root}, nil
 }
 

@@ -52,19 +52,10 @@ var passingList string
 
 // Flaky reports whether the test named name fails at times even when it
 // passed, so CI does not run it: kube marks it [Flaky] (it fails at times
-// on any cluster), or it races specd (racyHere).
+// on any cluster).
 func Flaky(name string) bool {
-	return strings.Contains(name, "[Flaky]") || strings.Contains(name, racyHere)
+	return strings.Contains(name, "[Flaky]")
 }
-
-// racyHere names the tests that race specd's CRD controller: specd
-// serves a new CRD (discovery lists it) before it writes the Established
-// condition, where kube serves only established CRDs. These tests wait
-// for discovery, create an object, then get and update the CRD at once,
-// and that update can meet the condition's write with a 409 (seen in a
-// clean-clone CI run, 2026-11-29). Serving only established CRDs, as
-// kube does, would end the race.
-const racyHere = "CRDValidationRatcheting"
 
 // Passing are the tests of the focus that pass against specd
 // (passing.txt, one full name a line): CI runs them, so they keep

@@ -103,16 +103,22 @@ func runDoc(t *testing.T, name string, extra []string, secure bool, steps []docS
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	crdWritten := false
 	for _, step := range steps {
 		where := fmt.Sprintf("%s:%d", name, step.Line)
 		var err error
-		if step.HTTP != nil {
+		switch {
+		case step.HTTP != nil:
 			where += ": " + step.HTTP.Method + " " + step.HTTP.Target
 			err = runHTTPExample(t.Context(), &client, s.URL, shift.example(step.HTTP))
-		} else {
+		case crdWritten:
+			where += ": $ " + step.Kubectl.Command
+			err = runKubectlAfterReload(t, k, step.Kubectl)
+		default:
 			where += ": $ " + step.Kubectl.Command
 			err = runKubectlExample(t, k, step.Kubectl)
 		}
+		crdWritten = step.Kubectl != nil && writesCRD(step.Kubectl)
 		if err != nil {
 			t.Errorf("%s\n%v", where, err)
 		} else {
@@ -270,6 +276,28 @@ func readEvents(body io.Reader, n int) ([]any, []byte, error) {
 		got = append(got, v)
 	}
 	return got, []byte(raw.String()), nil
+}
+
+// writesCRD reports whether ex writes a CustomResourceDefinition that it
+// expects to be stored.
+func writesCRD(ex *kubectlExample) bool {
+	return ex.WantCode == 0 && strings.Contains(ex.Stdin, "kind: CustomResourceDefinition") &&
+		slices.ContainsFunc(ex.Args, func(a string) bool { return a == "apply" || a == "create" || a == "replace" })
+}
+
+// runKubectlAfterReload runs ex, which follows the write of a CRD, again
+// until it gives what the page shows, for up to reloadWait: specd serves
+// what a CRD declares a moment after it is written (a reload), as it
+// does for a schema file (runWorkdirDoc).
+func runKubectlAfterReload(t *testing.T, k *harness.Kubectl, ex *kubectlExample) error {
+	deadline := time.Now().Add(reloadWait)
+	for {
+		err := runKubectlExample(t, k, ex)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // runKubectlExample runs one kubectl command from the repository root (so

@@ -193,7 +193,7 @@ func writeCounts(path string, counts conformance.Counts) error {
 const passingHeader = `# The tests of the focus that pass against specd, one full name a line,
 # written by ` + "`make conformance-table`" + ` from a run's report; CI runs them
 # (make conformance-ci). Tests kube marks [Flaky] are left out: they fail at
-# times on any cluster; so are those that race specd (conformance.Flaky).
+# times on any cluster (conformance.Flaky).
 `
 
 // writePassing writes the names of the rows that pass into path, but
