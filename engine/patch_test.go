@@ -246,25 +246,11 @@ func (r *racingStorage) Update(ctx context.Context, key string, value []byte, re
 // again for as long as its writes lose races, as kube-apiserver's
 // GuaranteedUpdate does, and never answers 409 for it.
 func TestPatchOutlastsRaces(t *testing.T) {
-	ctx := context.Background()
-	st := etcdstorage.New(testClient)
-	opts := engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))}, Now: func() time.Time { return testNow }}
-	base := engine.NewStore(st, opts)
-	rv := patchWidgets(t)
-	mustCreate(t, base, rv, "default", w1)
 	const races = 50
-	rs := &racingStorage{Storage: st}
+	_, s, rs, rv := racing(t)
 	rs.races.Store(races)
 	rs.raced.Store(true)
-	n := 0
-	rs.race = func() {
-		n++
-		label := fmt.Sprintf(`{"metadata":{"labels":{"raced":"%d"}}}`, n)
-		if _, err := base.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(label)}); err != nil {
-			t.Error(err)
-		}
-	}
-	res, err := engine.NewStore(rs, opts).Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"size":4}}`)})
+	res, err := s.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"size":4}}`)})
 	if err != nil {
 		t.Fatalf("a patch that lost %d races: %v", races, err)
 	}
@@ -273,23 +259,30 @@ func TestPatchOutlastsRaces(t *testing.T) {
 	}
 }
 
-func TestPatchRetriesWithoutResourceVersion(t *testing.T) {
-	ctx := context.Background()
+// racing is widget w1 in a store (base), and a store on the same etcd
+// (racer) whose racingStorage labels w1 through base before an update,
+// raced=1, 2, ...
+func racing(t *testing.T) (base, racer *engine.Store, rs *racingStorage, rv *schemas.ResourceVersion) {
 	st := etcdstorage.New(testClient)
 	opts := engine.Options{Keys: engine.Keys{Prefix: fmt.Sprintf("/test/%d/", prefixes.Add(1))}, Now: func() time.Time { return testNow }}
-	base := engine.NewStore(st, opts)
-	rv := patchWidgets(t)
+	base = engine.NewStore(st, opts)
+	rv = patchWidgets(t)
 	mustCreate(t, base, rv, "default", w1)
-	rs := &racingStorage{Storage: st}
+	rs = &racingStorage{Storage: st}
 	n := 0
 	rs.race = func() {
 		n++
 		label := fmt.Sprintf(`{"metadata":{"labels":{"raced":"%d"}}}`, n)
-		if _, err := base.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(label), Options: engine.PatchOptions{}}); err != nil {
+		if _, err := base.Patch(context.Background(), engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(label)}); err != nil {
 			t.Error(err)
 		}
 	}
-	s := engine.NewStore(rs, opts)
+	return base, engine.NewStore(rs, opts), rs, rv
+}
+
+func TestPatchRetriesWithoutResourceVersion(t *testing.T) {
+	ctx := context.Background()
+	base, s, rs, rv := racing(t)
 
 	res, err := s.Patch(ctx, engine.PatchRequest{Ref: engine.Ref{Version: rv, Namespace: "default", Name: "w1"}, Type: engine.MergePatchType, Patch: []byte(`{"spec":{"size":4}}`), Options: engine.PatchOptions{}})
 	if err != nil {
