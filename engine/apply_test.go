@@ -111,6 +111,10 @@ func TestApplyErrors(t *testing.T) {
 		"invalid value":    {config: "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 0}\n", reason: metav1.StatusReasonInvalid},
 		"other name":       {config: "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: w9}\nspec: {size: 2}\n", reason: metav1.StatusReasonBadRequest},
 		"strict duplicate": {config: "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 2, size: 3}\n", reason: metav1.StatusReasonBadRequest, opts: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldValidation: engine.FieldValidationStrict}}},
+		// kube's field manager cannot type such a configuration, and says so.
+		"strict unknown": {config: "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: w1, namespace: default, nope: 1}\nspec: {size: 2, extra: x}\nother: y\n",
+			reason: metav1.StatusReasonBadRequest, opts: engine.PatchOptions{WriteOptions: engine.WriteOptions{FieldValidation: engine.FieldValidationStrict}},
+			msg: "failed to create typed patch object (default/w1; shop.example.com/v1, Kind=Widget): errors:\n  .metadata.nope: field not declared in schema\n  .other: field not declared in schema\n  .spec.extra: field not declared in schema"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

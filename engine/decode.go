@@ -27,6 +27,8 @@ type request struct {
 	metaMap  map[string]any // obj["metadata"]
 	meta     metav1.ObjectMeta
 	warnings []string
+	// unknown are the paths of the unknown fields dropped (spec.foo).
+	unknown []string
 }
 
 // decodeWrite decodes a create or update body for rv: it checks apiVersion
@@ -68,6 +70,7 @@ func decodedWrite(rv *schemas.ResourceVersion, obj map[string]any, duplicates []
 		unknown = append(unknown, rv.Schema.Prune(obj)...)
 	}
 	sort.Strings(unknown)
+	req.unknown = unknown
 	strict := make([]error, 0, len(duplicates)+len(unknown))
 	strict = append(strict, duplicates...)
 	for _, p := range unknown {

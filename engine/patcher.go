@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -199,13 +200,38 @@ func decodeApplyConfig(rv *schemas.ResourceVersion, patch []byte, opts PatchOpti
 		return nil, apierrors.NewBadRequest("metadata.managedFields must be nil")
 	}
 	// The configuration's metadata stays as sent: the fields it names are
-	// the ones the apply owns.
-	config, err := decodedWrite(rv, obj, nil, j, opts.FieldValidation)
+	// the ones the apply owns. Strict, its unknown fields are answered
+	// below, in the words of kube's apply.
+	fv := opts.FieldValidation
+	if fv == FieldValidationStrict {
+		fv = FieldValidationWarn
+	}
+	config, err := decodedWrite(rv, obj, nil, j, fv)
 	if err != nil {
 		return nil, err
 	}
+	if opts.FieldValidation == FieldValidationStrict && len(config.unknown) > 0 {
+		return nil, notDeclared(rv, config.meta, config.unknown)
+	}
 	config.warnings = append(warnings, config.warnings...)
 	return config, nil
+}
+
+// notDeclared is the answer to an apply configuration with unknown
+// fields, in the words kube-apiserver's field manager uses when it cannot
+// type the configuration with the schema (structured-merge-diff's): a
+// Bad Request here, where kube answers 500.
+func notDeclared(rv *schemas.ResourceVersion, meta metav1.ObjectMeta, unknown []string) error {
+	errs := make([]string, len(unknown))
+	for i, p := range unknown {
+		errs[i] = "." + p + ": field not declared in schema"
+	}
+	msg := errs[0]
+	if len(errs) > 1 {
+		msg = "errors:\n  " + strings.Join(errs, "\n  ")
+	}
+	gvk := schema.GroupVersionKind{Group: rv.Resource.Group, Version: rv.Version, Kind: rv.Resource.Kind}
+	return apierrors.NewBadRequest(fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s", meta.Namespace, meta.Name, gvk, msg))
 }
 
 // applyWrite is the field manager's view of an apply.

@@ -145,7 +145,7 @@ func TestScaleApplyRefused(t *testing.T) {
 		"other name":          {"p", `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"q"},"spec":{"replicas":3}}`, "", apierrors.IsBadRequest, "does not match the name on the URL"},
 		"negative":            {"p", scaleConfig("-1"), "", apierrors.IsInvalid, "spec.replicas"},
 		"over the schema":     {"p", scaleConfig("11"), "", apierrors.IsInvalid, "spec.replicas"},
-		"unknown field":       {"p", `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p"},"spec":{"replicas":3,"surge":1}}`, engine.FieldValidationStrict, apierrors.IsBadRequest, `unknown field "spec.surge"`},
+		"unknown field":       {"p", `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p"},"spec":{"replicas":3,"surge":1}}`, engine.FieldValidationStrict, apierrors.IsBadRequest, `failed to create typed patch object (/p; autoscaling/v1, Kind=Scale): .spec.surge: field not declared in schema`},
 		"stale version":       {"p", `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p","resourceVersion":"1"},"spec":{"replicas":3}}`, "", apierrors.IsConflict, ""},
 		"no object":           {"nope", scaleConfig("3"), "", apierrors.IsNotFound, ""},
 		"replicas left empty": {"empty", `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"empty"}}`, "", apierrors.IsBadRequest, `the spec replicas field ".spec.replicas" cannot be empty`},
