@@ -122,7 +122,7 @@ func (s *Store) prepareUpdate(ctx context.Context, w *write, req *request, kv st
 		return nil, nil, err
 	}
 	if rv.Schema != nil {
-		errs = append(errs, rv.Schema.Validate(req.obj)...)
+		errs = append(errs, rv.Schema.ValidateUpdate(req.obj, old.obj)...)
 		var ratcheted []string
 		errs, ratcheted = rv.Schema.ValidateRules(ctx, req.obj, old.obj, errs)
 		req.warnings = append(req.warnings, ratcheted...)

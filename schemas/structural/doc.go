@@ -51,7 +51,8 @@
 // package celrules compiles and evaluates them, and a Schema carries them
 // (WithRules) for ValidateRules, which the engine calls after Validate.
 //
-// Not done here: ratcheting of the structural checks on update (the CEL
-// rules ratchet); x-kubernetes-map-type is checked but, like atomic lists,
+// On update (ValidateUpdate) the checks ratchet as kube's do: a value
+// equal to the old value the schema pairs it with is not checked again
+// (ratchet.go). x-kubernetes-map-type is checked but, like atomic lists,
 // only matters to server-side apply.
 package structural

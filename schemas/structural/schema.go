@@ -66,5 +66,14 @@ func (s *Schema) Default(obj map[string]any) {
 // Validate returns every field error in obj, with paths from the object root
 // ("spec.size") and the reasons and messages kube-apiserver uses.
 func (s *Schema) Validate(obj map[string]any) field.ErrorList {
-	return s.validate(obj)
+	return s.validate(obj, nil)
+}
+
+// ValidateUpdate is Validate for an update of old to obj, with kube's
+// ratcheting (CRDValidationRatcheting): a value equal to the old value
+// the schema pairs it with (by property, map key, or the keys of a map
+// list) is not validated again, so an update is not refused for what it
+// left as it was, although the schema no longer admits it.
+func (s *Schema) ValidateUpdate(obj, old map[string]any) field.ErrorList {
+	return s.validate(obj, old)
 }

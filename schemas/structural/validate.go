@@ -15,6 +15,9 @@ type validator struct {
 	errs     field.ErrorList
 	metaErrs field.ErrorList
 	listErrs field.ErrorList
+	// pair is the old value paired with the one being validated, on an
+	// update (ratchet.go).
+	pair pairing
 }
 
 // kind is the JSON type of a decoded value.
@@ -64,6 +67,9 @@ var kindMasks = [...]typeMask{kObject: tObject, kArray: tArray, kString: tString
 // It returns kube-openapi's "match count" of the value, by which anyOf and
 // oneOf pick the failing alternative whose errors they report.
 func (v *validator) value(n *node, x any, structural, root bool) int {
+	if structural && v.pair.unchanged(x) {
+		return 0
+	}
 	k := kindOf(x)
 	if k == kNull {
 		matches := 1
@@ -185,7 +191,9 @@ func (v *validator) array(n *node, a []any, structural bool) int {
 	if n.items != nil {
 		for i, x := range a {
 			v.p.pushIndex(i)
+			prev := v.pair.item(n, x)
 			matches += v.value(n.items, x, structural, false)
+			v.pair = prev
 			v.p.pop()
 		}
 	}
@@ -224,7 +232,9 @@ func (v *validator) object(n *node, m map[string]any, structural, root bool) int
 		}
 		if x, ok := m[name]; ok {
 			v.p.pushKey(name)
+			prev := v.pair.key(name)
 			matches += v.value(n.props[name], x, structural, false)
+			v.pair = prev
 			v.p.pop()
 		}
 	}
@@ -261,7 +271,9 @@ func (v *validator) additional(n *node, m map[string]any, structural, root bool)
 			continue
 		}
 		v.p.pushAddlKey(k)
+		prev := v.pair.key(k)
 		matches += v.value(n.additional, m[k], structural, false)
+		v.pair = prev
 		v.p.pop()
 	}
 	return matches
@@ -382,8 +394,8 @@ func (v *validator) branch(b *node, x any) result {
 	return result{errs: sub.errs, matches: matches}
 }
 
-func (s *Schema) validate(obj map[string]any) field.ErrorList {
-	v := validator{p: walkPath{segs: make([]seg, 0, 16)}}
+func (s *Schema) validate(obj, old map[string]any) field.ErrorList {
+	v := validator{p: walkPath{segs: make([]seg, 0, 16)}, pair: pairing{old: old, paired: old != nil}}
 	v.value(s.root, obj, true, true)
 	if len(v.metaErrs)+len(v.listErrs) == 0 {
 		return v.errs
