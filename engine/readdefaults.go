@@ -17,7 +17,11 @@ import (
 // the next write of the object stores it. Only objects that lack a
 // default are decoded (structural.Schema.NeedsDefaults).
 func defaultStored(r *schemas.Resource, obj []byte) ([]byte, error) {
-	sv := storedVersion(r.StorageResource(), gjson.GetBytes(obj, "apiVersion").Str)
+	sr := r.StorageResource()
+	if !anyDefaults(sr) {
+		return obj, nil // most resources: no read of the object at all
+	}
+	sv := storedVersion(sr, gjson.GetBytes(obj, "apiVersion").Str)
 	if sv == nil || sv.Schema == nil || !sv.Schema.NeedsDefaults(obj) {
 		return obj, nil
 	}
@@ -44,4 +48,14 @@ func storedVersion(r *schemas.Resource, apiVersion string) *schemas.ResourceVers
 		return nil
 	}
 	return r.Version(version)
+}
+
+// anyDefaults reports whether a version of r defaults a field.
+func anyDefaults(r *schemas.Resource) bool {
+	for _, v := range r.Versions {
+		if v.Schema != nil && v.Schema.HasDefaults() {
+			return true
+		}
+	}
+	return false
 }

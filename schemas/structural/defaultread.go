@@ -29,6 +29,10 @@ func markDefaults(n *node) bool {
 	return below || n.hasDefault
 }
 
+// HasDefaults reports whether the schema defaults any field, so that a
+// read need not look at an object at all when it does not.
+func (s *Schema) HasDefaults() bool { return s.root.defaultBelow }
+
 // NeedsDefaults reports whether DefaultRead would set a field of the JSON
 // object raw: a defaulted field is absent, or null where it may not be.
 // It reads raw without decoding it, so that a read decodes only the
