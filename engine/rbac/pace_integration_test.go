@@ -1,0 +1,124 @@
+package rbac_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
+
+	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/rbac"
+)
+
+// slowWriter is a Store whose every Update takes delay longer, as the
+// writes of roles that list thousands of resources do, and counts the
+// updates of each object by name.
+type slowWriter struct {
+	engine.ReadWriter
+	delay time.Duration
+
+	mu      sync.Mutex
+	updates map[string]int
+}
+
+func (w *slowWriter) Update(ctx context.Context, req engine.WriteRequest) (engine.Result, error) {
+	time.Sleep(w.delay)
+	w.mu.Lock()
+	if w.updates == nil {
+		w.updates = map[string]int{}
+	}
+	w.updates[req.Ref.Name]++
+	w.mu.Unlock()
+	return w.ReadWriter.Update(ctx, req)
+}
+
+func (w *slowWriter) count(name string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.updates[name]
+}
+
+// burst is how many changes the burst tests make, burstGap apart: more
+// than the 50 ms the Aggregator waits for the changes of one reload, so
+// that only the pacing joins them; slowWrite is how much longer each
+// write of a role takes. Unpaced, a pass follows every change or two.
+const (
+	burst     = 30
+	burstGap  = 60 * time.Millisecond
+	slowWrite = 20 * time.Millisecond
+)
+
+// pacedPasses is how many passes writing roles writes each, at least
+// roles × slowWrite long, fit in a burst that took took: after each pass
+// the next waits ten times as long (paceFactor), and the first and the
+// last come at either end. The burst's own writes are slowed by the load
+// of the machine as much as the passes: the bound follows its length.
+func pacedPasses(took time.Duration, roles int) int {
+	return 2 + int(took/(10*time.Duration(roles)*slowWrite))
+}
+
+// groupRules are the rules of n groups of the view schema role.
+func groupRules(n int) []rbacv1.PolicyRule {
+	var rules []rbacv1.PolicyRule
+	for i := range n {
+		rules = append(rules, rbacv1.PolicyRule{Verbs: []string{"get", "list", "watch"},
+			APIGroups: []string{fmt.Sprintf("g%d.example.com", i)}, Resources: []string{"things"}})
+	}
+	return rules
+}
+
+// TestAggregationPacedInBurst: a burst of changes to a role that view
+// aggregates, as CRDs created one after another make of the schema role,
+// has view written far fewer times than the role changed, and view ends
+// with exactly the rules it gathers.
+func TestAggregationPacedInBurst(t *testing.T) {
+	w := &slowWriter{delay: slowWrite}
+	e := newEnvAggregating(t, func(s *engine.Store) engine.Writer { w.ReadWriter = s; return w })
+	e.mustCreate(t, "rolebindings", "a", binding("a", "viewer", "ClusterRole", "view", viewer.Name))
+	eventually(t, "view aggregated", func() bool { return e.allowed(viewer, "list", "tools.example.com", "hammers", "a") })
+	before := e.clusterRoleRules(t, "view")
+	writes, start := w.count("view"), time.Now()
+	for i := range burst {
+		role := &rbacv1.ClusterRole{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"}, ObjectMeta: metav1.ObjectMeta{Name: "burst",
+			Labels: map[string]string{rbac.AggregateToView: "true"}, Annotations: map[string]string{rbac.AutoUpdate: "true"}},
+			Rules: groupRules(i + 1)}
+		if err := rbac.Reconcile(context.Background(), e.store, e.reg, rbac.Policy{Exact: true, ClusterRoles: []*rbacv1.ClusterRole{role}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(burstGap)
+	}
+	took := time.Since(start)
+	// view gathers its roles in name order: burst, specd:aggregate-to-view, system:aggregate-to-view.
+	want := append(groupRules(burst), before...)
+	eventually(t, "view's rules exact", func() bool { return equality.Semantic.DeepEqual(e.clusterRoleRules(t, "view"), want) })
+	eventually(t, "view grants the last group's things", func() bool {
+		return e.allowed(viewer, "watch", fmt.Sprintf("g%d.example.com", burst-1), "things", "a")
+	})
+	// A pass writes view, edit and admin.
+	if got, limit := w.count("view")-writes, pacedPasses(took, 3); got > limit {
+		t.Errorf("view written %d times for %d changes in %v, want at most %d", got, burst, took, limit)
+	}
+}
+
+var viewer = &user.DefaultInfo{Name: "vic", Groups: []string{user.AllAuthenticated}}
+
+// clusterRoleRules reads the rules of the stored ClusterRole name.
+func (e *env) clusterRoleRules(t *testing.T, name string) []rbacv1.PolicyRule {
+	t.Helper()
+	data, err := e.store.Get(context.Background(), engine.Ref{Version: e.rv("clusterroles"), Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cr rbacv1.ClusterRole
+	if err := json.Unmarshal(data, &cr); err != nil {
+		t.Fatal(err)
+	}
+	return cr.Rules
+}
