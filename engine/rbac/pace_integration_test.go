@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/rbac"
+	"github.com/specd-io/specd/schemas"
 )
 
 // slowWriter is a Store whose every Update takes delay longer, as the
@@ -108,6 +110,48 @@ func TestAggregationPacedInBurst(t *testing.T) {
 }
 
 var viewer = &user.DefaultInfo{Name: "vic", Groups: []string{user.AllAuthenticated}}
+
+// TestSchemaRolesPacedInBurst: reloads in a burst, each serving one more
+// group, have the schema roles written far fewer times than they came,
+// and leave the roles of the last reload.
+func TestSchemaRolesPacedInBurst(t *testing.T) {
+	e := newEnv(t)
+	w := &slowWriter{ReadWriter: e.store, delay: slowWrite}
+	p := rbac.NewPolicyWriter(w, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	var reg *schemas.Registry
+	start := time.Now()
+	for i := range burst {
+		reg = withGroups(e.reg, i+1)
+		p.AfterSwap(ctx, e.reg, reg)
+		time.Sleep(burstGap)
+	}
+	took := time.Since(start)
+	for _, want := range rbac.SchemaPolicy(reg).ClusterRoles {
+		eventually(t, want.Name+"'s rules exact", func() bool {
+			return equality.Semantic.DeepEqual(e.clusterRoleRules(t, want.Name), want.Rules)
+		})
+		// A pass writes the view and the edit schema roles.
+		if got, limit := w.count(want.Name), pacedPasses(took, 2); got > limit {
+			t.Errorf("%s written %d times for %d reloads in %v, want at most %d", want.Name, got, burst, took, limit)
+		}
+	}
+}
+
+// withGroups is reg with n more groups of one resource each.
+func withGroups(reg *schemas.Registry, n int) *schemas.Registry {
+	groups := append([]*schemas.Group{}, reg.Groups()...)
+	for i := range n {
+		name := fmt.Sprintf("g%d.example.com", i)
+		things := &schemas.Resource{Group: name, Plural: "things", Kind: "Thing", Scope: schemas.Namespaced}
+		things.Versions = []*schemas.ResourceVersion{{Resource: things, Version: "v1"}}
+		groups = append(groups, &schemas.Group{Name: name, Resources: []*schemas.Resource{things}})
+	}
+	return schemas.NewRegistry(groups)
+}
 
 // clusterRoleRules reads the rules of the stored ClusterRole name.
 func (e *env) clusterRoleRules(t *testing.T, name string) []rbacv1.PolicyRule {
