@@ -11,15 +11,18 @@ import (
 // and the PolicyWriter's schema roles wait before the next pass. Their
 // passes write roles that list every resource of the schemas, so one
 // costs more the more CRDs are served; once per CRD, a burst of N CRDs
-// cost O(N²). Spaced by paceFactor times their cost, a loop's passes
-// take at most 1/(paceFactor+1) of its time, whatever N; the roles lag
-// a burst by up to paceFactor+1 times a pass's duration (kube's
-// aggregation controller is eventually consistent too).
-const paceFactor = 10
+// cost O(N²). Spaced by paceFactor times their duration, a loop's passes
+// take at most 1/(paceFactor+1) of its time, whatever N, and the roles
+// lag a burst by up to paceFactor+1 passes (kube's aggregation
+// controller is eventually consistent too). A pass's duration is mostly
+// waiting (for etcd, for the CPU on a loaded machine) rather than
+// computing, so its share of the CPU is smaller still; a larger factor
+// saved little more CPU and made the roles lag seconds behind a burst.
+const paceFactor = 3
 
 // maxPace bounds the wait, so that a pass slowed by a stall of the
 // storage rather than by its size does not hold the next one for long.
-const maxPace = 10 * time.Second
+const maxPace = 5 * time.Second
 
 // pacer spaces the passes of a loop that runs on changes: a change
 // after a quiet spell is taken up after first, and a change during a

@@ -20,31 +20,38 @@ import (
 )
 
 // slowWriter is a Store whose every Update takes delay longer, as the
-// writes of roles that list thousands of resources do, and counts the
-// updates of each object by name.
+// writes of roles that list thousands of resources do, and records when
+// each object was updated, by name.
 type slowWriter struct {
 	engine.ReadWriter
 	delay time.Duration
 
 	mu      sync.Mutex
-	updates map[string]int
+	updates map[string][]time.Time
 }
 
 func (w *slowWriter) Update(ctx context.Context, req engine.WriteRequest) (engine.Result, error) {
-	time.Sleep(w.delay)
 	w.mu.Lock()
 	if w.updates == nil {
-		w.updates = map[string]int{}
+		w.updates = map[string][]time.Time{}
 	}
-	w.updates[req.Ref.Name]++
+	w.updates[req.Ref.Name] = append(w.updates[req.Ref.Name], time.Now())
 	w.mu.Unlock()
+	time.Sleep(w.delay)
 	return w.ReadWriter.Update(ctx, req)
 }
 
-func (w *slowWriter) count(name string) int {
+// since is when name was updated from start on.
+func (w *slowWriter) since(name string, start time.Time) []time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.updates[name]
+	var at []time.Time
+	for _, t := range w.updates[name] {
+		if !t.Before(start) {
+			at = append(at, t)
+		}
+	}
+	return at
 }
 
 // burst is how many changes the burst tests make, burstGap apart: more
@@ -57,13 +64,22 @@ const (
 	slowWrite = 20 * time.Millisecond
 )
 
-// pacedPasses is how many passes writing roles writes each, at least
-// roles × slowWrite long, fit in a burst that took took: after each pass
-// the next waits ten times as long (paceFactor), and the first and the
-// last come at either end. The burst's own writes are slowed by the load
-// of the machine as much as the passes: the bound follows its length.
-func pacedPasses(took time.Duration, roles int) int {
-	return 2 + int(took/(10*time.Duration(roles)*slowWrite))
+// checkPaced checks that the writes of a role, made by passes that each
+// write roles roles one after another, came far fewer than the changes,
+// and that each came at least three passes after the one before: a
+// pass lasts at least roles × slowWrite, and the next waits three times
+// that after its end (rbac's paceFactor).
+func checkPaced(t *testing.T, name string, at []time.Time, roles int) {
+	t.Helper()
+	gap := 3 * time.Duration(roles) * slowWrite
+	for i := 1; i < len(at); i++ {
+		if d := at[i].Sub(at[i-1]); d < gap {
+			t.Errorf("%s written %v after the write before, want at least %v (its writes: %d)", name, d.Round(time.Millisecond), gap, len(at))
+		}
+	}
+	if len(at) > burst/2 {
+		t.Errorf("%s written %d times for %d changes, want far fewer", name, len(at), burst)
+	}
 }
 
 // groupRules are the rules of n groups of the view schema role.
@@ -78,15 +94,16 @@ func groupRules(n int) []rbacv1.PolicyRule {
 
 // TestAggregationPacedInBurst: a burst of changes to a role that view
 // aggregates, as CRDs created one after another make of the schema role,
-// has view written far fewer times than the role changed, and view ends
-// with exactly the rules it gathers.
+// has view written far fewer times than the role changed, each write
+// paced by the duration of the pass before, and view ends with exactly
+// the rules it gathers.
 func TestAggregationPacedInBurst(t *testing.T) {
 	w := &slowWriter{delay: slowWrite}
 	e := newEnvAggregating(t, func(s *engine.Store) engine.Writer { w.ReadWriter = s; return w })
 	e.mustCreate(t, "rolebindings", "a", binding("a", "viewer", "ClusterRole", "view", viewer.Name))
 	eventually(t, "view aggregated", func() bool { return e.allowed(viewer, "list", "tools.example.com", "hammers", "a") })
 	before := e.clusterRoleRules(t, "view")
-	writes, start := w.count("view"), time.Now()
+	start := time.Now()
 	for i := range burst {
 		role := &rbacv1.ClusterRole{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"}, ObjectMeta: metav1.ObjectMeta{Name: "burst",
 			Labels: map[string]string{rbac.AggregateToView: "true"}, Annotations: map[string]string{rbac.AutoUpdate: "true"}},
@@ -96,7 +113,6 @@ func TestAggregationPacedInBurst(t *testing.T) {
 		}
 		time.Sleep(burstGap)
 	}
-	took := time.Since(start)
 	// view gathers its roles in name order: burst, specd:aggregate-to-view, system:aggregate-to-view.
 	want := append(groupRules(burst), before...)
 	eventually(t, "view's rules exact", func() bool { return equality.Semantic.DeepEqual(e.clusterRoleRules(t, "view"), want) })
@@ -104,16 +120,14 @@ func TestAggregationPacedInBurst(t *testing.T) {
 		return e.allowed(viewer, "watch", fmt.Sprintf("g%d.example.com", burst-1), "things", "a")
 	})
 	// A pass writes view, edit and admin.
-	if got, limit := w.count("view")-writes, pacedPasses(took, 3); got > limit {
-		t.Errorf("view written %d times for %d changes in %v, want at most %d", got, burst, took, limit)
-	}
+	checkPaced(t, "view", w.since("view", start), 3)
 }
 
 var viewer = &user.DefaultInfo{Name: "vic", Groups: []string{user.AllAuthenticated}}
 
 // TestSchemaRolesPacedInBurst: reloads in a burst, each serving one more
 // group, have the schema roles written far fewer times than they came,
-// and leave the roles of the last reload.
+// paced, and leave the roles of the last reload.
 func TestSchemaRolesPacedInBurst(t *testing.T) {
 	e := newEnv(t)
 	w := &slowWriter{ReadWriter: e.store, delay: slowWrite}
@@ -129,15 +143,12 @@ func TestSchemaRolesPacedInBurst(t *testing.T) {
 		p.AfterSwap(ctx, e.reg, reg)
 		time.Sleep(burstGap)
 	}
-	took := time.Since(start)
 	for _, want := range rbac.SchemaPolicy(reg).ClusterRoles {
 		eventually(t, want.Name+"'s rules exact", func() bool {
 			return equality.Semantic.DeepEqual(e.clusterRoleRules(t, want.Name), want.Rules)
 		})
 		// A pass writes the view and the edit schema roles.
-		if got, limit := w.count(want.Name), pacedPasses(took, 2); got > limit {
-			t.Errorf("%s written %d times for %d reloads in %v, want at most %d", want.Name, got, burst, took, limit)
-		}
+		checkPaced(t, want.Name, w.since(want.Name, start), 2)
 	}
 }
 
