@@ -51,17 +51,10 @@ func parseSchemaFile(file, digest string, data []byte, builtin bool, probs *prob
 // nothing else starts at column 0.) JSON files are always parsed. A line
 // scan: a multi-line regexp cost 7 % of a CRD file's load.
 func hasOpenAPIKey(data []byte) bool {
-	for start := 0; start < len(data); {
-		end := bytes.IndexByte(data[start:], '\n')
-		if end < 0 {
-			end = len(data)
-		} else {
-			end += start
-		}
-		if isOpenAPIKey(data[start:end]) {
+	for line := range bytes.Lines(data) {
+		if isOpenAPIKey(line) {
 			return true
 		}
-		start = end + 1
 	}
 	return false
 }
