@@ -71,7 +71,7 @@ func (l *Loader) LoadWith(extra ...*Declarations) (reg *Registry, digests map[st
 		ld.add(d, builtins)
 	}
 	l.parsed = ld.next
-	reg, groups := assembleReusing(ld.files, ld.probs, l.groups)
+	reg, groups := (&assembly{probs: ld.probs, prev: l.groups}).run(ld.files)
 	if err := ld.probs.err(); err != nil {
 		return nil, ld.digests, err
 	}
@@ -121,8 +121,8 @@ type loading struct {
 }
 
 // readAll reads and parses the files paths of fsys, reported as names,
-// in their order; it returns a copy of each one's declarations, none for
-// a file that cannot be used.
+// in their order; it returns each one's declarations (as parsed, to be
+// copied for assembly), none for a file that cannot be used.
 func (ld *loading) readAll(fsys fs.FS, paths, names []string, builtin bool) [][]*fileDecl {
 	data := make([][]byte, len(paths))
 	read := make([]bool, len(paths))
@@ -142,7 +142,7 @@ func (ld *loading) readAll(fsys fs.FS, paths, names []string, builtin bool) [][]
 		ld.next[names[i]] = pf
 		ld.digests[names[i]] = pf.digest
 		ld.probs.list = append(ld.probs.list, pf.probs...)
-		out[i] = cloneAll(pf.decls)
+		out[i] = pf.decls
 	}
 	return out
 }
@@ -164,14 +164,6 @@ func (l *Loader) parseAll(names []string, data [][]byte, read []bool, builtin bo
 		})
 	}
 	wg.Wait()
-	return out
-}
-
-func cloneAll(fds []*fileDecl) []*fileDecl {
-	out := make([]*fileDecl, len(fds))
-	for i, fd := range fds {
-		out[i] = fd.clone()
-	}
 	return out
 }
 
@@ -205,17 +197,27 @@ func (l *Loader) parse(name string, data []byte, builtin bool) parsedFile {
 
 // clone copies what assemble changes (each resource version is filled in
 // and linked to its Resource), so that a parsed file can be assembled
-// into several registries, one of them perhaps being served. The compiled
-// schemas are shared: they are immutable.
-func (fd *fileDecl) clone() *fileDecl {
+// into several registries, one of them perhaps being served; side (nil
+// for none) gives the copy its conversion rules. The compiled schemas
+// are shared: they are immutable.
+func (fd *fileDecl) clone(side *sideRules) *fileDecl {
 	c := *fd
-	c.origin = fd
 	c.resources = make([]*resourceDecl, len(fd.resources))
 	for i, r := range fd.resources {
-		rc := *r
-		rv := *r.rv
-		rc.rv = &rv
-		c.resources[i] = &rc
+		c.resources[i] = r.clone(side, fd.version)
+	}
+	return &c
+}
+
+// clone copies r, of a file of version, as fileDecl.clone does.
+func (r *resourceDecl) clone(side *sideRules, version string) *resourceDecl {
+	c := *r
+	rv := *r.rv
+	c.rv = &rv
+	c.origin = r
+	c.side = side
+	if side != nil {
+		c.takeRules(side, version)
 	}
 	return &c
 }
