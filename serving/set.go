@@ -222,6 +222,9 @@ func changedGroups(served, next *world) *schemas.Registry {
 	}
 	var groups []*schemas.Group
 	for _, g := range next.reg.Groups() {
+		if served.reg.Group(g.Name) == g {
+			continue // a schemas.Loader's group as it was: nothing changed
+		}
 		var changed []*schemas.Resource
 		for _, res := range g.Resources {
 			if !schemas.SameDeclaration(served.reg.Resource(res.GroupResource()), res) {
