@@ -23,6 +23,8 @@ type assembly struct {
 	probs *problems
 	sides sideSet
 	prev  map[string]*builtGroup
+	// undo is what the assembly changed in prev's maps (reuse.go).
+	undo []undo
 }
 
 // run assembles files. It returns the groups a later assembly may reuse.

@@ -312,10 +312,12 @@ func (r *regroup) build() bool {
 }
 
 // finish makes the group's lists, index and names from the kept kinds and
-// the new ones.
+// the new ones. The new builtGroup takes prev's maps of kinds and names
+// and changes them, noting what it changed so that a load that fails can
+// put them back (rollback): copying them would cost about every kind.
 func (r *regroup) finish(inputs []groupInput) *builtGroup {
 	prev, g := r.prev, r.group
-	b := &builtGroup{inputs: inputs, group: g, kinds: maps.Clone(prev.kinds), names: maps.Clone(prev.names)}
+	b := &builtGroup{inputs: inputs, group: g, kinds: prev.kinds, names: prev.names}
 	idx := &groupIndex{byPlural: maps.Clone(prev.group.index.byPlural), byVersion: maps.Clone(prev.group.index.byVersion)}
 	g.Resources = make([]*Resource, 0, len(prev.group.Resources)+len(r.kinds))
 	for _, res := range prev.group.Resources {
@@ -323,12 +325,12 @@ func (r *regroup) finish(inputs []groupInput) *builtGroup {
 			g.Resources = append(g.Resources, res)
 			continue
 		}
-		b.drop(res)
+		r.a.drop(b, res)
 		idx.drop(res)
 	}
 	for _, k := range r.kinds {
 		g.Resources = append(g.Resources, k.res)
-		b.add(k)
+		r.a.add(b, k)
 	}
 	sortGroup(g)
 	for _, k := range r.kinds {
@@ -338,14 +340,59 @@ func (r *regroup) finish(inputs []groupInput) *builtGroup {
 	return b
 }
 
-// drop removes the kind of res, which was built before.
-func (b *builtGroup) drop(res *Resource) {
+// undo is one change an assembly made to a map of an earlier one's
+// builtGroup b: a kind's entry (bk) or a name's (owner) as it was before,
+// present or not.
+type undo struct {
+	b       *builtGroup
+	kind    string
+	bk      *builtKind
+	name    nameKey
+	owner   string
+	isName  bool
+	present bool
+}
+
+// drop removes the kind of res, built before, from b.
+func (a *assembly) drop(b *builtGroup, res *Resource) {
+	a.undo = append(a.undo, undo{b: b, kind: res.Kind, bk: b.kinds[res.Kind], present: true})
 	delete(b.kinds, res.Kind)
 	claims(res, func(n nameKey) {
 		if b.names[n] == res.Kind {
+			a.undo = append(a.undo, undo{b: b, name: n, owner: res.Kind, isName: true, present: true})
 			delete(b.names, n)
 		}
 	})
+}
+
+// add adds the kind k, just built, to b.
+func (a *assembly) add(b *builtGroup, k *kindDecls) {
+	old, present := b.kinds[k.kind]
+	a.undo = append(a.undo, undo{b: b, kind: k.kind, bk: old, present: present})
+	claims(k.res, func(n nameKey) {
+		if _, taken := b.names[n]; !taken {
+			a.undo = append(a.undo, undo{b: b, name: n, isName: true})
+		}
+	})
+	b.add(k)
+}
+
+// rollback puts back what the assembly changed in the maps of prev's
+// groups, for a load that failed: the Loader reuses prev again.
+func (a *assembly) rollback() {
+	for i := len(a.undo) - 1; i >= 0; i-- {
+		switch u := a.undo[i]; {
+		case u.isName && u.present:
+			u.b.names[u.name] = u.owner
+		case u.isName:
+			delete(u.b.names, u.name)
+		case u.present:
+			u.b.kinds[u.kind] = u.bk
+		default:
+			delete(u.b.kinds, u.kind)
+		}
+	}
+	a.undo = nil
 }
 
 // drop removes res from the index.

@@ -21,7 +21,9 @@ const oneGroup = "one.example.com"
 // version that comes and goes: CRDs created, deleted, marked terminating
 // or installing, written again with the same or new names (short names,
 // singulars and list kinds that may clash with another kind's, a second
-// version, deprecated or not), handed over out of name order. After each,
+// version, deprecated or not), handed over out of name order, or beside
+// a broken CRD of another group, so that a load that built the group
+// again fails and the next one, without it, keeps the change. After each,
 // the registry (or the error) of the load that reuses unchanged kinds must
 // equal that of a full assembly of the same declarations; the walk must
 // have kept some kinds of a group it built again, and found clashes.
@@ -115,6 +117,9 @@ type groupWalk struct {
 		file bool
 	}
 	undo bool
+	// broken adds a CRD of another group that does not load, so that a
+	// load fails for a cause outside the group.
+	broken bool
 }
 
 func (w *groupWalk) undoNext() { w.undo = true }
@@ -122,6 +127,10 @@ func (w *groupWalk) undoNext() { w.undo = true }
 // change makes a random change, and says what it was.
 func (w *groupWalk) change() string {
 	w.last = -1
+	if w.undo && w.broken {
+		w.undo, w.broken = false, false
+		return "the broken CRD removed, the change kept"
+	}
 	if w.undo {
 		w.undo = false
 		b := w.before
@@ -133,6 +142,9 @@ func (w *groupWalk) change() string {
 		if b.d == nil {
 			delete(w.in, b.i)
 		}
+		if b.k.i != b.i {
+			delete(w.kinds, b.i) // it had none
+		}
 		return fmt.Sprintf("things%d undone", b.i)
 	}
 	i := w.rng.IntN(40)
@@ -141,7 +153,11 @@ func (w *groupWalk) change() string {
 		k = oneKind{i: i}
 	}
 	w.before.i, w.before.k, w.before.d, w.before.file = i, w.kinds[i], w.in[i], false
-	switch op := w.rng.IntN(10); {
+	switch op := w.rng.IntN(11); {
+	case op == 10:
+		k.rewrit = !k.rewrit
+		w.broken = true
+		return w.set(k, false) + " again, beside a broken CRD"
 	case op == 0 && in && w.rng.IntN(2) == 0:
 		w.in[i].MarkTerminating()
 		return fmt.Sprintf("things%d terminating", i)
@@ -247,6 +263,12 @@ func (w *groupWalk) declarations() []*schemas.Declarations {
 	}
 	if d := w.in[w.last]; d != nil {
 		out = append(out, d)
+	}
+	if w.broken {
+		out = append(out, schemas.ParseCRD("customresourcedefinitions/broken", []byte(`{"apiVersion":"apiextensions.k8s.io/v1",
+"kind":"CustomResourceDefinition","metadata":{"name":"wrong"},"spec":{"group":"other.example.com","scope":"Namespaced",
+"names":{"plural":"others","kind":"Other"},"versions":[{"name":"v1","served":true,"storage":true,
+"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`)))
 	}
 	return out
 }

@@ -71,8 +71,10 @@ func (l *Loader) LoadWith(extra ...*Declarations) (reg *Registry, digests map[st
 		ld.add(d, builtins)
 	}
 	l.parsed = ld.next
-	reg, groups := (&assembly{probs: ld.probs, prev: l.groups}).run(ld.files)
+	a := &assembly{probs: ld.probs, prev: l.groups}
+	reg, groups := a.run(ld.files)
 	if err := ld.probs.err(); err != nil {
+		a.rollback()
 		return nil, ld.digests, err
 	}
 	l.groups = groups
