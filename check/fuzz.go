@@ -20,6 +20,9 @@ type Fuzz struct {
 	Rounds int // objects per resource version
 	// RoundTrip, when set, is applied to every object generated.
 	RoundTrip RoundTrip
+	// Only, when set, picks the versions to generate objects of; the
+	// others are skipped.
+	Only func(*schemas.ResourceVersion) bool
 	// Progress, when set, is told after each resource version.
 	Progress func(done, total int)
 }
@@ -33,7 +36,11 @@ func (f Fuzz) Run(ctx context.Context, reg *schemas.Registry, r *Report) {
 	var all []*schemas.ResourceVersion
 	for _, g := range reg.Groups() {
 		for _, res := range g.Resources {
-			all = append(all, res.Versions...)
+			for _, rv := range res.Versions {
+				if f.Only == nil || f.Only(rv) {
+					all = append(all, rv)
+				}
+			}
 		}
 	}
 	for i, rv := range all {

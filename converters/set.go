@@ -180,6 +180,14 @@ func (s *Set) Convert(obj []byte, toAPIVersion string) ([]byte, error) {
 	return r.FromHub(obj, toAPIVersion)
 }
 
+// Converts reports whether RoundTrip converts objects of rv: whether its
+// resource has another version. A version without declared rules still
+// converts (its fields may not be in the storage version's schema).
+func (s *Set) Converts(rv *schemas.ResourceVersion) bool {
+	res := rv.Resource
+	return s.Rules(res.Group, res.Kind, rv.Version) != nil || len(s.byHub[[2]string{res.StorageAPIVersion(), res.Kind}]) > 0
+}
+
 // RoundTrip round-trips obj, an object of rv, through the set's rules
 // (check.RoundTrip, what specd check and specd serve's start fuzz): an
 // object of a spoke version goes to the storage version and back; an

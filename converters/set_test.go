@@ -115,3 +115,30 @@ func TestNewSetRulesOnTheStorageVersion(t *testing.T) {
 		t.Fatalf("err = %v, want one problem at v2.yaml#/v2rules", err)
 	}
 }
+
+// TestConverts tells the versions RoundTrip converts from those it
+// returns as they came: only a resource of one version has none. A
+// version without declared rules still converts: its fields may not be
+// in the storage version's schema.
+func TestConverts(t *testing.T) {
+	frob := resource(t, "Frobber", "v2", map[string]string{"v1": frobberV1, "v2": frobberV2})
+	plain := resource(t, "Plain", "v2", map[string]string{"v1": frobberV2, "v2": frobberV2})
+	single := resource(t, "Single", "v2", map[string]string{"v2": frobberV2})
+	g := &schemas.Group{Name: testGroup, Resources: []*schemas.Resource{frob, plain, single}}
+	s, err := NewSet(schemas.NewRegistry([]*schemas.Group{g}), func(rv *schemas.ResourceVersion) ([]any, string) {
+		if rv.Resource.Kind == "Frobber" && rv.Version == "v1" {
+			return ruleList(t, frobberRules), rulesPointer
+		}
+		return nil, ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range []*schemas.Resource{frob, plain, single} {
+		for _, rv := range res.Versions {
+			if got, want := s.Converts(rv), res != single; got != want {
+				t.Errorf("Converts(%s %s) = %v, want %v", res.Kind, rv.Version, got, want)
+			}
+		}
+	}
+}

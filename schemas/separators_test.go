@@ -30,3 +30,21 @@ func FuzzDocSeparators(f *testing.F) {
 		}
 	})
 }
+
+// openAPIKeyRE is the regexp hasOpenAPIKey replaced.
+var openAPIKeyRE = regexp.MustCompile(`(?m)^(openapi|"openapi"|'openapi')[ \t]*:`)
+
+// FuzzOpenAPIKey checks hasOpenAPIKey's line scan against the regexp it
+// replaced.
+func FuzzOpenAPIKey(f *testing.F) {
+	for _, seed := range []string{
+		"openapi: 3.0.0\n", "a: 1\n\"openapi\" :x", "x\n'openapi'\t\t:", " openapi: 3", "openapi\n:", "openapis: 1", "kind: X\nopenapi:",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := hasOpenAPIKey(data), openAPIKeyRE.Match(data); got != want {
+			t.Fatalf("%q: hasOpenAPIKey %v, the regexp %v", data, got, want)
+		}
+	})
+}

@@ -179,7 +179,7 @@ func (s *Set) buildWith(ctx context.Context, served *world, declared []*schemas.
 		return nil, err
 	}
 	w := newWorld(reg, conv, digests)
-	if err := proveRoundTrips(ctx, changedGroups(served, w), conv.RoundTrip); err != nil {
+	if err := proveRoundTrips(ctx, changedGroups(served, w), conv); err != nil {
 		return nil, err
 	}
 	if s.cfg.CheckBindings != nil {

@@ -86,11 +86,11 @@ type outside struct {
 // a resource's objects are stored in.
 const storedReadTimeout = 30 * time.Second
 
-// serve runs until ctx ends. Schemas are loaded before etcd starts, so a
-// broken schema directory stops specd with every problem listed. What it
-// opens closes in reverse order: the HTTP server first, then the etcd
-// client, then etcd, since an etcd that still has clients takes seconds
-// to close.
+// serve runs until ctx ends. etcd starts while the schemas load; a
+// broken schema directory stops specd with every problem listed, and the
+// etcd started meanwhile is closed again. What it opens closes in
+// reverse order: the HTTP server first, then the etcd client, then etcd,
+// since an etcd that still has clients takes seconds to close.
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// A SIGHUP is a reload request from here on: one that arrives while
 	// specd starts must neither end it (Go's default) nor be lost.
@@ -109,12 +109,6 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if out.catalog, err = plugins.OpenCatalog(cfg.Plugins, log.With("component", "plugins")); err != nil {
 		return fmt.Errorf("--plugins: %w", err)
 	}
-	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking, NoCRDGate: !cfg.CRDGate,
-		Watch: cfg.Watch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.catalog.CheckBindings}); err != nil {
-		return err
-	}
-	defer out.schemas.Close()
-	log.Info("schemas loaded", "dir", cfg.Schemas, "groups", len(out.schemas.Registry().Groups()))
 	// Before etcd starts: a bad file stops specd at once. Every path to
 	// the objects (the engine, the watch caches, migration, gc) goes
 	// through the storage it wraps.
@@ -122,7 +116,15 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	opened, err := etcdcare.Open(ctx, cfg.Etcd.Open(cfg.DataDir, cfg.objectLimit(), log))
+	opening := etcdcare.OpenAsync(ctx, cfg.Etcd.Open(cfg.DataDir, cfg.objectLimit(), log))
+	if out.schemas, err = serving.New(ctx, serving.Config{Dir: cfg.Schemas, Builtin: []schemas.Builtin{builtin.Schemas()}, Disable: cfg.Disable, AllowBreaking: cfg.AllowBreaking, NoCRDGate: !cfg.CRDGate,
+		Watch: cfg.Watch, ReloadSignals: reloadSignals, Logger: log, CheckBindings: out.catalog.CheckBindings}); err != nil {
+		opening.Abandon()
+		return err
+	}
+	defer out.schemas.Close()
+	log.Info("schemas loaded", "dir", cfg.Schemas, "groups", len(out.schemas.Registry().Groups()))
+	opened, err := opening.Wait()
 	if err != nil {
 		return err
 	}
