@@ -55,7 +55,11 @@ func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
 // same Registry and checked against the files: a group and resource that
 // both declare is a problem naming both. Their problems are the load's.
 func (l *Loader) LoadWith(extra ...*Declarations) (reg *Registry, digests map[string]string, err error) {
-	ld := &loading{l: l, probs: &problems{}, next: map[string]parsedFile{}, digests: map[string]string{}}
+	// Sized for what the last load read and extra, so that a load of
+	// thousands of CRDs does not grow them again and again.
+	n := len(l.parsed) + len(extra)
+	ld := &loading{l: l, probs: &problems{}, next: make(map[string]parsedFile, len(l.parsed)),
+		digests: make(map[string]string, n), files: make([]*fileDecl, 0, n+len(extra))}
 	builtins := newBuiltinSet(l.builtin)
 	for _, bi := range l.builtin {
 		if err := ld.readBuiltin(bi, builtins); err != nil {

@@ -64,8 +64,9 @@ type world struct {
 }
 
 func newWorld(reg *schemas.Registry, conv *converters.Set, digests map[string]string) *world {
-	w := &world{reg: reg, conv: conv, digests: digests, resources: map[*schemas.Resource]bool{}}
-	for _, res := range reg.Resources() {
+	resources := reg.Resources()
+	w := &world{reg: reg, conv: conv, digests: digests, resources: make(map[*schemas.Resource]bool, len(resources))}
+	for _, res := range resources {
 		w.resources[res] = true
 	}
 	return w
