@@ -162,8 +162,7 @@ func (a *assembly) rebuild(name string, files []*fileDecl, inputs []groupInput) 
 }
 
 // findChanged marks on prev's kinds which of their declarations files
-// hold, and returns the kinds new or changed, in the order first
-// declared.
+// hold, and returns the set of kinds new or changed.
 func (a *assembly) findChanged(prev *builtGroup, files []*fileDecl, load uint64) map[string]bool {
 	var fresh map[string]bool
 	for _, fd := range files {
@@ -210,7 +209,7 @@ type regroup struct {
 	// order, and gvs their group versions.
 	firsts []*fileDecl
 	gvs    []*GroupVersion
-	kinds  []*kindDecls // new or changed
+	kinds  []*kindDecls // new or changed, in the order first collected
 	group  *Group
 }
 
