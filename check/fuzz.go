@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/specd-io/specd/schemas"
 )
@@ -31,8 +33,44 @@ type Fuzz struct {
 // round-trips them. A version no valid object could be generated for is
 // a warning finding (its schema may be unsatisfiable); data lost in a
 // round trip is an error finding naming the path. It stops early when ctx
-// ends.
+// ends. Versions are tried on every core at once, and their findings
+// reported in reg's order; Progress is called from one goroutine at a
+// time.
 func (f Fuzz) Run(ctx context.Context, reg *schemas.Registry, r *Report) {
+	all := f.versions(reg)
+	found := make([][]Finding, len(all))
+	next := make(chan int)
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(all)) {
+		wg.Go(func() {
+			for i := range next {
+				found[i] = f.version(all[i])
+				mu.Lock()
+				done++
+				if f.Progress != nil {
+					f.Progress(done, len(all))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range all {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, fs := range found {
+		r.Findings = append(r.Findings, fs...)
+	}
+}
+
+// versions are the resource versions of reg that f tries, in order.
+func (f Fuzz) versions(reg *schemas.Registry) []*schemas.ResourceVersion {
 	var all []*schemas.ResourceVersion
 	for _, g := range reg.Groups() {
 		for _, res := range g.Resources {
@@ -43,25 +81,18 @@ func (f Fuzz) Run(ctx context.Context, reg *schemas.Registry, r *Report) {
 			}
 		}
 	}
-	for i, rv := range all {
-		if ctx.Err() != nil {
-			return
-		}
-		f.version(rv, r)
-		if f.Progress != nil {
-			f.Progress(i+1, len(all))
-		}
-	}
+	return all
 }
 
-func (f Fuzz) version(rv *schemas.ResourceVersion, r *Report) {
+// version generates and round-trips f.Rounds objects of rv, and returns
+// its finding, if any.
+func (f Fuzz) version(rv *schemas.ResourceVersion) []Finding {
 	gen := Generator{Seed: f.Seed}
 	for round := range f.Rounds {
 		obj, err := gen.Object(rv, round)
 		if err != nil {
-			r.Findings = append(r.Findings, versionFinding(rv, Warning, "generate",
-				fmt.Sprintf("no valid object generated (seed %d, round %d): %v", f.Seed, round, err)))
-			return
+			return []Finding{versionFinding(rv, Warning, "generate",
+				fmt.Sprintf("no valid object generated (seed %d, round %d): %v", f.Seed, round, err))}
 		}
 		if f.RoundTrip == nil {
 			continue
@@ -80,9 +111,9 @@ func (f Fuzz) version(rv *schemas.ResourceVersion, r *Report) {
 		}
 		fd := versionFinding(rv, Error, "round-trip", msg)
 		fd.Field = path
-		r.Findings = append(r.Findings, fd)
-		return
+		return []Finding{fd}
 	}
+	return nil
 }
 
 func versionFinding(rv *schemas.ResourceVersion, sev Severity, rule, msg string) Finding {

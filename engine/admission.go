@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/specd-io/specd/engine/internal/jsontree"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/plugins/hook"
 	"github.com/specd-io/specd/schemas"
@@ -77,13 +78,15 @@ func (a admitter) defaultUpdate(ctx context.Context, w *write, req *request, old
 func (a admitter) pluginDefault(ctx context.Context, w *write, req *request, old map[string]any) (*request, error) {
 	rv := w.Version
 	h, r := rv.Hooks, rv.Resource
-	obj, err := json.Marshal(req.obj)
+	// jsontree writes what encoding/json would (less its HTML escaping,
+	// which JSON readers undo), without its reflection.
+	obj, err := jsontree.Append(nil, req.obj)
 	if err != nil {
 		return nil, fmt.Errorf("engine: encode object for plugin %q: %w", h.Default, err)
 	}
 	var oldObj []byte
 	if old != nil {
-		if oldObj, err = json.Marshal(old); err != nil {
+		if oldObj, err = jsontree.Append(nil, old); err != nil {
 			return nil, fmt.Errorf("engine: encode stored object for plugin %q: %w", h.Default, err)
 		}
 	}

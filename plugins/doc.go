@@ -3,9 +3,10 @@
 // calls over gRPC (the protocol is plugins/proto) to default, validate and
 // reconcile objects.
 //
-// A Host owns the processes. It starts each plugin on first use, restarts
-// one that dies (with exponential backoff), kills one that does not answer
-// before its caller's deadline, logs each plugin's stderr under its name,
+// A Host owns the processes. It starts each plugin on first use (the
+// start has its own bound, not its caller's deadline), restarts one that
+// dies (with exponential backoff), kills one that does not answer before
+// its caller's deadline, logs each plugin's stderr under its name,
 // and serves plugins the hook.Callbacks through go-plugin's broker. It is
 // the engine's hook.Admission and the controllers' hook.Reconciler (the
 // contract is plugins/hook). Whatever a plugin does, a call returns an

@@ -113,9 +113,18 @@ func (h *Host) call(ctx context.Context, plugin, hook string, fn func(context.Co
 }
 
 func (p *proc) call(ctx context.Context, hook string, fn func(context.Context, *instance) (string, error)) (string, error) {
-	inst, err := p.get(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil { // nothing left to give the plugin
 		return ctxResult(ctx, resultUnavailable), fmt.Errorf("%s: %w", hook, err)
+	}
+	budget, bounded := budgetOf(ctx)
+	inst, waited, err := p.get(ctx)
+	if err != nil {
+		return getResult(ctx, waited, err), fmt.Errorf("%s: %w", hook, err)
+	}
+	if waited && bounded {
+		var done context.CancelFunc
+		ctx, done = afterStart(ctx, budget)
+		defer done()
 	}
 	result, err := fn(ctx, inst)
 	if err == nil {
@@ -145,6 +154,34 @@ func (p *proc) failed(ctx context.Context, inst *instance, hook string, err erro
 	default:
 		return resultError, fmt.Errorf("%s: %s", hook, status.Convert(err).Message())
 	}
+}
+
+// afterStart is the context of a call's answer after the call waited for
+// its plugin to start: the start was not the plugin's answer, so the
+// answer gets the whole of the call's time, budget, again.
+func afterStart(ctx context.Context, budget time.Duration) (context.Context, context.CancelFunc) {
+	ctx, stop := withoutDeadline(ctx)
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	return ctx, func() { cancel(); stop() }
+}
+
+// budgetOf is the time left before ctx's deadline, if it has one.
+func budgetOf(ctx context.Context) (time.Duration, bool) {
+	dl, ok := ctx.Deadline()
+	return time.Until(dl), ok
+}
+
+// getResult is the result label of a call that got no running instance:
+// one that waited for a start failed by the start or by its caller's
+// cancel, whatever its deadline did meanwhile.
+func getResult(ctx context.Context, waited bool, err error) string {
+	switch {
+	case !waited:
+		return ctxResult(ctx, resultUnavailable)
+	case errors.Is(err, context.Canceled):
+		return resultCanceled
+	}
+	return resultUnavailable
 }
 
 // ctxResult is the result label of a call that never reached the plugin.

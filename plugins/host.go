@@ -80,7 +80,7 @@ func (h *Host) Kinds(ctx context.Context, plugin string) ([]hook.KindHooks, erro
 	if err != nil {
 		return nil, err
 	}
-	inst, err := p.get(ctx)
+	inst, _, err := p.get(ctx)
 	if err != nil {
 		return nil, &CallError{Plugin: plugin, Err: err}
 	}

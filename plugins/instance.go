@@ -74,7 +74,7 @@ func (p *hostPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
 func (p *hostPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
 	id := broker.NextId()
 	go broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
-		s := grpc.NewServer(opts...)
+		s := grpc.NewServer(append(opts, pluginv1.ServerOptions()...)...)
 		pluginv1.RegisterHostServer(s, &hostService{cb: p.cb, user: p.user, rec: p.rec})
 		return s
 	})
@@ -97,9 +97,10 @@ func (h *Host) startInstance(name, path string, rec *events.Recorder) (*instance
 		Stderr:           &stderrLog{logger: logger},
 		// go-plugin hands os.Stdout and os.Stderr of a Go plugin to these
 		// writers (the process's real stderr, with panics, goes to Stderr).
-		SyncStdout:   &stderrLog{logger: logger.With("stream", "stdout")},
-		SyncStderr:   &stderrLog{logger: logger},
-		StartTimeout: startTimeout,
+		SyncStdout:      &stderrLog{logger: logger.With("stream", "stdout")},
+		SyncStderr:      &stderrLog{logger: logger},
+		StartTimeout:    startTimeout,
+		GRPCDialOptions: pluginv1.DialOptions(),
 	})
 	inst := &instance{client: client, cmd: cmd, exit: note, stop: make(chan struct{}), killed: make(chan struct{})}
 	if err := inst.connect(name); err != nil {

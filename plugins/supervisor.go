@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -62,19 +63,21 @@ type attempt struct {
 	err  error
 }
 
-// get is the running instance, started if need be. It waits for a start in
-// flight, or for the restart backoff if it ends before ctx does.
-func (p *proc) get(ctx context.Context) (*instance, error) {
+// get is the running instance, started if need be, and whether it waited
+// for a start. It waits for a start in flight until the start ends or ctx
+// is canceled (see attempt.wait), or for the restart backoff if it ends
+// before ctx does.
+func (p *proc) get(ctx context.Context) (*instance, bool, error) {
 	for {
 		p.mu.Lock()
 		if p.h.closed.Load() {
 			p.mu.Unlock()
-			return nil, ErrClosed
+			return nil, false, ErrClosed
 		}
 		if inst := p.inst; inst != nil {
 			p.mu.Unlock()
 			if !inst.exited() {
-				return inst, nil
+				return inst, false, nil
 			}
 			p.lost(inst, inst.exitError())
 			continue
@@ -85,25 +88,48 @@ func (p *proc) get(ctx context.Context) (*instance, error) {
 				lastErr := p.lastErr
 				p.mu.Unlock()
 				if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-					return nil, fmt.Errorf("%w (next start in %s): %v", ErrBackoff, wait.Round(time.Millisecond), lastErr)
+					return nil, false, fmt.Errorf("%w (next start in %s): %v", ErrBackoff, wait.Round(time.Millisecond), lastErr)
 				}
 				select {
 				case <-time.After(wait):
 					continue
 				case <-ctx.Done():
-					return nil, ctx.Err()
+					return nil, false, ctx.Err()
 				}
 			}
 			a = p.beginLocked()
 		}
 		p.mu.Unlock()
-		select {
-		case <-a.done:
-			return a.inst, a.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+		inst, err := a.wait(ctx)
+		return inst, true, err
 	}
+}
+
+// wait waits for the start to end, or for ctx to be canceled. The end of
+// ctx's deadline does not end the wait: a start has its own bound
+// (startTimeout), and a call's deadline, a hook's timeoutSeconds, bounds
+// the plugin's answer, not the start of its process.
+func (a *attempt) wait(ctx context.Context) (*instance, error) {
+	ctx, stop := withoutDeadline(ctx)
+	defer stop()
+	select {
+	case <-a.done:
+		return a.inst, a.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// withoutDeadline is ctx without its deadline: done when ctx is canceled,
+// not when its deadline passes.
+func withoutDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel(ctx.Err())
+		}
+	})
+	return out, func() { stop(); cancel(nil) }
 }
 
 // beginLocked starts the process in the background.

@@ -227,10 +227,11 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	if err := kubernetesservice.EnsureServing(ctx, p.store, set.Registry(), out.listener.Addr(), out.tls != nil, log); err != nil {
 		return err
 	}
-	policy := rbac.PolicyWriter{Objects: p.store, Logger: log}
+	policy := rbac.NewPolicyWriter(p.store, log)
 	if err := policy.Start(ctx, set.Registry()); err != nil {
 		return err
 	}
+	defer background.New(policy).Start(ctx)()
 	stopAuthz, aggregator, err := p.authz.RBAC.Start(ctx, p.store, set.Registry, log)
 	if err != nil {
 		return err

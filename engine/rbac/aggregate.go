@@ -34,13 +34,17 @@ type Aggregator struct {
 // Run aggregates as it starts and whenever a ClusterRole changes, until
 // ctx ends. specd runs it in the elected replica only, so it starts with
 // a pass: a new leader takes up what changed before it led. Several
-// replicas may run it at once: each writes the same rules.
+// replicas may run it at once: each writes the same rules. Its passes
+// are paced (pacer): a change after a quiet spell is aggregated after
+// aggregateDelay, the changes of a burst (CRDs created one after
+// another) together, as often as the cost of a pass allows.
 func (g *Aggregator) Run(ctx context.Context) {
 	log := g.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	ctx = WithInternalUser(ctx)
+	pace := pacer{first: aggregateDelay}
 	g.Authorizer.ix.notify()
 	for {
 		select {
@@ -48,11 +52,15 @@ func (g *Aggregator) Run(ctx context.Context) {
 			return
 		case <-g.Authorizer.ix.changed:
 		}
-		g.gatherChanges(ctx)
+		pace.wait(ctx)
+		g.takeNotice()
 		if !g.Authorizer.synced[clusterRoles].Load() {
 			continue // a list under way: its end notifies again
 		}
-		if err := g.aggregate(ctx); err != nil && ctx.Err() == nil {
+		start := time.Now()
+		if err := g.aggregate(ctx); err == nil {
+			pace.done(start, time.Now())
+		} else if ctx.Err() == nil {
 			log.Warn("clusterrole aggregation failed; retrying at the next change", "err", err)
 			g.Authorizer.ix.notify()
 			background.Sleep(ctx, informer.DefaultRetryDelay)
@@ -67,10 +75,9 @@ func (g *Aggregator) Run(ctx context.Context) {
 // CRD.
 const aggregateDelay = 50 * time.Millisecond
 
-// gatherChanges waits aggregateDelay and takes the notices of the
-// changes made meanwhile, which the pass that follows reads.
-func (g *Aggregator) gatherChanges(ctx context.Context) {
-	background.Sleep(ctx, aggregateDelay)
+// takeNotice takes the notice of the changes made while the pass waited,
+// which the pass that follows reads.
+func (g *Aggregator) takeNotice() {
 	select {
 	case <-g.Authorizer.ix.changed:
 	default:

@@ -35,6 +35,13 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvAggregating(t, nil)
+}
+
+// newEnvAggregating is newEnv with the Aggregator writing through
+// writer(store) (the store itself when writer is nil).
+func newEnvAggregating(t *testing.T, writer func(*engine.Store) engine.Writer) *env {
+	t.Helper()
 	dir := t.TempDir()
 	testschemas.WriteFiles(t, dir, map[string]string{"tools.yaml": testschemas.Tools})
 	reg, _, err := schemas.NewLoader(dir, builtin.Schemas()).Load()
@@ -56,7 +63,11 @@ func newEnv(t *testing.T) *env {
 		}
 	}
 	go e.authz.Run(ctx, e.store)
-	agg := &rbac.Aggregator{Authorizer: e.authz, Objects: e.store, Registry: regFn, Logger: slog.New(slog.DiscardHandler)}
+	var aggWriter engine.Writer = e.store
+	if writer != nil {
+		aggWriter = writer(e.store)
+	}
+	agg := &rbac.Aggregator{Authorizer: e.authz, Objects: aggWriter, Registry: regFn, Logger: slog.New(slog.DiscardHandler)}
 	go agg.Run(ctx)
 	eventually(t, "synced", e.authz.Synced)
 	return e

@@ -8,7 +8,6 @@ import (
 
 	"github.com/specd-io/specd/engine"
 	"github.com/specd-io/specd/engine/background"
-	"github.com/specd-io/specd/plugins/identity"
 	"github.com/specd-io/specd/schemas"
 )
 
@@ -40,63 +39,4 @@ func (a *Authorizer) Start(ctx context.Context, store engine.Objects, registry f
 		return nil, nil, fmt.Errorf("aggregate the ClusterRoles: %w", err)
 	}
 	return stop, agg, nil
-}
-
-// PolicyWriter writes the policies specd keeps in step with its schemas:
-// kube's default policy at start, and at start and after every reload the
-// roles of the schemas' resources (SchemaPolicy) and of the plugins
-// (their identities' roles and bindings, plugins/identity). It follows
-// reloads as a serving.Follower.
-type PolicyWriter struct {
-	Objects engine.ReadWriter
-	Logger  *slog.Logger
-}
-
-// Start writes the default policy and the policies of reg.
-func (p PolicyWriter) Start(ctx context.Context, reg *schemas.Registry) error {
-	return p.write(ctx, reg, append([]Policy{DefaultPolicy()}, followingPolicies(reg)...))
-}
-
-// BeforeSwap is serving.Follower's; the policies follow a swap, never
-// refuse one.
-func (p PolicyWriter) BeforeSwap(context.Context, *schemas.Registry, *schemas.Registry) error {
-	return nil
-}
-
-// AfterSwap writes the policies of next; a failure is logged, and the
-// next reload writes them again.
-func (p PolicyWriter) AfterSwap(ctx context.Context, _, next *schemas.Registry) {
-	if err := p.write(ctx, next, followingPolicies(next)); err != nil {
-		p.Logger.Error("write the RBAC policy after a schema reload", "err", err)
-	}
-}
-
-// followingPolicies are the policies that follow reg.
-func followingPolicies(reg *schemas.Registry) []Policy {
-	return []Policy{SchemaPolicy(reg), pluginPolicy(reg)}
-}
-
-func (p PolicyWriter) write(ctx context.Context, reg *schemas.Registry, policies []Policy) error {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
-	for _, pol := range policies {
-		if err := Reconcile(ctx, p.Objects, reg, pol); err != nil {
-			return fmt.Errorf("write the RBAC policy: %w", err)
-		}
-	}
-	return nil
-}
-
-// pluginPolicy is exactly the roles and bindings of the plugins reg binds:
-// a plugin no longer bound loses its binding.
-func pluginPolicy(reg *schemas.Registry) Policy {
-	roles, bindings := identity.PluginPolicy(reg)
-	p := Policy{Exact: true}
-	for i := range roles {
-		p.ClusterRoles = append(p.ClusterRoles, &roles[i])
-	}
-	for i := range bindings {
-		p.ClusterRoleBindings = append(p.ClusterRoleBindings, &bindings[i])
-	}
-	return p
 }

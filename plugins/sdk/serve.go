@@ -71,7 +71,9 @@ func Serve(handlers ...Handler) {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: pluginv1.Handshake,
 		Plugins:         plugin.PluginSet{pluginv1.PluginName: &grpcPlugin{srv: srv}},
-		GRPCServer:      plugin.DefaultGRPCServer,
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(opts, pluginv1.ServerOptions()...)...)
+		},
 	})
 }
 
