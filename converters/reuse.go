@@ -49,3 +49,30 @@ func (s *Set) reusable(g *schemas.Group) *groupRules {
 	}
 	return gr
 }
+
+// kindsOf are the rules s compiled for the resources of the group name,
+// nil when there are none that a later Set may reuse.
+func (s *Set) kindsOf(name string) map[string]*resourceRules {
+	if s == nil || !s.declared || s.groups[name] == nil {
+		return nil
+	}
+	return s.groups[name].kinds
+}
+
+// reusable tells whether rr, of a group compiled before, holds res's
+// rules: it was compiled for res itself, which a schemas.Loader hands
+// again only when its declarations did not change, and res is not
+// stored with another resource, whose hub may have changed.
+func (rr *resourceRules) reusable(res *schemas.Resource) bool {
+	return rr != nil && rr.res == res && res.StoredWith == nil
+}
+
+// addHubs adds the spokes of rr, res's rules compiled before, to gr's
+// hubs, as compileResource does.
+func (gr *groupRules) addHubs(rr *resourceRules, res *schemas.Resource) {
+	for _, rv := range res.Versions {
+		if r := rr.spokes[rv.Version]; r != nil {
+			gr.hubs = append(gr.hubs, hubSpoke{key: [2]string{rr.hub, res.Kind}, rules: r})
+		}
+	}
+}

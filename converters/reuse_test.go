@@ -79,3 +79,51 @@ func TestNewSetIsNotReused(t *testing.T) {
 		t.Error("NewSetFrom took the rules of a Set of other rules")
 	}
 }
+
+// TestNewSetFromReusesUnchangedResources: in a group built again, a
+// resource the next registry holds as it was (the same *schemas.Resource)
+// keeps its compiled rules and its round trips through the hub; a
+// resource built again is compiled again.
+func TestNewSetFromReusesUnchangedResources(t *testing.T) {
+	const name = "one.example.com"
+	kept := frobberGroup(t, name).Resources[0]
+	changed := frobberGroup(t, name).Resources[0]
+	changed.Kind, changed.ListKind = "Widget", "WidgetList"
+	first, err := NewSetFrom(schemas.NewRegistry([]*schemas.Group{{Name: name, Resources: []*schemas.Resource{changed, kept}}}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := frobberGroup(t, name).Resources[0]
+	again.Kind, again.ListKind = "Widget", "WidgetList"
+	reg := schemas.NewRegistry([]*schemas.Group{{Name: name, Resources: []*schemas.Resource{again, kept}}})
+	next, err := NewSetFrom(reg, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := NewSet(reg, DeclaredRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Rules(name, "Frobber", "v1") != first.Rules(name, "Frobber", "v1") {
+		t.Error("the unchanged resource's rules were compiled again")
+	}
+	if next.Rules(name, "Widget", "v1") == first.Rules(name, "Widget", "v1") {
+		t.Error("the resource built again kept its old rules")
+	}
+	for _, kind := range []string{"Frobber", "Widget"} {
+		key := [2]string{name + "/v2", kind}
+		if len(next.byHub[key]) != 2 || len(full.byHub[key]) != 2 {
+			t.Errorf("%s: %d round trips through the hub, a full compile %d; want those of v1 and v3", kind, len(next.byHub[key]), len(full.byHub[key]))
+		}
+		v1 := `{"apiVersion":"` + name + `/v1","kind":"` + kind + `","metadata":{"name":"f"},"spec":{"height":1,"param":"a","legacy":false}}`
+		got, err := next.Convert([]byte(v1), name+"/v3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := full.Convert([]byte(v1), name+"/v3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustEqualJSON(t, kind+" v1 -> v3", string(got), string(want))
+	}
+}

@@ -41,6 +41,7 @@ type Set struct {
 }
 
 type resourceRules struct {
+	res    *schemas.Resource // compiled for
 	hub    string            // apiVersion
 	spokes map[string]*Rules // by version
 }
@@ -62,7 +63,7 @@ func newSet(reg *schemas.Registry, rulesOf RulesOf, prev *Set) (*Set, error) {
 		gr := prev.reusable(g)
 		if gr == nil {
 			var p []schemas.Problem
-			gr, p = compileGroup(g, rulesOf)
+			gr, p = compileGroup(g, rulesOf, prev.kindsOf(g.Name))
 			probs = append(probs, p...)
 		}
 		s.add(gr)
@@ -73,11 +74,18 @@ func newSet(reg *schemas.Registry, rulesOf RulesOf, prev *Set) (*Set, error) {
 	return s, nil
 }
 
-// compileGroup compiles the rules of g's resources.
-func compileGroup(g *schemas.Group, rulesOf RulesOf) (*groupRules, []schemas.Problem) {
+// compileGroup compiles the rules of g's resources, but for those prev
+// (the rules of an earlier group of the name, nil for none) compiled for
+// the same *schemas.Resource (resourceRules.reusable).
+func compileGroup(g *schemas.Group, rulesOf RulesOf, prev map[string]*resourceRules) (*groupRules, []schemas.Problem) {
 	gr := &groupRules{group: g, kinds: make(map[string]*resourceRules, len(g.Resources))}
 	var probs []schemas.Problem
 	for _, res := range g.Resources {
+		if rr := prev[res.Kind]; rr.reusable(res) {
+			gr.kinds[res.Kind] = rr
+			gr.addHubs(rr, res)
+			continue
+		}
 		rr, p := gr.compileResource(res, rulesOf)
 		gr.kinds[res.Kind] = rr
 		probs = append(probs, p...)
@@ -97,7 +105,7 @@ func (s *Set) add(gr *groupRules) {
 // compileResource compiles the rules of res's spokes to its hub.
 func (gr *groupRules) compileResource(res *schemas.Resource, rulesOf RulesOf) (*resourceRules, []schemas.Problem) {
 	hub := res.StorageResource().Version(res.StorageVersion)
-	rr := &resourceRules{hub: res.StorageAPIVersion(), spokes: map[string]*Rules{}}
+	rr := &resourceRules{res: res, hub: res.StorageAPIVersion(), spokes: map[string]*Rules{}}
 	var probs []schemas.Problem
 	for _, rv := range res.Versions {
 		var rules []any

@@ -11,81 +11,96 @@ import (
 // assemble checks what the files declare against each other and builds the
 // registry: one group version per file, one resource per kind of a group.
 func assemble(files []*fileDecl, probs *problems) *Registry {
-	reg, _ := assembleReusing(files, probs, nil)
+	reg, _ := (&assembly{probs: probs}).run(files)
 	return reg
 }
 
-// assembleReusing is assemble taking, for each group whose inputs are
-// those of prev's group of that name, prev's group as it is (reuse.go).
-// It returns the groups a later call may reuse.
-func assembleReusing(files []*fileDecl, probs *problems, prev map[string]*builtGroup) (*Registry, map[string]*builtGroup) {
-	files = applySideRules(files, probs)
-	byGroup, inputs := groupFiles(files, probs)
+// assembly is one assembly of a load's files, reusing what prev, the
+// groups of an earlier one, built from the same declarations (reuse.go).
+// The files are as parsed: the declarations of a group or kind assembled
+// again are copied first (fileDecl.clone), since assembly fills them in.
+type assembly struct {
+	probs *problems
+	sides sideSet
+	prev  map[string]*builtGroup
+	// undo is what the assembly changed in prev's maps (reuse.go).
+	undo []undo
+}
+
+// run assembles files. It returns the groups a later assembly may reuse.
+func (a *assembly) run(files []*fileDecl) (*Registry, map[string]*builtGroup) {
+	files, a.sides = applySideRules(files, a.probs)
+	byGroup, inputs := groupFiles(files, a.sides, a.probs)
 	groups := make([]*Group, 0, len(byGroup))
 	built := make(map[string]*builtGroup, len(byGroup))
 	var kinds []*kindDecls
 	for _, name := range sortedKeys(byGroup) {
-		if g := reusable(prev, name, inputs[name]); g != nil {
-			groups = append(groups, g)
-			built[name] = prev[name]
+		if b := a.reusable(name, inputs[name]); b != nil {
+			groups = append(groups, b.group)
+			built[name] = b
 			continue
 		}
-		before := len(probs.list)
-		g, ks := assembleGroup(name, byGroup[name], probs)
+		if b := a.rebuild(name, byGroup[name], inputs[name]); b != nil {
+			groups = append(groups, b.group)
+			built[name] = b
+			continue
+		}
+		before := len(a.probs.list)
+		g, ks := assembleFiles(name, byGroup[name], a.sides, a.probs)
 		groups = append(groups, g)
 		kinds = append(kinds, ks...)
-		if keepable(inputs[name], ks, before, probs) {
-			built[name] = &builtGroup{inputs: inputs[name], group: g}
+		if keepable(ks, before, a.probs) {
+			built[name] = newBuiltGroup(inputs[name], g, ks)
 		}
 	}
 	reg := NewRegistry(groups)
-	linkStorage(reg, kinds, probs)
+	linkStorage(reg, kinds, a.probs)
 	return reg, built
 }
 
-// groupFiles merges the files that declare one group version and sorts
-// them by group, in file order; inputs are each group's declarations in
-// that order, nil for a group with one not copied from a parsed file.
-func groupFiles(files []*fileDecl, probs *problems) (map[string][]*fileDecl, map[string][]groupInput) {
+// groupFiles sorts the files that declare group versions by group, in
+// file order, but for a second specd file of one group version, a
+// problem: CRDs (and a specd file beside them) may share a group
+// version, two specd files may not. inputs are each group's
+// declarations in file order.
+func groupFiles(files []*fileDecl, sides sideSet, probs *problems) (map[string][]*fileDecl, map[string][]groupInput) {
 	byGroup := map[string][]*fileDecl{}
 	inputs := map[string][]groupInput{}
-	unknown := map[string]bool{}
 	seen := map[[2]string]*fileDecl{}
 	for _, fd := range files {
 		if !fd.hasGroup || fd.version == "" {
 			continue
 		}
-		in, ok := inputOf(fd)
-		unknown[fd.group] = unknown[fd.group] || !ok
-		inputs[fd.group] = append(inputs[fd.group], in)
+		inputs[fd.group] = append(inputs[fd.group], inputOf(fd, sides.of(fd)))
 		key := [2]string{fd.group, fd.version}
-		if first := seen[key]; first != nil {
-			mergeGroupVersion(first, fd, probs)
+		first := seen[key]
+		if first != nil && first.crd == nil && fd.crd == nil {
+			probs.add(fd.file, "/info/version", "group version %s/%s is already declared in %s", fd.group, fd.version, first.file)
 			continue
 		}
-		// Clipped, the first merge copies the resources, which the parsed
-		// declarations share; later merges append to that copy.
-		fd.resources = slices.Clip(fd.resources)
-		seen[key] = fd
-		byGroup[fd.group] = append(byGroup[fd.group], fd)
-	}
-	for name := range unknown {
-		if unknown[name] {
-			inputs[name] = nil
+		if first == nil {
+			seen[key] = fd
 		}
+		byGroup[fd.group] = append(byGroup[fd.group], fd)
 	}
 	return byGroup, inputs
 }
 
-// mergeGroupVersion adds the resources of fd to first, which declares the
-// same group version: CRDs (and a specd file beside them) may share a group
-// version, two specd files may not.
-func mergeGroupVersion(first, fd *fileDecl, probs *problems) {
-	if first.crd == nil && fd.crd == nil {
-		probs.add(fd.file, "/info/version", "group version %s/%s is already declared in %s", fd.group, fd.version, first.file)
-		return
+// assembleFiles assembles the group name from copies of its files: the
+// resources of the files of one version join the first's.
+func assembleFiles(name string, files []*fileDecl, sides sideSet, probs *problems) (*Group, []*kindDecls) {
+	var firsts []*fileDecl
+	byVersion := map[string]*fileDecl{}
+	for _, fd := range files {
+		c := fd.clone(sides.of(fd))
+		if first := byVersion[fd.version]; first != nil {
+			first.resources = append(first.resources, c.resources...)
+			continue
+		}
+		byVersion[fd.version] = c
+		firsts = append(firsts, c)
 	}
-	first.resources = append(first.resources, fd.resources...)
+	return assembleGroup(name, firsts, probs)
 }
 
 // kindDecls is a kind of a group and its declarations, in the group's
@@ -116,12 +131,8 @@ func assembleGroup(name string, files []*fileDecl, probs *problems) (*Group, []*
 		g.Resources = append(g.Resources, buildResource(name, k, probs))
 	}
 	checkGroupNames(name, kinds, probs)
-	sort.Slice(g.Resources, func(i, j int) bool { return g.Resources[i].Plural < g.Resources[j].Plural })
-	for _, gv := range g.Versions {
-		sort.Slice(gv.Resources, func(i, j int) bool {
-			return gv.Resources[i].Resource.Plural < gv.Resources[j].Resource.Plural
-		})
-	}
+	sortGroup(g)
+	g.index = newGroupIndex(g)
 	return g, kinds
 }
 
@@ -157,6 +168,16 @@ func collectKinds(files, byPriority []*fileDecl, gvOf map[*fileDecl]*GroupVersio
 		}
 	}
 	return kinds
+}
+
+// sortGroup sorts g's resources, and those of each version, by plural.
+func sortGroup(g *Group) {
+	sort.Slice(g.Resources, func(i, j int) bool { return g.Resources[i].Plural < g.Resources[j].Plural })
+	for _, gv := range g.Versions {
+		sort.Slice(gv.Resources, func(i, j int) bool {
+			return gv.Resources[i].Resource.Plural < gv.Resources[j].Resource.Plural
+		})
+	}
 }
 
 // buildResource checks that the versions of a kind agree and have one

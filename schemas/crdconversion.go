@@ -121,17 +121,44 @@ func parseConversionRules(d decoder, m map[string]any) *sideRules {
 	return side
 }
 
-// applySideRules gives CRD versions the rules of the ConversionRules files
-// that name their CRD, and checks that every CRD with a Webhook strategy
-// has rules instead. It returns the files that declare group versions.
-func applySideRules(files []*fileDecl, probs *problems) []*fileDecl {
-	sides := map[string]*sideRules{}
-	var decls []*fileDecl
+// sideSet are the ConversionRules documents of a load, by the name of
+// the CRD they are for (the first of a name).
+type sideSet map[string]*sideRules
+
+// of is the side file whose rules the CRD version fd takes, nil for none:
+// a CRD without rules in its annotation, named by a side file that has
+// rules for fd's version.
+func (s sideSet) of(fd *fileDecl) *sideRules {
+	if fd.crd == nil || fd.crd.hasRules {
+		return nil
+	}
+	side := s[fd.crd.name]
+	if side == nil {
+		return nil
+	}
+	if _, ok := side.byVersion[fd.version]; !ok {
+		return nil
+	}
+	return side
+}
+
+// applySideRules checks the ConversionRules files against the CRD
+// versions that take their rules (sideSet.of; a copy of a version for
+// assembly takes them: fileDecl.clone), and that every CRD with a Webhook
+// strategy has rules instead. It returns the files that declare group
+// versions, and the side files. files is reordered in place.
+func applySideRules(files []*fileDecl, probs *problems) ([]*fileDecl, sideSet) {
+	sides := sideSet{}
+	decls := files[:0:len(files)]
+	var sideFiles []*fileDecl
 	for _, fd := range files {
 		if fd.side == nil {
 			decls = append(decls, fd)
 			continue
 		}
+		sideFiles = append(sideFiles, fd)
+	}
+	for _, fd := range sideFiles {
 		if first := sides[fd.side.crd]; first != nil {
 			probs.add(fd.file, fd.side.at, "conversion rules for CRD %s are already given in %s", fd.side.crd, first.file)
 			continue
@@ -139,24 +166,26 @@ func applySideRules(files []*fileDecl, probs *problems) []*fileDecl {
 		sides[fd.side.crd] = fd.side
 	}
 	used := map[*sideRules]map[string]bool{}
-	crds := map[*crdOrigin][]*fileDecl{}
+	webhooks := map[*crdOrigin]int{}
 	for _, fd := range decls {
 		if fd.crd == nil {
 			continue
 		}
-		crds[fd.crd] = append(crds[fd.crd], fd)
-		side := sides[fd.crd.name]
-		if side == nil {
-			continue
+		if fd.crd.webhook != "" {
+			webhooks[fd.crd]++
 		}
-		applySide(fd, side, used, probs)
+		if side := sides[fd.crd.name]; side != nil {
+			useSide(fd, side, used, probs)
+		}
 	}
 	reportUnusedSides(sides, used, probs)
-	checkWebhooks(crds, sides, probs)
-	return decls
+	checkWebhooks(webhooks, sides, probs)
+	return decls, sides
 }
 
-func applySide(fd *fileDecl, side *sideRules, used map[*sideRules]map[string]bool, probs *problems) {
+// useSide notes which versions of side fd uses, and reports side for a
+// CRD that has rules in its annotation.
+func useSide(fd *fileDecl, side *sideRules, used map[*sideRules]map[string]bool, probs *problems) {
 	if used[side] == nil {
 		used[side] = map[string]bool{}
 	}
@@ -165,21 +194,22 @@ func applySide(fd *fileDecl, side *sideRules, used map[*sideRules]map[string]boo
 		used[side][""] = true
 		return
 	}
-	rs, ok := side.byVersion[fd.version]
-	if !ok {
+	if _, ok := side.byVersion[fd.version]; !ok {
 		used[side][""] = true
 		return
 	}
 	used[side][fd.version] = true
-	fd.rulesFrom = side
-	for _, r := range fd.resources {
-		r.setRules(rs)
-		// The declaration changes when the side file does.
-		r.rv.FileDigest = fileDigest([]byte(r.rv.FileDigest + side.digest))
-	}
 }
 
-func reportUnusedSides(sides map[string]*sideRules, used map[*sideRules]map[string]bool, probs *problems) {
+// takeRules gives a copy of a CRD version's resource the rules side has
+// for version.
+func (r *resourceDecl) takeRules(side *sideRules, version string) {
+	r.setRules(side.byVersion[version])
+	// The declaration changes when the side file does.
+	r.rv.FileDigest = fileDigest([]byte(r.rv.FileDigest + side.digest))
+}
+
+func reportUnusedSides(sides sideSet, used map[*sideRules]map[string]bool, probs *problems) {
 	for _, name := range sortedKeys(sides) {
 		side := sides[name]
 		if used[side] == nil {
@@ -196,10 +226,10 @@ func reportUnusedSides(sides map[string]*sideRules, used map[*sideRules]map[stri
 
 // checkWebhooks refuses a CRD with several versions whose conversion
 // strategy is Webhook and for which no specd rules are given.
-func checkWebhooks(crds map[*crdOrigin][]*fileDecl, sides map[string]*sideRules, probs *problems) {
+func checkWebhooks(webhooks map[*crdOrigin]int, sides sideSet, probs *problems) {
 	var refused []*crdOrigin
-	for origin, fds := range crds {
-		if origin.webhook != "" && len(fds) >= 2 && !origin.hasRules && sides[origin.name] == nil {
+	for origin, versions := range webhooks {
+		if versions >= 2 && !origin.hasRules && sides[origin.name] == nil {
 			refused = append(refused, origin)
 		}
 	}

@@ -77,7 +77,7 @@ func (d *Declarations) Err() error {
 func (ld *loading) add(d *Declarations, b builtinSet) {
 	ld.digests[d.source] = d.ServedDigest()
 	ld.probs.list = append(ld.probs.list, d.problems...)
-	for _, fd := range cloneAll(d.files) {
+	for _, fd := range d.files {
 		if !b.refuses(fd, ld.probs) {
 			ld.files = append(ld.files, fd)
 		}

@@ -4,8 +4,8 @@
 //
 // A Registry is never modified after Load returns it, so a server can swap
 // one in atomically and every request sees a single consistent view; a
-// Loader's registries share the groups whose declarations did not change
-// between its loads (reuse.go);
+// Loader's registries share the groups, and the resources of a group,
+// whose declarations did not change between its loads (reuse.go);
 // Disable derives a copy with groups or versions switched off. A kind may
 // be served in several versions, one of them its storage version; each
 // version's conversion rules are kept as written, for package converters.

@@ -34,11 +34,6 @@ type fileDecl struct {
 	// side is set for a file of conversion rules for a CRD: it declares
 	// no group version.
 	side *sideRules
-	// origin is the parsed declaration this one is a copy of (clone),
-	// nil for the parsed one; rulesFrom is the side file whose rules a
-	// load gave its resources. Both tell a Loader what it may reuse.
-	origin    *fileDecl
-	rulesFrom *sideRules
 }
 
 // parseFile loads one OpenAPI document, whose content has digest

@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -35,16 +36,21 @@ const (
 type Registry struct {
 	groups  []*Group // sorted by name
 	byGroup map[string]*Group
-	// byPlural and byVersion index the groups' resources, so that a
-	// look-up (every request makes one, every reload one per resource)
-	// costs the same with thousands of resources in a group as with one.
-	byPlural  map[groupPlural]*Resource
-	byVersion map[groupVersionPlural]*ResourceVersion
+	// indexes index each group's resources, so that a look-up (every
+	// request makes one, every reload one per resource) costs the same
+	// with thousands of resources in a group as with one.
+	indexes map[string]*groupIndex
 }
 
-type groupPlural struct{ group, plural string }
+// groupIndex is a group's resources by plural, and by version and plural.
+// An assembled group carries its own (Group.index), which registries
+// sharing the group share.
+type groupIndex struct {
+	byPlural  map[string]*Resource
+	byVersion map[versionPlural]*ResourceVersion
+}
 
-type groupVersionPlural struct{ group, version, plural string }
+type versionPlural struct{ version, plural string }
 
 // Group is an API group and the versions it serves.
 type Group struct {
@@ -56,6 +62,9 @@ type Group struct {
 	// Resources are the group's resources across all its versions, sorted
 	// by plural name.
 	Resources []*Resource
+	// index is set by assembly, which changes the group no more; nil in
+	// a group built by hand.
+	index *groupIndex
 }
 
 // GroupVersion is one group version: one schema file.
@@ -212,29 +221,63 @@ type SelectableField struct {
 // is for callers that assemble groups themselves (tests, generators).
 func NewRegistry(groups []*Group) *Registry {
 	r := &Registry{groups: groups, byGroup: make(map[string]*Group, len(groups)),
-		byPlural: map[groupPlural]*Resource{}, byVersion: map[groupVersionPlural]*ResourceVersion{}}
+		indexes: make(map[string]*groupIndex, len(groups))}
 	for _, g := range groups {
 		r.byGroup[g.Name] = g
-		r.index(g)
+		switch first := r.indexes[g.Name]; {
+		case first != nil:
+			// A second group of the name (built by hand): the first of
+			// a name wins, as in a scan of the lists.
+			idx := &groupIndex{byPlural: maps.Clone(first.byPlural), byVersion: maps.Clone(first.byVersion)}
+			idx.add(g)
+			r.indexes[g.Name] = idx
+		case g.index != nil:
+			r.indexes[g.Name] = g.index
+		default:
+			r.indexes[g.Name] = newGroupIndex(g)
+		}
 	}
 	return r
 }
 
-// index adds g's resources to the indexes; the first of a name wins, as
-// in a scan of the lists.
-func (r *Registry) index(g *Group) {
+func newGroupIndex(g *Group) *groupIndex {
+	idx := &groupIndex{byPlural: make(map[string]*Resource, len(g.Resources)),
+		byVersion: make(map[versionPlural]*ResourceVersion, len(g.Resources))}
+	idx.add(g)
+	return idx
+}
+
+// add adds g's resources to the index; the first of a name wins.
+func (idx *groupIndex) add(g *Group) {
 	for _, res := range g.Resources {
-		if k := (groupPlural{g.Name, res.Plural}); r.byPlural[k] == nil {
-			r.byPlural[k] = res
+		if idx.byPlural[res.Plural] == nil {
+			idx.byPlural[res.Plural] = res
 		}
 	}
 	for _, gv := range g.Versions {
 		for _, rv := range gv.Resources {
-			if k := (groupVersionPlural{g.Name, gv.Version, rv.Resource.Plural}); r.byVersion[k] == nil {
-				r.byVersion[k] = rv
+			if k := (versionPlural{gv.Version, rv.Resource.Plural}); idx.byVersion[k] == nil {
+				idx.byVersion[k] = rv
 			}
 		}
 	}
+}
+
+// addResource adds res, whose names no resource of the index has.
+func (idx *groupIndex) addResource(res *Resource) {
+	idx.byPlural[res.Plural] = res
+	for _, rv := range res.Versions {
+		idx.byVersion[versionPlural{rv.Version, res.Plural}] = rv
+	}
+}
+
+// lookup is the resource version at group, version and plural, or nil.
+func (r *Registry) lookup(group, version, plural string) *ResourceVersion {
+	idx := r.indexes[group]
+	if idx == nil {
+		return nil
+	}
+	return idx.byVersion[versionPlural{version, plural}]
 }
 
 // Groups returns every served group, sorted by name.
@@ -261,7 +304,7 @@ func (r *Registry) GroupVersion(group, version string) *GroupVersion {
 // /api/version/plural for the core group, ""), or nil
 // (also when that version of the resource is not served).
 func (r *Registry) Lookup(group, version, plural string) *ResourceVersion {
-	if rv := r.byVersion[groupVersionPlural{group, version, plural}]; rv != nil && rv.Served() {
+	if rv := r.lookup(group, version, plural); rv != nil && rv.Served() {
 		return rv
 	}
 	return nil
@@ -271,7 +314,7 @@ func (r *Registry) Lookup(group, version, plural string) *ResourceVersion {
 // when it would be served but for its CRD not being Established yet
 // (Resource.Installing), nil otherwise.
 func (r *Registry) Installing(group, version, plural string) *ResourceVersion {
-	if rv := r.byVersion[groupVersionPlural{group, version, plural}]; rv != nil && !rv.Hidden && rv.Resource.Installing {
+	if rv := r.lookup(group, version, plural); rv != nil && !rv.Hidden && rv.Resource.Installing {
 		return rv
 	}
 	return nil
@@ -456,5 +499,9 @@ func (r *Registry) ServedStorage(groupResource string) *ResourceVersion {
 // or nil.
 func (r *Registry) Resource(groupResource string) *Resource {
 	plural, group, _ := strings.Cut(groupResource, ".")
-	return r.byPlural[groupPlural{group, plural}]
+	idx := r.indexes[group]
+	if idx == nil {
+		return nil
+	}
+	return idx.byPlural[plural]
 }

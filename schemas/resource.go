@@ -44,6 +44,11 @@ type resourceDecl struct {
 	listKind string
 	// crd is set when a CustomResourceDefinition declares the kind.
 	crd *crdOrigin
+	// origin is the parsed declaration this one is a copy of (clone),
+	// nil for the parsed one; side is the side file whose rules the copy
+	// took. Both tell a Loader what it may reuse (reuse.go).
+	origin *resourceDecl
+	side   *sideRules
 	// fieldAt places fields outside x-specd-resource (a CRD's names are
 	// under /spec/names, its scope at /spec/scope).
 	fieldAt map[string]string

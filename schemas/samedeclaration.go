@@ -8,7 +8,7 @@ package schemas
 // resource stored with another (StoredWith) is the same only if that one
 // is too: its rules convert to that one's storage version.
 func SameDeclaration(a, b *Resource) bool {
-	if a == nil || b == nil {
+	if a == nil || b == nil || a == b {
 		return a == b
 	}
 	if a.GroupResource() != b.GroupResource() || a.StorageVersion != b.StorageVersion || len(a.Versions) != len(b.Versions) {

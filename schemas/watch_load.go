@@ -55,7 +55,11 @@ func (l *Loader) Load() (reg *Registry, digests map[string]string, err error) {
 // same Registry and checked against the files: a group and resource that
 // both declare is a problem naming both. Their problems are the load's.
 func (l *Loader) LoadWith(extra ...*Declarations) (reg *Registry, digests map[string]string, err error) {
-	ld := &loading{l: l, probs: &problems{}, next: map[string]parsedFile{}, digests: map[string]string{}}
+	// Sized for what the last load read and extra, so that a load of
+	// thousands of CRDs does not grow them again and again.
+	n := len(l.parsed) + len(extra)
+	ld := &loading{l: l, probs: &problems{}, next: make(map[string]parsedFile, len(l.parsed)),
+		digests: make(map[string]string, n), files: make([]*fileDecl, 0, n+len(extra))}
 	builtins := newBuiltinSet(l.builtin)
 	for _, bi := range l.builtin {
 		if err := ld.readBuiltin(bi, builtins); err != nil {
@@ -71,8 +75,10 @@ func (l *Loader) LoadWith(extra ...*Declarations) (reg *Registry, digests map[st
 		ld.add(d, builtins)
 	}
 	l.parsed = ld.next
-	reg, groups := assembleReusing(ld.files, ld.probs, l.groups)
+	a := &assembly{probs: ld.probs, prev: l.groups}
+	reg, groups := a.run(ld.files)
 	if err := ld.probs.err(); err != nil {
+		a.rollback()
 		return nil, ld.digests, err
 	}
 	l.groups = groups
@@ -121,8 +127,8 @@ type loading struct {
 }
 
 // readAll reads and parses the files paths of fsys, reported as names,
-// in their order; it returns a copy of each one's declarations, none for
-// a file that cannot be used.
+// in their order; it returns each one's declarations (as parsed, to be
+// copied for assembly), none for a file that cannot be used.
 func (ld *loading) readAll(fsys fs.FS, paths, names []string, builtin bool) [][]*fileDecl {
 	data := make([][]byte, len(paths))
 	read := make([]bool, len(paths))
@@ -142,7 +148,7 @@ func (ld *loading) readAll(fsys fs.FS, paths, names []string, builtin bool) [][]
 		ld.next[names[i]] = pf
 		ld.digests[names[i]] = pf.digest
 		ld.probs.list = append(ld.probs.list, pf.probs...)
-		out[i] = cloneAll(pf.decls)
+		out[i] = pf.decls
 	}
 	return out
 }
@@ -164,14 +170,6 @@ func (l *Loader) parseAll(names []string, data [][]byte, read []bool, builtin bo
 		})
 	}
 	wg.Wait()
-	return out
-}
-
-func cloneAll(fds []*fileDecl) []*fileDecl {
-	out := make([]*fileDecl, len(fds))
-	for i, fd := range fds {
-		out[i] = fd.clone()
-	}
 	return out
 }
 
@@ -205,17 +203,27 @@ func (l *Loader) parse(name string, data []byte, builtin bool) parsedFile {
 
 // clone copies what assemble changes (each resource version is filled in
 // and linked to its Resource), so that a parsed file can be assembled
-// into several registries, one of them perhaps being served. The compiled
-// schemas are shared: they are immutable.
-func (fd *fileDecl) clone() *fileDecl {
+// into several registries, one of them perhaps being served; side (nil
+// for none) gives the copy its conversion rules. The compiled schemas
+// are shared: they are immutable.
+func (fd *fileDecl) clone(side *sideRules) *fileDecl {
 	c := *fd
-	c.origin = fd
 	c.resources = make([]*resourceDecl, len(fd.resources))
 	for i, r := range fd.resources {
-		rc := *r
-		rv := *r.rv
-		rc.rv = &rv
-		c.resources[i] = &rc
+		c.resources[i] = r.clone(side, fd.version)
+	}
+	return &c
+}
+
+// clone copies r, of a file of version, as fileDecl.clone does.
+func (r *resourceDecl) clone(side *sideRules, version string) *resourceDecl {
+	c := *r
+	rv := *r.rv
+	c.rv = &rv
+	c.origin = r
+	c.side = side
+	if side != nil {
+		c.takeRules(side, version)
 	}
 	return &c
 }

@@ -141,19 +141,31 @@ func (s *Set) swap(old, next *world) {
 	s.current.Store(next)
 }
 
-// diffResources names the resources next adds, changes and removes.
+// diffResources names the resources next adds, changes and removes. A
+// group a schemas.Loader kept whole (the same *schemas.Group) adds,
+// changes and removes none; a resource it kept is the same pointer.
 func diffResources(old, next *schemas.Registry) (added, changed, removed []string) {
-	for _, res := range next.Resources() {
-		switch ores := old.Resource(res.GroupResource()); {
-		case ores == nil:
-			added = append(added, res.GroupResource())
-		case !schemas.SameDeclaration(ores, res):
-			changed = append(changed, res.GroupResource())
+	for _, g := range next.Groups() {
+		if old.Group(g.Name) == g {
+			continue
+		}
+		for _, res := range g.Resources {
+			switch ores := old.Resource(res.GroupResource()); {
+			case ores == nil:
+				added = append(added, res.GroupResource())
+			case !schemas.SameDeclaration(ores, res):
+				changed = append(changed, res.GroupResource())
+			}
 		}
 	}
-	for _, ores := range old.Resources() {
-		if next.Resource(ores.GroupResource()) == nil {
-			removed = append(removed, ores.GroupResource())
+	for _, g := range old.Groups() {
+		if next.Group(g.Name) == g {
+			continue
+		}
+		for _, ores := range g.Resources {
+			if next.Resource(ores.GroupResource()) == nil {
+				removed = append(removed, ores.GroupResource())
+			}
 		}
 	}
 	slices.Sort(added)

@@ -64,8 +64,9 @@ type world struct {
 }
 
 func newWorld(reg *schemas.Registry, conv *converters.Set, digests map[string]string) *world {
-	w := &world{reg: reg, conv: conv, digests: digests, resources: map[*schemas.Resource]bool{}}
-	for _, res := range reg.Resources() {
+	resources := reg.Resources()
+	w := &world{reg: reg, conv: conv, digests: digests, resources: make(map[*schemas.Resource]bool, len(resources))}
+	for _, res := range resources {
 		w.resources[res] = true
 	}
 	return w
@@ -222,6 +223,9 @@ func changedGroups(served, next *world) *schemas.Registry {
 	}
 	var groups []*schemas.Group
 	for _, g := range next.reg.Groups() {
+		if served.reg.Group(g.Name) == g {
+			continue // a schemas.Loader's group as it was: nothing changed
+		}
 		var changed []*schemas.Resource
 		for _, res := range g.Resources {
 			if !schemas.SameDeclaration(served.reg.Resource(res.GroupResource()), res) {
