@@ -27,6 +27,8 @@ type Opened struct {
 	Storage *etcdstorage.Storage
 	Client  *clientv3.Client
 	close   func()
+	// embedded are the embedded etcd's endpoints; nil for a cluster.
+	embedded []string
 }
 
 // Close closes the client, then the embedded etcd if there is one: an
@@ -38,18 +40,33 @@ func (o *Opened) Close() { o.close() }
 // through its socket. Both go through the same client and storage, and
 // their requests are timed (TimeRequests).
 func Open(ctx context.Context, cfg OpenConfig) (*Opened, error) {
+	o, err := open(ctx, cfg)
+	if err == nil {
+		o.logStarted(cfg)
+	}
+	return o, err
+}
+
+// logStarted says that the embedded etcd, if o is one, has started.
+func (o *Opened) logStarted(cfg OpenConfig) {
+	if o.embedded != nil {
+		cfg.Logger.Info("embedded etcd started", "data-dir", cfg.Embedded.DataDir, "endpoints", o.embedded)
+	}
+}
+
+// open is Open, silent.
+func open(ctx context.Context, cfg OpenConfig) (*Opened, error) {
 	if len(cfg.Servers) > 0 {
 		client, err := etcdstorage.Connect(ctx, cfg.Client)
 		if err != nil {
 			return nil, fmt.Errorf("etcd %v: %w", cfg.Servers, err)
 		}
-		return opened(client, func() { closeClient(client, cfg.Logger) }), nil
+		return opened(client, func() { closeClient(client, cfg.Logger) }, nil), nil
 	}
 	embedded, err := etcdstorage.StartEmbedded(ctx, cfg.Embedded)
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd: %w", err)
 	}
-	cfg.Logger.Info("embedded etcd started", "data-dir", cfg.Embedded.DataDir, "endpoints", embedded.Endpoints())
 	client, err := embedded.Client(ctx)
 	if err != nil {
 		_ = embedded.Close()
@@ -60,12 +77,12 @@ func Open(ctx context.Context, cfg OpenConfig) (*Opened, error) {
 		if err := embedded.Close(); err != nil {
 			cfg.Logger.Warn("embedded etcd close", "err", err)
 		}
-	}), nil
+	}, embedded.Endpoints()), nil
 }
 
-func opened(client *clientv3.Client, close func()) *Opened {
+func opened(client *clientv3.Client, close func(), embedded []string) *Opened {
 	TimeRequests(client)
-	return &Opened{Storage: etcdstorage.New(client), Client: client, close: close}
+	return &Opened{Storage: etcdstorage.New(client), Client: client, close: close, embedded: embedded}
 }
 
 func closeClient(client *clientv3.Client, log *slog.Logger) {

@@ -11,6 +11,7 @@ import (
 // schemas: the embedded etcd's start is mostly waiting on raft, and a
 // start with many CRD files is mostly their parsing, so the two overlap.
 type Opening struct {
+	cfg    OpenConfig
 	done   chan struct{}
 	opened *Opened
 	err    error
@@ -22,7 +23,7 @@ type Opening struct {
 // OpenAsync starts Open in the background and returns at once; Wait or
 // Abandon must follow.
 func OpenAsync(ctx context.Context, cfg OpenConfig) *Opening {
-	o := &Opening{done: make(chan struct{})}
+	o := &Opening{cfg: cfg, done: make(chan struct{})}
 	if dir := cfg.Embedded.DataDir; len(cfg.Servers) == 0 && dir != "" {
 		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 			o.madeDir = dir
@@ -30,14 +31,19 @@ func OpenAsync(ctx context.Context, cfg OpenConfig) *Opening {
 	}
 	go func() {
 		defer close(o.done)
-		o.opened, o.err = Open(ctx, cfg)
+		o.opened, o.err = open(ctx, cfg)
 	}()
 	return o
 }
 
-// Wait returns what Open returned, once it has.
+// Wait returns what Open returned, once it has, and logs the embedded
+// etcd's start as Open does. The log waits for Wait: a start abandoned
+// for a broken schema directory prints only the schemas' problems.
 func (o *Opening) Wait() (*Opened, error) {
 	<-o.done
+	if o.err == nil {
+		o.opened.logStarted(o.cfg)
+	}
 	return o.opened, o.err
 }
 
@@ -45,8 +51,9 @@ func (o *Opening) Wait() (*Opened, error) {
 // that failed elsewhere meanwhile: the embedded etcd is stopped cleanly,
 // and its data directory removed when this Open made it.
 func (o *Opening) Abandon() {
-	if opened, err := o.Wait(); err == nil {
-		opened.Close()
+	<-o.done
+	if o.err == nil {
+		o.opened.Close()
 	}
 	if o.madeDir != "" {
 		_ = os.RemoveAll(o.madeDir)
