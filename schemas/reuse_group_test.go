@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -39,18 +38,7 @@ func TestReuseOneGroupEqualsFullAssembly(t *testing.T) {
 	loaded, kept, failed := 0, 0, 0
 	for step := range 200 {
 		change := w.change()
-		decls := w.declarations()
-		reg, _, err := l.LoadWith(decls...)
-		saved := schemas.SaveAssembly(l)
-		l.ForgetAssembly()
-		full, _, fullErr := l.LoadWith(decls...)
-		schemas.RestoreAssembly(l, saved)
-		if fmt.Sprint(err) != fmt.Sprint(fullErr) {
-			t.Fatalf("step %d (%s): error %v, a full assembly: %v", step, change, err, fullErr)
-		}
-		if !reflect.DeepEqual(reg, full) {
-			t.Fatalf("step %d (%s): the registry differs from a full assembly's", step, change)
-		}
+		reg, err := loadAsFull(t, l, step, change, w.declarations())
 		if err != nil {
 			if failed++; failed < 4 {
 				t.Logf("step %d (%s): %v", step, change, err)

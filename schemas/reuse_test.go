@@ -37,18 +37,7 @@ func TestReuseEqualsFullAssembly(t *testing.T) {
 	loaded, reused := 0, 0
 	for step := range 60 {
 		change := w.change(step % 5)
-		decls := w.declarations()
-		reg, _, err := l.LoadWith(decls...)
-		saved := schemas.SaveAssembly(l)
-		l.ForgetAssembly()
-		full, _, fullErr := l.LoadWith(decls...)
-		schemas.RestoreAssembly(l, saved)
-		if fmt.Sprint(err) != fmt.Sprint(fullErr) {
-			t.Fatalf("step %d (%s): error %v, a full assembly: %v", step, change, err, fullErr)
-		}
-		if !reflect.DeepEqual(reg, full) {
-			t.Fatalf("step %d (%s): the registry differs from a full assembly's", step, change)
-		}
+		reg, err := loadAsFull(t, l, step, change, w.declarations())
 		if err != nil {
 			t.Logf("step %d (%s): %v", step, change, err)
 		}
@@ -216,4 +205,23 @@ func sharedGroups(prev, next *schemas.Registry) int {
 		}
 	}
 	return n
+}
+
+// loadAsFull loads decls with l, and fails the test at step (a change)
+// unless the registry and the error equal those of a full assembly of
+// the same declarations.
+func loadAsFull(t *testing.T, l *schemas.Loader, step int, change string, decls []*schemas.Declarations) (*schemas.Registry, error) {
+	t.Helper()
+	reg, _, err := l.LoadWith(decls...)
+	saved := schemas.SaveAssembly(l)
+	l.ForgetAssembly()
+	full, _, fullErr := l.LoadWith(decls...)
+	schemas.RestoreAssembly(l, saved)
+	if fmt.Sprint(err) != fmt.Sprint(fullErr) {
+		t.Fatalf("step %d (%s): error %v, a full assembly: %v", step, change, err, fullErr)
+	}
+	if !reflect.DeepEqual(reg, full) {
+		t.Fatalf("step %d (%s): the registry differs from a full assembly's", step, change)
+	}
+	return reg, err
 }
