@@ -49,12 +49,14 @@ func (o *Opening) Wait() (*Opened, error) {
 
 // Abandon waits for Open to end and closes what it opened, for a start
 // that failed elsewhere meanwhile: the embedded etcd is stopped cleanly,
-// and its data directory removed when this Open made it.
+// and its data directory removed when this Open made it. An Open that
+// failed removes nothing: another specd may hold that directory.
 func (o *Opening) Abandon() {
 	<-o.done
-	if o.err == nil {
-		o.opened.Close()
+	if o.err != nil {
+		return
 	}
+	o.opened.Close()
 	if o.madeDir != "" {
 		_ = os.RemoveAll(o.madeDir)
 	}
