@@ -26,14 +26,7 @@ func TestNewSetFromReusesUnchangedGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := schemas.NewRegistry([]*schemas.Group{frobberGroup(t, "changed.example.com"), kept})
-	next, err := NewSetFrom(reg, first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	full, err := NewSet(reg, DeclaredRules)
-	if err != nil {
-		t.Fatal(err)
-	}
+	next, full := nextAndFull(t, reg, first)
 	if next.Rules("kept.example.com", "Frobber", "v1") != first.Rules("kept.example.com", "Frobber", "v1") {
 		t.Error("the unchanged group's rules were compiled again")
 	}
@@ -46,15 +39,7 @@ func TestNewSetFromReusesUnchangedGroups(t *testing.T) {
 	for _, g := range []string{"kept.example.com", "changed.example.com"} {
 		v1 := `{"apiVersion":"` + g + `/v1","kind":"Frobber","metadata":{"name":"f"},"spec":{"height":1,"param":"a","legacy":false}}`
 		for _, to := range []string{"v2", "v3"} {
-			got, err := next.Convert([]byte(v1), g+"/"+to)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := full.Convert([]byte(v1), g+"/"+to)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustEqualJSON(t, g+" v1 -> "+to, string(got), string(want))
+			mustConvertAlike(t, g+" v1 -> "+to, next, full, v1, g+"/"+to)
 		}
 		if len(next.byHub[[2]string{g + "/v2", "Frobber"}]) != 2 {
 			t.Errorf("%s: want the round trips of v1 and v3 through the hub", g)
@@ -96,14 +81,7 @@ func TestNewSetFromReusesUnchangedResources(t *testing.T) {
 	again := frobberGroup(t, name).Resources[0]
 	again.Kind, again.ListKind = "Widget", "WidgetList"
 	reg := schemas.NewRegistry([]*schemas.Group{{Name: name, Resources: []*schemas.Resource{again, kept}}})
-	next, err := NewSetFrom(reg, first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	full, err := NewSet(reg, DeclaredRules)
-	if err != nil {
-		t.Fatal(err)
-	}
+	next, full := nextAndFull(t, reg, first)
 	if next.Rules(name, "Frobber", "v1") != first.Rules(name, "Frobber", "v1") {
 		t.Error("the unchanged resource's rules were compiled again")
 	}
@@ -116,14 +94,35 @@ func TestNewSetFromReusesUnchangedResources(t *testing.T) {
 			t.Errorf("%s: %d round trips through the hub, a full compile %d; want those of v1 and v3", kind, len(next.byHub[key]), len(full.byHub[key]))
 		}
 		v1 := `{"apiVersion":"` + name + `/v1","kind":"` + kind + `","metadata":{"name":"f"},"spec":{"height":1,"param":"a","legacy":false}}`
-		got, err := next.Convert([]byte(v1), name+"/v3")
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := full.Convert([]byte(v1), name+"/v3")
-		if err != nil {
-			t.Fatal(err)
-		}
-		mustEqualJSON(t, kind+" v1 -> v3", string(got), string(want))
+		mustConvertAlike(t, kind+" v1 -> v3", next, full, v1, name+"/v3")
 	}
+}
+
+// nextAndFull compiles reg's rules from first, and from nothing.
+func nextAndFull(t *testing.T, reg *schemas.Registry, first *Set) (next, full *Set) {
+	t.Helper()
+	next, err := NewSetFrom(reg, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err = NewSet(reg, DeclaredRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return next, full
+}
+
+// mustConvertAlike converts obj to apiVersion with next and with full,
+// and requires the same answer.
+func mustConvertAlike(t *testing.T, what string, next, full *Set, obj, apiVersion string) {
+	t.Helper()
+	got, err := next.Convert([]byte(obj), apiVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := full.Convert([]byte(obj), apiVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustEqualJSON(t, what, string(got), string(want))
 }
