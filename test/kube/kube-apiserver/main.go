@@ -55,6 +55,9 @@ func run(args []string) error {
 	if err := logsapi.ValidateAndApply(s.Logs, gate); err != nil {
 		return err
 	}
+	// --secure-port=0: the listener made here stays open and is handed to
+	// the server (SecureServing.Listener), so no other process can take
+	// the port between its pick and its use.
 	if s.SecureServing.BindPort == 0 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
