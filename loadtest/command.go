@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -82,7 +83,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 		return nil, err
 	}
 	defer c.close()
-	if err := preflight(ctx, c, progress); err != nil {
+	if err := preflight(ctx, c, cfg.Phases, progress); err != nil {
 		return nil, err
 	}
 
@@ -98,9 +99,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 		Started:     time.Now().UTC(),
 	}
 	rep.PID = serverPID(cfg, c.base, progress)
+	r.pid = rep.PID
 
 	for _, name := range cfg.Phases {
-		pr := runPhase(ctx, r, name, rep.rss())
+		pr := runPhase(ctx, r, name)
 		rep.Phases = append(rep.Phases, pr)
 		fmt.Fprintf(progress, "bench: %-10s %d ops, %d errors, %s\n", name, pr.Ops, pr.ErrorCount(), pr.Duration.Round(time.Millisecond))
 		if name == PhaseCreate {
@@ -116,24 +118,27 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 }
 
 // runPhase runs one phase and measures it, with the server RSS around it.
-func runPhase(ctx context.Context, r *runner, name string, rss func() *int64) PhaseResult {
+func runPhase(ctx context.Context, r *runner, name string) PhaseResult {
 	capacity := r.cfg.Objects
 	switch name {
+	case PhaseCRDs:
+		capacity = r.cfg.CRDs
 	case PhaseList, PhaseListCache:
 		capacity = r.cfg.ListRepeat
 	case PhaseListPaged:
 		capacity = r.cfg.ListRepeat * (r.expected/r.cfg.PageSize + 1)
 	}
 	rec := newRecorder(capacity)
-	pr := PhaseResult{Name: name, RSSBefore: rss()}
+	pr := PhaseResult{Name: name, RSSBefore: r.rss()}
 	start := time.Now()
 	r.phase(name)(ctx, rec)
 	pr.Duration = time.Since(start)
-	pr.RSSAfter = rss()
+	pr.RSSAfter = r.rss()
 	pr.Ops = len(rec.latencies)
 	pr.Errors = rec.errors
 	pr.Retries = rec.retries
 	pr.Items = rec.items
+	pr.Steps = rec.steps
 	pr.Latency = summarize(rec.latencies)
 	pr.Interrupted = ctx.Err() != nil
 	return pr
@@ -166,10 +171,19 @@ func serverPID(cfg Config, server string, progress io.Writer) int {
 	return pid
 }
 
-// preflight checks that the server serves the collection, creating the
+// preflight checks that the server serves what the phases use: the CRDs
+// for the crds phase, and for the others the collection, creating the
 // namespace first where the server has a core namespaces API (a real
 // kube-apiserver); servers without one are left alone.
-func preflight(ctx context.Context, c *client, progress io.Writer) error {
+func preflight(ctx context.Context, c *client, phases []string, progress io.Writer) error {
+	if slices.Contains(phases, PhaseCRDs) {
+		if _, err := served(ctx, c, crdCollection, "the crds phase needs a server with CRDs"); err != nil {
+			return err
+		}
+	}
+	if !slices.ContainsFunc(phases, func(p string) bool { return p != PhaseCRDs }) {
+		return nil
+	}
 	if ns := c.namespace(); ns != "" {
 		code, _, err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns, nil, nil)
 		if err == nil && code == http.StatusNotFound {
@@ -179,16 +193,26 @@ func preflight(ctx context.Context, c *client, progress io.Writer) error {
 			}
 		}
 	}
-	code, body, err := c.do(ctx, http.MethodGet, c.collection, url.Values{"limit": {"1"}}, nil)
+	body, err := served(ctx, c, c.collection, "is the resource served? for specd, put examples/bench/bench.yaml in the schemas directory")
 	if err != nil {
-		return fmt.Errorf("cannot reach %s: %w", c.base, err)
-	}
-	if code != http.StatusOK {
-		msg := gjson.GetBytes(body, "message").String()
-		return fmt.Errorf("GET %s%s: HTTP %d %s (is the resource served? for specd, put examples/bench/bench.yaml in the schemas directory)", c.base, c.collection, code, msg)
+		return err
 	}
 	if gjson.GetBytes(body, "items.#").Int() > 0 {
 		fmt.Fprintf(progress, "bench: warning: %s is not empty; creates of existing names will fail with 409\n", c.collection)
 	}
 	return nil
+}
+
+// served lists one item of collection, and returns the list, or an
+// error with hint when the server does not answer 200.
+func served(ctx context.Context, c *client, collection, hint string) ([]byte, error) {
+	code, body, err := c.do(ctx, http.MethodGet, collection, url.Values{"limit": {"1"}}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach %s: %w", c.base, err)
+	}
+	if code != http.StatusOK {
+		msg := gjson.GetBytes(body, "message").String()
+		return nil, fmt.Errorf("GET %s%s: HTTP %d %s (%s)", c.base, collection, code, msg, hint)
+	}
+	return body, nil
 }

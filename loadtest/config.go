@@ -22,6 +22,9 @@ const (
 	PhaseListCache = "list-cache"
 	PhaseUpdate    = "update"
 	PhaseDelete    = "delete"
+	// PhaseCRDs creates --crds CRDs through the API, one after another,
+	// each waited for until Established: what the Nth CRD costs.
+	PhaseCRDs = "crds"
 )
 
 // DefaultPhases is the value of --phases when it is not given.
@@ -29,7 +32,7 @@ const DefaultPhases = "create,get,list,list-paged,update,delete"
 
 var knownPhases = map[string]bool{
 	PhaseCreate: true, PhaseGet: true, PhaseList: true,
-	PhaseListPaged: true, PhaseUpdate: true, PhaseDelete: true, PhaseListCache: true,
+	PhaseListPaged: true, PhaseUpdate: true, PhaseDelete: true, PhaseListCache: true, PhaseCRDs: true,
 }
 
 // errInvalidConfig is wrapped by every flag validation error.
@@ -56,6 +59,10 @@ type Config struct {
 	FieldSize   int
 	MaxRetries  int
 
+	CRDs      int    // the crds phase: how many CRDs
+	CRDStep   int    // the crds phase reports every CRDStep CRDs
+	CRDGroups string // "one": every CRD in crds.bench.specd.io; "each": a group per CRD
+
 	PID    int // server pid for RSS; 0 means look it up
 	Output string
 
@@ -81,6 +88,9 @@ func addFlags(fs *pflag.FlagSet, cfg *Config) *string {
 	fs.IntVar(&cfg.Fields, "fields", 20, "number of string fields in spec (f00, f01, ...)")
 	fs.IntVar(&cfg.FieldSize, "field-size", 70, "length of each spec field value (70 with 20 fields gives about 1.7 KB of JSON)")
 	fs.IntVar(&cfg.MaxRetries, "max-retries", 10, "retries of an update that gets 409 Conflict")
+	fs.IntVar(&cfg.CRDs, "crds", 1000, "crds phase: number of CRDs to create, one after another")
+	fs.IntVar(&cfg.CRDStep, "crd-step", 100, "crds phase: report the mean time, RSS and server CPU of every this many CRDs")
+	fs.StringVar(&cfg.CRDGroups, "crd-groups", "one", "crds phase: one (every CRD in "+crdGroup+") or each (a group of its own per CRD)")
 	fs.IntVar(&cfg.PID, "pid", 0, "server process id for RSS; 0 finds the process listening on the server's loopback port (Linux)")
 	fs.StringVar(&cfg.Output, "output", "text", "report format: text or json")
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Minute, "deadline of the whole run")
@@ -143,6 +153,7 @@ func (c Config) Validate() error {
 	}{
 		{"--objects", c.Objects}, {"--concurrency", c.Concurrency}, {"--page-size", c.PageSize},
 		{"--list-repeat", c.ListRepeat}, {"--fields", c.Fields}, {"--field-size", c.FieldSize},
+		{"--crds", c.CRDs}, {"--crd-step", c.CRDStep},
 	}
 	for _, p := range positive {
 		if p.v < 1 {
@@ -158,6 +169,9 @@ func (c Config) Validate() error {
 	if c.PID < 0 {
 		bad("--pid must not be negative, got %d", c.PID)
 	}
+	if c.CRDGroups != "one" && c.CRDGroups != "each" {
+		bad("--crd-groups must be one or each, got %q", c.CRDGroups)
+	}
 	if c.Output != "text" && c.Output != "json" {
 		bad("--output must be text or json, got %q", c.Output)
 	}
@@ -169,7 +183,7 @@ func (c Config) Validate() error {
 	}
 	for _, p := range c.Phases {
 		if !knownPhases[p] {
-			bad("--phases: unknown phase %q (known: %s)", p, DefaultPhases)
+			bad("--phases: unknown phase %q (known: %s,%s)", p, DefaultPhases, PhaseCRDs)
 		}
 	}
 	if len(errs) == 0 {

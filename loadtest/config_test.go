@@ -25,7 +25,8 @@ func TestDefaultConfig(t *testing.T) {
 	want := Config{
 		Server: "http://127.0.0.1:8080", Group: "bench.specd.io", Version: "v1", Resource: "payloads",
 		Kind: "Payload", Namespace: "bench", Objects: 10000, Concurrency: 16, PageSize: 500, ListRepeat: 3,
-		Fields: 20, FieldSize: 70, MaxRetries: 10, Output: "text", Timeout: 30 * time.Minute, RequestTimeout: time.Minute,
+		Fields: 20, FieldSize: 70, MaxRetries: 10, CRDs: 1000, CRDStep: 100, CRDGroups: "one",
+		Output: "text", Timeout: 30 * time.Minute, RequestTimeout: time.Minute,
 		Phases: []string{"create", "get", "list", "list-paged", "update", "delete"},
 	}
 	if !slices.Equal(cfg.Phases, want.Phases) {
@@ -80,6 +81,8 @@ func TestParseConfig(t *testing.T) {
 		"slash in resource": {args: []string{"--resource", "a/b"}, wantErr: []string{"must not contain '/'"}},
 		"zero timeout":      {args: []string{"--timeout", "0s"}, wantErr: []string{"--timeout"}},
 		"stray argument":    {args: []string{"extra"}, wantErr: []string{"unexpected arguments"}},
+		"crd groups":        {args: []string{"--phases", "crds", "--crd-groups", "all"}, wantErr: []string{"--crd-groups must be one or each"}},
+		"zero crd step":     {args: []string{"--crd-step", "0"}, wantErr: []string{"--crd-step must be at least 1"}},
 		"unknown flag":      {args: []string{"--nope"}, wantErr: []string{"unknown flag: --nope"}},
 	}
 	for name, tc := range tests {

@@ -17,6 +17,12 @@
 //	            resourceVersion; a 409 Conflict starts again from the GET
 //	            (up to --max-retries); one operation's latency covers it all
 //	delete      DELETE each object
+//	crds        POST --crds CRDs (not in the default run), one after
+//	            another, and wait for each, with a watch, until it is
+//	            Established; every --crd-step CRDs, report their mean time,
+//	            the server's RSS and its CPU per CRD (utime+stime of
+//	            /proc/PID/stat). CRD i is c<i>s in crds.bench.specd.io,
+//	            or in g<i>.crds.bench.specd.io with --crd-groups each
 //
 // Per phase it reports the operations, the errors by HTTP status code (or
 // "transport", "count-mismatch", "bad-response"), the duration, operations

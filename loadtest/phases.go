@@ -22,6 +22,7 @@ type runner struct {
 	gen      generator
 	expected int // objects the collection should hold now
 	salt     int // makes each run's updates real writes, not no-ops
+	pid      int // server process, for the crds phase's steps; 0 when unknown
 }
 
 func (r *runner) phase(name string) phaseFunc {
@@ -33,6 +34,7 @@ func (r *runner) phase(name string) phaseFunc {
 		PhaseListCache: r.listCache,
 		PhaseUpdate:    r.update,
 		PhaseDelete:    r.delete,
+		PhaseCRDs:      r.crds,
 	}[name]
 }
 

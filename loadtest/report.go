@@ -37,6 +37,7 @@ type PhaseResult struct {
 	Latency     Latency
 	RSSBefore   *int64 // server RSS in bytes; nil when unknown
 	RSSAfter    *int64
+	Steps       []Step // crds: one per --crd-step CRDs
 	Interrupted bool
 }
 
@@ -65,20 +66,6 @@ func (r *Report) Failed() bool {
 		}
 	}
 	return r.Interrupted
-}
-
-// rss returns a reader of the server's RSS, nil when unknown.
-func (r *Report) rss() func() *int64 {
-	return func() *int64 {
-		if r.PID <= 0 {
-			return nil
-		}
-		v, err := readRSS("/proc", r.PID)
-		if err != nil {
-			return nil
-		}
-		return &v
-	}
 }
 
 // jsonReport is the --output json shape: durations in milliseconds, sizes
@@ -112,7 +99,17 @@ type jsonPhase struct {
 	MaxMs          float64        `json:"maxMs"`
 	RSSBeforeBytes *int64         `json:"rssBeforeBytes"`
 	RSSAfterBytes  *int64         `json:"rssAfterBytes"`
+	Steps          []jsonStep     `json:"steps,omitempty"`
 	Interrupted    bool           `json:"interrupted"`
+}
+
+// jsonStep is a Step: after done CRDs, the step's mean time, the server's
+// RSS and its CPU per CRD over the step.
+type jsonStep struct {
+	Done       int      `json:"done"`
+	MeanMs     float64  `json:"meanMs"`
+	RSSBytes   *int64   `json:"rssBytes"`
+	CPUPerOpMs *float64 `json:"cpuPerOpMs"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -133,12 +130,25 @@ func writeJSON(w io.Writer, r *Report) error {
 			Retries: p.Retries, Items: p.Items,
 			DurationMs: ms(p.Duration), OpsPerSec: p.OpsPerSec(),
 			P50Ms: ms(p.Latency.P50), P90Ms: ms(p.Latency.P90), P99Ms: ms(p.Latency.P99), MaxMs: ms(p.Latency.Max),
-			RSSBeforeBytes: p.RSSBefore, RSSAfterBytes: p.RSSAfter, Interrupted: p.Interrupted,
+			RSSBeforeBytes: p.RSSBefore, RSSAfterBytes: p.RSSAfter, Steps: jsonSteps(p.Steps), Interrupted: p.Interrupted,
 		})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+func jsonSteps(steps []Step) []jsonStep {
+	var out []jsonStep
+	for _, s := range steps {
+		js := jsonStep{Done: s.Done, MeanMs: ms(s.Mean), RSSBytes: s.RSS}
+		if s.CPUPer != nil {
+			v := ms(*s.CPUPer)
+			js.CPUPerOpMs = &v
+		}
+		out = append(out, js)
+	}
+	return out
 }
 
 func writeText(w io.Writer, r *Report) error {
@@ -174,6 +184,11 @@ func writeText(w io.Writer, r *Report) error {
 			fmt.Fprintf(w, "%s: %d items in total\n", p.Name, p.Items)
 		}
 	}
+	for _, p := range r.Phases {
+		if err := writeSteps(w, p.Steps); err != nil {
+			return err
+		}
+	}
 	if r.RSSGrowthPer10k != nil {
 		fmt.Fprintf(w, "server RSS growth after create: %s per 10,000 objects\n", mibText(r.RSSGrowthPer10k))
 	}
@@ -181,6 +196,24 @@ func writeText(w io.Writer, r *Report) error {
 		fmt.Fprintln(w, "* the run deadline ended this phase early")
 	}
 	return nil
+}
+
+// writeSteps is the crds phase's table: a row per step.
+func writeSteps(w io.Writer, steps []Step) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\ncrds, create to Established:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CRDS\tMEAN\tRSS\tSERVER CPU/CRD")
+	for _, s := range steps {
+		cpu := "unknown"
+		if s.CPUPer != nil {
+			cpu = latencyText(*s.CPUPer)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", s.Done, latencyText(s.Mean), mibText(s.RSS), cpu)
+	}
+	return tw.Flush()
 }
 
 // errorsText is "0" or the errors by key, "409:3 transport:1".

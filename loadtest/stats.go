@@ -24,6 +24,7 @@ type recorder struct {
 	errors    map[string]int
 	retries   int
 	items     int
+	steps     []Step
 }
 
 func newRecorder(capacity int) *recorder {
@@ -57,6 +58,12 @@ func (r *recorder) addItems(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.items += n
+}
+
+func (r *recorder) addStep(s Step) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.steps = append(r.steps, s)
 }
 
 // statusKey is the error key of an HTTP status code.
