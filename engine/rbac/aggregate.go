@@ -35,7 +35,7 @@ type Aggregator struct {
 // ctx ends. specd runs it in the elected replica only, so it starts with
 // a pass: a new leader takes up what changed before it led. Several
 // replicas may run it at once: each writes the same rules. Its passes
-// are paced (pacer): a change after a quiet spell is aggregated after
+// are paced (background.Pacer): a change after a quiet spell is aggregated after
 // aggregateDelay, the changes of a burst (CRDs created one after
 // another) together, as often as the cost of a pass allows.
 func (g *Aggregator) Run(ctx context.Context) {
@@ -44,7 +44,7 @@ func (g *Aggregator) Run(ctx context.Context) {
 		log = slog.Default()
 	}
 	ctx = WithInternalUser(ctx)
-	pace := pacer{first: aggregateDelay}
+	pace := background.Pacer{First: aggregateDelay}
 	g.Authorizer.ix.notify()
 	for {
 		select {
@@ -52,14 +52,14 @@ func (g *Aggregator) Run(ctx context.Context) {
 			return
 		case <-g.Authorizer.ix.changed:
 		}
-		pace.wait(ctx)
+		pace.Wait(ctx)
 		g.takeNotice()
 		if !g.Authorizer.synced[clusterRoles].Load() {
 			continue // a list under way: its end notifies again
 		}
 		start := time.Now()
 		if err := g.aggregate(ctx); err == nil {
-			pace.done(start, time.Now())
+			pace.Done(start, time.Now())
 		} else if ctx.Err() == nil {
 			log.Warn("clusterrole aggregation failed; retrying at the next change", "err", err)
 			g.Authorizer.ix.notify()

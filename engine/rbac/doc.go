@@ -16,7 +16,7 @@
 //   - Aggregator fills the rules of ClusterRoles that have an
 //     aggregationRule, as kube's clusterrole aggregation controller does.
 //     Its passes, and the PolicyWriter's writes of the schema roles, are
-//     paced by their cost (pacer): they write roles that list every
+//     paced by their cost (background.Pacer): they write roles that list every
 //     resource of the schemas, and a burst of CRDs would otherwise cost
 //     the square of their number.
 //   - Mutators are kube's defaults of the bindings: a roleRef, and a User

@@ -68,7 +68,7 @@ const (
 // write roles roles one after another, came far fewer than the changes,
 // and that each came at least three passes after the one before: a
 // pass lasts at least roles × slowWrite, and the next waits three times
-// that after its end (rbac's paceFactor).
+// that after its end (background's paceFactor).
 func checkPaced(t *testing.T, name string, at []time.Time, roles int) {
 	t.Helper()
 	gap := 3 * time.Duration(roles) * slowWrite

@@ -20,7 +20,7 @@ import (
 // and the roles of the schemas' resources (SchemaPolicy). It follows
 // reloads as a serving.Follower. The schema roles list every resource of
 // the schemas, so Run writes them apart from the reload, paced as the
-// Aggregator is (pacer): at once after a quiet spell, and during a burst
+// Aggregator is (background.Pacer): at once after a quiet spell, and during a burst
 // of reloads (CRDs created one after another) for the last one, as often
 // as their cost allows.
 type PolicyWriter struct {
@@ -62,18 +62,18 @@ func (p *PolicyWriter) AfterSwap(ctx context.Context, _, next *schemas.Registry)
 // Run writes the schema roles of the last reload after each reload,
 // paced, until ctx ends; a failure is retried.
 func (p *PolicyWriter) Run(ctx context.Context) {
-	var pace pacer
+	var pace background.Pacer
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-p.changed:
 		}
-		pace.wait(ctx)
+		pace.Wait(ctx)
 		reg := p.next.Load()
 		start := time.Now()
 		if err := p.write(ctx, reg, SchemaPolicy(reg)); err == nil {
-			pace.done(start, time.Now())
+			pace.Done(start, time.Now())
 		} else if ctx.Err() == nil {
 			p.log.Warn("writing the schema roles failed; retrying", "err", err)
 			p.retry(ctx)

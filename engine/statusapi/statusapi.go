@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specd-io/specd/engine"
+	"github.com/specd-io/specd/engine/background"
 	"github.com/specd-io/specd/engine/memstorage"
 	"github.com/specd-io/specd/engine/storage"
 	"github.com/specd-io/specd/plugins/hook"
@@ -80,6 +81,12 @@ func Start(ctx context.Context, cfg Config) (stop func()) {
 	}
 }
 
+// reloadGap is the least time between two passes after reloads. A pass
+// builds the objects of every schema file and resource, so once per CRD
+// of a burst of thousands it was a sixth of specd's CPU; a reload after a
+// quiet second is still written at once.
+const reloadGap = time.Second
+
 // run writes every kind, then each again when what it is built from
 // changes: a reload, the plugins' state, a migration state; and the
 // election and etcd every ClusterInterval.
@@ -88,6 +95,7 @@ func (p *publisher) run(ctx context.Context, migrations <-chan []migrationObject
 	defer tick.Stop()
 	clusterTick := time.NewTicker(p.cfg.ClusterInterval)
 	defer clusterTick.Stop()
+	pace := background.Pacer{Gap: reloadGap}
 	next := p.reloaded(ctx)
 	p.cluster(ctx)
 	for {
@@ -95,7 +103,10 @@ func (p *publisher) run(ctx context.Context, migrations <-chan []migrationObject
 		case <-ctx.Done():
 			return
 		case <-next:
+			pace.Wait(ctx)
+			start := time.Now()
 			next = p.reloaded(ctx)
+			pace.Done(start, time.Now())
 		case <-tick.C:
 			p.publish(ctx, pluginKind, p.plugins())
 		case <-clusterTick.C:

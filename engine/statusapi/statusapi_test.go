@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -230,6 +232,49 @@ func TestUnchangedFileKept(t *testing.T) {
 		if changed := after[name].ModRevision != kv.ModRevision; changed != (name == "g.yaml") {
 			t.Errorf("%s rewritten: %t (revision %d, then %d); want only g.yaml", name, changed, kv.ModRevision, after[name].ModRevision)
 		}
+	}
+}
+
+// TestBurstOfReloadsPaced: a burst of reloads that each change one file
+// rewrites that file's SchemaFile a few times, not once per reload, and
+// the last write is of the last content.
+func TestBurstOfReloadsPaced(t *testing.T) {
+	gadgets := testschemas.Gadgets(testschemas.GadgetOptions{Version: "v1", Props: []string{testschemas.SizeProp}})
+	e := start(t, map[string]string{"g.yaml": gadgets})
+	e.await(t, "schemafiles", func(m map[string]object) bool { return len(m) == 1 })
+	prefix := statusapi.Prefix(engine.Keys{}) + "schemafiles/"
+	from, err := e.mem.List(t.Context(), prefix, storage.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	events := e.mem.Watch(ctx, prefix, from.Revision)
+	const reloads = 20
+	for i := range reloads {
+		// A comment is enough to change the file's digest.
+		testschemas.WriteFiles(t, e.dir, map[string]string{"g.yaml": fmt.Sprintf("%s# change %d\n", gadgets, i)})
+		if err := e.reloads.Reload(t.Context(), "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := e.set.Files()[filepath.Join(e.dir, "g.yaml")]
+	writes, done := 0, false
+	for ev := range events {
+		writes++
+		var o object
+		if err := json.Unmarshal(ev.Value, &o); err != nil {
+			t.Fatal(err)
+		}
+		if done = o.Status["digest"] == want; done {
+			break
+		}
+	}
+	if !done {
+		t.Fatalf("g.yaml's SchemaFile never had the last digest %q (%d writes)", want, writes)
+	}
+	if writes > reloads/2 {
+		t.Errorf("g.yaml's SchemaFile written %d times over %d reloads, want at most %d", writes, reloads, reloads/2)
 	}
 }
 

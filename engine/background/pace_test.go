@@ -1,18 +1,18 @@
-package rbac
+package background
 
 import (
 	"testing"
 	"time"
 )
 
-// TestPacerDelay: a change after a quiet spell waits first; one during
+// TestPacerDelay: a change after a quiet spell waits First; one during
 // a burst waits until three times the last pass (paceFactor) has passed
-// since it ended, and never more than maxPace.
+// since it ended, and never more than maxPace, but at least Gap.
 func TestPacerDelay(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	tests := map[string]struct {
-		first      time.Duration
+		first, gap time.Duration
 		start, end time.Duration // of the last pass, from t0; none when both are 0
 		at         time.Duration // of the change
 		want       time.Duration
@@ -29,12 +29,15 @@ func TestPacerDelay(t *testing.T) {
 		"a short pass after a long one":     {first: ms(50), start: ms(25000), end: ms(25001), at: ms(25001), want: ms(50)},
 		"a pass taking no time at all":      {start: ms(7), end: ms(7), at: ms(7), want: 0},
 		"the wait of a pass, without first": {start: 0, end: ms(10), at: ms(20), want: ms(20)},
+		"a gap after a short pass":          {gap: ms(1000), start: 0, end: ms(10), at: ms(20), want: ms(990)},
+		"a long pass beyond the gap":        {gap: ms(100), start: 0, end: ms(100), at: ms(100), want: ms(300)},
+		"after the gap":                     {gap: ms(1000), start: 0, end: ms(10), at: ms(1500), want: 0},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			p := pacer{first: tc.first}
+			p := Pacer{First: tc.first, Gap: tc.gap}
 			if tc.start != 0 || tc.end != 0 {
-				p.done(t0.Add(tc.start), t0.Add(tc.end))
+				p.Done(t0.Add(tc.start), t0.Add(tc.end))
 			}
 			if got := p.delay(t0.Add(tc.at)); got != tc.want {
 				t.Errorf("delay = %v, want %v", got, tc.want)
