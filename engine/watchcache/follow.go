@@ -22,7 +22,10 @@ func (c *Served) BeforeSwap(context.Context, *schemas.Registry, *schemas.Registr
 // is served any more, and otherwise the versions of those that went end
 // alone.
 func (c *Served) AfterSwap(_ context.Context, old, next *schemas.Registry) {
+	c.swapMu.Lock()
+	defer c.swapMu.Unlock()
 	oldAt, nextAt := c.servedByKey(old), c.servedByKey(next)
+	c.last = servedIndex{reg: next, at: nextAt}
 	for key, olds := range oldAt {
 		nexts := nextAt[key]
 		switch {
@@ -52,12 +55,16 @@ func (c *Served) AfterSwap(_ context.Context, old, next *schemas.Registry) {
 	}
 }
 
-// servedByKey is reg's served resources by cache key.
+// servedByKey is reg's served resources by cache key; under swapMu.
 func (c *Served) servedByKey(reg *schemas.Registry) map[string][]*schemas.Resource {
+	if reg == c.last.reg && reg != nil {
+		return c.last.at
+	}
 	at := map[string][]*schemas.Resource{}
 	for _, res := range reg.Resources() {
 		if res.Served() {
-			at[c.key(res)] = append(at[c.key(res)], res)
+			key := c.key(res)
+			at[key] = append(at[key], res)
 		}
 	}
 	return at

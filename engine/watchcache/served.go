@@ -23,6 +23,19 @@ type Served struct {
 
 	mu   sync.RWMutex
 	gens map[string]*cacheGen // by cache key: the generation serving now
+
+	// swapMu orders the reloads' AfterSwap calls, and guards last.
+	swapMu sync.Mutex
+	// last is the registry of the last AfterSwap and its served
+	// resources by cache key: that reload's next is the following one's
+	// old, and with thousands of CRDs each reload would index it again.
+	last servedIndex
+}
+
+// servedIndex is a registry's served resources by cache key.
+type servedIndex struct {
+	reg *schemas.Registry
+	at  map[string][]*schemas.Resource
 }
 
 var _ engine.Cache = (*Served)(nil)
