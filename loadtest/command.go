@@ -88,7 +88,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	}
 
 	gen := newGenerator(cfg)
-	r := &runner{cfg: cfg, client: c, gen: gen, expected: cfg.Objects, salt: int(time.Now().UnixNano() % 1e6)}
+	r := &runner{cfg: cfg, client: c, gen: gen, expected: cfg.Objects, salt: int(time.Now().UnixNano() % 1e6), progress: progress}
 	rep := &Report{
 		Server:      c.base,
 		Collection:  c.collection,
@@ -100,6 +100,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	}
 	rep.PID = serverPID(cfg, c.base, progress)
 	r.pid = rep.PID
+	rep.objectPhases = slices.ContainsFunc(cfg.Phases, func(p string) bool { return p != PhaseCRDs })
+	if slices.Contains(cfg.Phases, PhaseCRDs) {
+		rep.CRDs, rep.CRDGroups = cfg.CRDs, cfg.CRDGroups
+	}
 
 	for _, name := range cfg.Phases {
 		pr := runPhase(ctx, r, name)
@@ -182,7 +186,7 @@ func preflight(ctx context.Context, c *client, phases []string, progress io.Writ
 		}
 	}
 	if !slices.ContainsFunc(phases, func(p string) bool { return p != PhaseCRDs }) {
-		return nil
+		return nil // the collection is not used
 	}
 	if ns := c.namespace(); ns != "" {
 		code, _, err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns, nil, nil)

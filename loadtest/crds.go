@@ -93,7 +93,9 @@ func (r *runner) crds(ctx context.Context, rec *recorder) {
 		stepTime += took
 		if done := i + 1; done%r.cfg.CRDStep == 0 || done == r.cfg.CRDs {
 			cpuEnd := r.serverCPU()
-			rec.addStep(Step{Done: done, Mean: stepTime / time.Duration(done-stepStart), RSS: r.rss(), CPUPer: perOp(cpuStart, cpuEnd, done-stepStart)})
+			step := Step{Done: done, Mean: stepTime / time.Duration(done-stepStart), RSS: r.rss(), CPUPer: perOp(cpuStart, cpuEnd, done-stepStart)}
+			rec.addStep(step)
+			fmt.Fprintf(r.progress, "bench: crds %d, mean %s, rss %s\n", done, latencyText(step.Mean), mibText(step.RSS))
 			stepStart, cpuStart, stepTime = done, cpuEnd, 0
 		}
 	}

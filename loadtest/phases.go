@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -23,6 +24,7 @@ type runner struct {
 	expected int // objects the collection should hold now
 	salt     int // makes each run's updates real writes, not no-ops
 	pid      int // server process, for the crds phase's steps; 0 when unknown
+	progress io.Writer
 }
 
 func (r *runner) phase(name string) phaseFunc {

@@ -23,6 +23,9 @@ type Report struct {
 	Started         time.Time
 	Phases          []PhaseResult
 	RSSGrowthPer10k *int64 // server RSS growth in bytes per 10,000 created objects
+	CRDs            int    // the crds phase's CRDs; 0 without that phase
+	CRDGroups       string // "one" or "each", as --crd-groups
+	objectPhases    bool   // a phase besides crds uses the collection
 	Interrupted     bool   // the run deadline or ctx ended the run early
 }
 
@@ -80,6 +83,8 @@ type jsonReport struct {
 	ServerPID            *int        `json:"serverPID"`
 	Started              time.Time   `json:"started"`
 	RSSGrowthPer10kBytes *int64      `json:"rssGrowthPer10kObjectsBytes"`
+	CRDs                 int         `json:"crds,omitempty"`
+	CRDGroups            string      `json:"crdGroups,omitempty"`
 	Interrupted          bool        `json:"interrupted"`
 	Phases               []jsonPhase `json:"phases"`
 }
@@ -118,7 +123,7 @@ func writeJSON(w io.Writer, r *Report) error {
 	out := jsonReport{
 		Server: r.Server, Collection: r.Collection, Kind: r.Kind, Objects: r.Objects,
 		Concurrency: r.Concurrency, ObjectBytes: r.ObjectBytes, Started: r.Started,
-		RSSGrowthPer10kBytes: r.RSSGrowthPer10k, Interrupted: r.Interrupted,
+		RSSGrowthPer10kBytes: r.RSSGrowthPer10k, CRDs: r.CRDs, CRDGroups: r.CRDGroups, Interrupted: r.Interrupted,
 		Phases: []jsonPhase{},
 	}
 	if r.PID > 0 {
@@ -157,8 +162,14 @@ func writeText(w io.Writer, r *Report) error {
 		pid = fmt.Sprint(r.PID)
 	}
 	fmt.Fprintf(w, "server      %s (pid %s)\n", r.Server, pid)
-	fmt.Fprintf(w, "collection  %s (%s)\n", r.Collection, r.Kind)
-	fmt.Fprintf(w, "objects     %d of %d bytes, concurrency %d\n\n", r.Objects, r.ObjectBytes, r.Concurrency)
+	if r.objectPhases {
+		fmt.Fprintf(w, "collection  %s (%s)\n", r.Collection, r.Kind)
+		fmt.Fprintf(w, "objects     %d of %d bytes, concurrency %d\n", r.Objects, r.ObjectBytes, r.Concurrency)
+	}
+	if r.CRDs > 0 {
+		fmt.Fprintf(w, "crds        %d, one after another, %s\n", r.CRDs, crdGroupsText(r.CRDGroups))
+	}
+	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PHASE\tOPS\tERRORS\tDURATION\tOPS/S\tP50\tP90\tP99\tMAX\tRSS BEFORE\tRSS AFTER")
@@ -196,6 +207,13 @@ func writeText(w io.Writer, r *Report) error {
 		fmt.Fprintln(w, "* the run deadline ended this phase early")
 	}
 	return nil
+}
+
+func crdGroupsText(groups string) string {
+	if groups == "each" {
+		return "each in a group of its own (g<i>." + crdGroup + ")"
+	}
+	return "all in " + crdGroup
 }
 
 // writeSteps is the crds phase's table: a row per step.
