@@ -47,23 +47,18 @@ func parseStatCPU(stat string) (time.Duration, error) {
 }
 
 // serverCPU is the server's CPU time so far; nil when unknown.
-func (r *runner) serverCPU() *time.Duration {
-	if r.pid <= 0 {
-		return nil
-	}
-	d, err := readCPU("/proc", r.pid)
-	if err != nil {
-		return nil
-	}
-	return &d
-}
+func (r *runner) serverCPU() *time.Duration { return fromProc(r.pid, readCPU) }
 
 // rss is the server's resident set; nil when unknown.
-func (r *runner) rss() *int64 {
-	if r.pid <= 0 {
+func (r *runner) rss() *int64 { return fromProc(r.pid, readRSS) }
+
+// fromProc reads a value of pid from /proc; nil when pid or the value is
+// unknown.
+func fromProc[T any](pid int, read func(procRoot string, pid int) (T, error)) *T {
+	if pid <= 0 {
 		return nil
 	}
-	v, err := readRSS("/proc", r.pid)
+	v, err := read("/proc", pid)
 	if err != nil {
 		return nil
 	}

@@ -46,9 +46,9 @@ func (c Config) crdGroupOf(i int) string {
 	return crdGroup
 }
 
-// crdObject is CRD i: a namespaced kind with a status subresource and a
+// CRD is the crds phase's CRD i in group, as JSON: a namespaced kind with a status subresource and a
 // spec of ten string fields, the size of a small operator's CRD.
-func crdObject(i int, group string) []byte {
+func CRD(i int, group string) []byte {
 	props := map[string]any{}
 	for f := range 10 {
 		props[fmt.Sprintf("field%d", f)] = map[string]any{"type": "string", "description": "a field of the benchmark's kind"}
@@ -115,7 +115,7 @@ func perOp(from, to *time.Duration, n int) *time.Duration {
 // returns the operation's error key, and ok false when the run's own
 // deadline cut it short.
 func (r *runner) createEstablished(ctx context.Context, i int) (key string, ok bool) {
-	code, body, err := r.client.do(ctx, http.MethodPost, crdCollection, nil, crdObject(i, r.cfg.crdGroupOf(i)))
+	code, body, err := r.client.do(ctx, http.MethodPost, crdCollection, nil, CRD(i, r.cfg.crdGroupOf(i)))
 	if key, ok := outcome(ctx, code, err, http.StatusCreated); key != "" || !ok {
 		return key, ok
 	}

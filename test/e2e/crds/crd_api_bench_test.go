@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/specd-io/specd/internal/testhttp"
+	"github.com/specd-io/specd/loadtest"
 	"github.com/specd-io/specd/test/e2e/harness"
 )
 
@@ -30,29 +31,15 @@ func benchCRD(i int) *unstructured.Unstructured {
 	return benchCRDIn(i, "bench.example.com")
 }
 
-// benchCRDIn is benchCRD in group.
+// benchCRDIn is benchCRD in group: the CRD `specd bench --phases crds`
+// creates (loadtest.CRD), so that the benchmarks and the load tool
+// measure the same thing.
 func benchCRDIn(i int, group string) *unstructured.Unstructured {
-	props := map[string]any{}
-	for f := range 10 {
-		props[fmt.Sprintf("field%d", f)] = map[string]any{"type": "string", "description": "a field of the benchmark's kind"}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(loadtest.CRD(i, group)); err != nil {
+		panic(err) // loadtest.CRD is valid JSON of one object
 	}
-	plural, kind := fmt.Sprintf("things%d", i), fmt.Sprintf("Thing%d", i)
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": plural + "." + group},
-		"spec": map[string]any{
-			"group": group, "scope": "Namespaced",
-			"names": map[string]any{"plural": plural, "kind": kind},
-			"versions": []any{map[string]any{
-				"name": "v1", "served": true, "storage": true,
-				"subresources": map[string]any{"status": map[string]any{}},
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
-					"spec":   map[string]any{"type": "object", "properties": props},
-					"status": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true},
-				}}},
-			}},
-		},
-	}}
+	return u
 }
 
 // established waits, with a watch, until the CRD named name is
