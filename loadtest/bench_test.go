@@ -66,6 +66,9 @@ func TestCommandAgainstFakeAPI(t *testing.T) {
 		if p.RSSBeforeBytes == nil || p.RSSAfterBytes == nil {
 			t.Errorf("%s: RSS unknown with --pid", p.Name)
 		}
+		if p.CPUPerOpMs == nil || *p.CPUPerOpMs < 0 {
+			t.Errorf("%s: server CPU per operation %v with --pid, want a value", p.Name, p.CPUPerOpMs)
+		}
 	}
 	if rep.ServerPID == nil || *rep.ServerPID != os.Getpid() || rep.RSSGrowthPer10kBytes == nil {
 		t.Errorf("server pid %v, growth %v", rep.ServerPID, rep.RSSGrowthPer10kBytes)

@@ -134,10 +134,12 @@ func runPhase(ctx context.Context, r *runner, name string) PhaseResult {
 	}
 	rec := newRecorder(capacity)
 	pr := PhaseResult{Name: name, RSSBefore: r.rss()}
+	cpuBefore := r.serverCPU()
 	start := time.Now()
 	r.phase(name)(ctx, rec)
 	pr.Duration = time.Since(start)
 	pr.RSSAfter = r.rss()
+	pr.CPUPerOp = perOp(cpuBefore, r.serverCPU(), len(rec.latencies))
 	pr.Ops = len(rec.latencies)
 	pr.Errors = rec.errors
 	pr.Retries = rec.retries

@@ -28,7 +28,9 @@
 // "transport", "count-mismatch", "bad-response"), the duration, operations
 // per second, the exact p50/p90/p99/max latency over every operation, and
 // the server's resident memory (VmRSS of /proc/PID/status) before and after
-// the phase; after create, the RSS growth per 10,000 objects. The server
+// the phase, and its CPU per operation over the phase (utime+stime of
+// /proc/PID/stat, in 10 ms ticks); after create, the RSS growth per 10,000
+// objects. The server
 // process is --pid, or on Linux the process that listens on the server's
 // loopback port (found through /proc/net/tcp{,6} and /proc/*/fd); otherwise
 // the RSS columns say "unknown".

@@ -40,7 +40,8 @@ type PhaseResult struct {
 	Latency     Latency
 	RSSBefore   *int64 // server RSS in bytes; nil when unknown
 	RSSAfter    *int64
-	Steps       []Step // crds: one per --crd-step CRDs
+	CPUPerOp    *time.Duration // server CPU (user and system) per operation; nil when unknown
+	Steps       []Step         // crds: one per --crd-step CRDs
 	Interrupted bool
 }
 
@@ -104,6 +105,7 @@ type jsonPhase struct {
 	MaxMs          float64        `json:"maxMs"`
 	RSSBeforeBytes *int64         `json:"rssBeforeBytes"`
 	RSSAfterBytes  *int64         `json:"rssAfterBytes"`
+	CPUPerOpMs     *float64       `json:"cpuPerOpMs"`
 	Steps          []jsonStep     `json:"steps,omitempty"`
 	Interrupted    bool           `json:"interrupted"`
 }
@@ -118,6 +120,15 @@ type jsonStep struct {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// msOf is *d in milliseconds; nil when d is.
+func msOf(d *time.Duration) *float64 {
+	if d == nil {
+		return nil
+	}
+	v := ms(*d)
+	return &v
+}
 
 func writeJSON(w io.Writer, r *Report) error {
 	out := jsonReport{
@@ -135,7 +146,8 @@ func writeJSON(w io.Writer, r *Report) error {
 			Retries: p.Retries, Items: p.Items,
 			DurationMs: ms(p.Duration), OpsPerSec: p.OpsPerSec(),
 			P50Ms: ms(p.Latency.P50), P90Ms: ms(p.Latency.P90), P99Ms: ms(p.Latency.P99), MaxMs: ms(p.Latency.Max),
-			RSSBeforeBytes: p.RSSBefore, RSSAfterBytes: p.RSSAfter, Steps: jsonSteps(p.Steps), Interrupted: p.Interrupted,
+			RSSBeforeBytes: p.RSSBefore, RSSAfterBytes: p.RSSAfter, CPUPerOpMs: msOf(p.CPUPerOp),
+			Steps: jsonSteps(p.Steps), Interrupted: p.Interrupted,
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -146,12 +158,7 @@ func writeJSON(w io.Writer, r *Report) error {
 func jsonSteps(steps []Step) []jsonStep {
 	var out []jsonStep
 	for _, s := range steps {
-		js := jsonStep{Done: s.Done, MeanMs: ms(s.Mean), RSSBytes: s.RSS}
-		if s.CPUPer != nil {
-			v := ms(*s.CPUPer)
-			js.CPUPerOpMs = &v
-		}
-		out = append(out, js)
+		out = append(out, jsonStep{Done: s.Done, MeanMs: ms(s.Mean), RSSBytes: s.RSS, CPUPerOpMs: msOf(s.CPUPer)})
 	}
 	return out
 }
@@ -172,16 +179,16 @@ func writeText(w io.Writer, r *Report) error {
 	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PHASE\tOPS\tERRORS\tDURATION\tOPS/S\tP50\tP90\tP99\tMAX\tRSS BEFORE\tRSS AFTER")
+	fmt.Fprintln(tw, "PHASE\tOPS\tERRORS\tDURATION\tOPS/S\tP50\tP90\tP99\tMAX\tRSS BEFORE\tRSS AFTER\tSERVER CPU/OP")
 	for _, p := range r.Phases {
 		name := p.Name
 		if p.Interrupted {
 			name += "*"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			name, p.Ops, errorsText(p.Errors), p.Duration.Round(time.Millisecond), p.OpsPerSec(),
 			latencyText(p.Latency.P50), latencyText(p.Latency.P90), latencyText(p.Latency.P99), latencyText(p.Latency.Max),
-			mibText(p.RSSBefore), mibText(p.RSSAfter))
+			mibText(p.RSSBefore), mibText(p.RSSAfter), cpuText(p.CPUPerOp))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -225,11 +232,7 @@ func writeSteps(w io.Writer, steps []Step) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CRDS\tMEAN\tRSS\tSERVER CPU/CRD")
 	for _, s := range steps {
-		cpu := "unknown"
-		if s.CPUPer != nil {
-			cpu = latencyText(*s.CPUPer)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", s.Done, latencyText(s.Mean), mibText(s.RSS), cpu)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", s.Done, latencyText(s.Mean), mibText(s.RSS), cpuText(s.CPUPer))
 	}
 	return tw.Flush()
 }
@@ -247,6 +250,17 @@ func errorsText(errs map[string]int) string {
 }
 
 func latencyText(d time.Duration) string { return fmt.Sprintf("%.2fms", ms(d)) }
+
+// cpuText is a CPU time per operation, in microseconds below 10 ms.
+func cpuText(d *time.Duration) string {
+	switch {
+	case d == nil:
+		return "unknown"
+	case *d < 10*time.Millisecond:
+		return fmt.Sprintf("%.0fµs", float64(*d)/float64(time.Microsecond))
+	}
+	return latencyText(*d)
+}
 
 func mibText(b *int64) string {
 	if b == nil {
