@@ -100,7 +100,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	}
 	rep.PID = serverPID(cfg, c.base, progress)
 	r.pid = rep.PID
-	rep.objectPhases = slices.ContainsFunc(cfg.Phases, func(p string) bool { return p != PhaseCRDs })
+	rep.objectPhases = usesCollection(cfg.Phases)
 	if slices.Contains(cfg.Phases, PhaseCRDs) {
 		rep.CRDs, rep.CRDGroups = cfg.CRDs, cfg.CRDGroups
 	}
@@ -187,8 +187,8 @@ func preflight(ctx context.Context, c *client, phases []string, progress io.Writ
 			return err
 		}
 	}
-	if !slices.ContainsFunc(phases, func(p string) bool { return p != PhaseCRDs }) {
-		return nil // the collection is not used
+	if !usesCollection(phases) {
+		return nil
 	}
 	if ns := c.namespace(); ns != "" {
 		code, _, err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns, nil, nil)
@@ -207,6 +207,12 @@ func preflight(ctx context.Context, c *client, phases []string, progress io.Writ
 		fmt.Fprintf(progress, "bench: warning: %s is not empty; creates of existing names will fail with 409\n", c.collection)
 	}
 	return nil
+}
+
+// usesCollection reports whether a phase besides crds, which creates
+// CRDs and not objects, is among phases.
+func usesCollection(phases []string) bool {
+	return slices.ContainsFunc(phases, func(p string) bool { return p != PhaseCRDs })
 }
 
 // served lists one item of collection, and returns the list, or an

@@ -46,8 +46,9 @@ func (c Config) crdGroupOf(i int) string {
 	return crdGroup
 }
 
-// CRD is the crds phase's CRD i in group, as JSON: a namespaced kind with a status subresource and a
-// spec of ten string fields, the size of a small operator's CRD.
+// CRD is the crds phase's CRD i in group, as JSON: a namespaced kind
+// with a status subresource and a spec of ten string fields, the size of
+// a small operator's CRD.
 func CRD(i int, group string) []byte {
 	props := map[string]any{}
 	for f := range 10 {
@@ -174,13 +175,11 @@ func (c *client) watchUntil(ctx context.Context, path string, query url.Values, 
 // request timeout; the caller closes the body, then calls cancel.
 func (c *client) stream(ctx context.Context, path string, query url.Values) (*http.Response, context.CancelFunc, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path+"?"+query.Encode(), nil)
+	req, err := c.newRequest(ctx, http.MethodGet, path, query, nil)
 	if err != nil {
 		cancel()
 		return nil, nil, err
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", userAgent)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		cancel()
