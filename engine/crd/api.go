@@ -36,6 +36,8 @@ type API struct {
 
 	mu   sync.Mutex
 	crds map[string]*object // every CRD, by name
+	// held are the names the CRDs in crds were accepted with.
+	held heldNames
 	// decls are the declarations of the served CRDs, by name.
 	decls map[string]*schemas.Declarations
 	// changed is signalled when decls change (Feed).
@@ -50,7 +52,7 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &API{cfg: cfg, log: cfg.Logger.With("component", "crds"), crds: map[string]*object{},
+	return &API{cfg: cfg, log: cfg.Logger.With("component", "crds"), crds: map[string]*object{}, held: heldNames{},
 		decls: map[string]*schemas.Declarations{}, changed: make(chan struct{}, 1)}
 }
 

@@ -36,11 +36,8 @@ type Controller struct {
 	log   *slog.Logger
 	now   func() time.Time
 
-	// written are the names last accepted, by CRD, until the watch shows
-	// them: kube's naming controller keeps such a mutation cache so that
-	// two CRDs of a group never get the same name.
 	mu      sync.Mutex
-	written map[string]Names
+	written *acceptedCache
 	// waiting is when the Controller began to wait for the objects of
 	// a CRD being deleted to go, by CRD (deletionCheck).
 	waiting map[string]time.Time
@@ -49,7 +46,7 @@ type Controller struct {
 // NewController returns the Controller of a's CRDs.
 func (a *API) NewController(store engine.Objects) *Controller {
 	return &Controller{api: a, store: store, log: a.log.With("controller", "customresourcedefinitions"), now: time.Now,
-		written: map[string]Names{}, waiting: map[string]time.Time{}}
+		written: newAcceptedCache(), waiting: map[string]time.Time{}}
 }
 
 var _ background.Job = (*Controller)(nil)
@@ -175,6 +172,6 @@ func (c *Controller) sync(ctx context.Context, name string) (again time.Duration
 func (c *Controller) forget(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.written, name)
+	c.written.forget(name)
 	delete(c.waiting, name)
 }

@@ -57,7 +57,7 @@ var _ informer.Feed = (*API)(nil)
 // Replace is informer.Feed's: every CRD.
 func (a *API) Replace(events []engine.WatchEvent) {
 	a.mu.Lock()
-	a.crds, a.decls = map[string]*object{}, map[string]*schemas.Declarations{}
+	a.crds, a.decls, a.held = map[string]*object{}, map[string]*schemas.Declarations{}, heldNames{}
 	a.mu.Unlock()
 	for _, ev := range events {
 		a.Apply(ev)
@@ -80,10 +80,14 @@ func (a *API) Apply(ev engine.WatchEvent) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if old := a.crds[name]; old != nil {
+		a.held.remove(old.Spec.Group, name, old.Status.AcceptedNames)
+	}
 	if ev.Type == storage.EventDeleted {
 		delete(a.crds, name)
 	} else {
 		a.crds[name] = o
+		a.held.add(o.Spec.Group, name, o.Status.AcceptedNames)
 	}
 	if old := a.decls[name]; digestOf(old) != digestOf(d) {
 		if d == nil {

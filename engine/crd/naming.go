@@ -12,27 +12,42 @@ type usedNames struct {
 	kinds     map[string]bool // kinds and list kinds
 }
 
-func (a *API) usedNames(o *object, overlay map[string]Names) usedNames {
+// usedNames are the names of o that the other CRDs of its group hold:
+// as accepted, or as overlay last accepted them when it holds them.
+func (a *API) usedNames(o *object, overlay *acceptedCache) usedNames {
 	u := usedNames{resources: map[string]bool{}, kinds: map[string]bool{}}
-	for name, other := range a.snapshot(o.Spec.Group) {
-		if name == o.Meta.Name {
-			continue
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	eachName(o.Spec.Names, func(kind bool, name string) {
+		if !a.heldByOther(heldName{o.Spec.Group, kind, name}, o.Meta.Name, overlay) {
+			return
 		}
-		n := other.Status.AcceptedNames
-		if ov, ok := overlay[name]; ok {
-			n = ov
+		if kind {
+			u.kinds[name] = true
+		} else {
+			u.resources[name] = true
 		}
-		u.add(n)
-	}
+	})
 	return u
 }
 
-func (u usedNames) add(n Names) {
-	for _, s := range append([]string{n.Plural, n.Singular}, n.ShortNames...) {
-		u.resources[s] = true
+// heldByOther tells whether a CRD other than self holds k, as a.crds
+// record it or, for the CRDs overlay holds, as overlay does.
+func (a *API) heldByOther(k heldName, self string, overlay *acceptedCache) bool {
+	for crd := range a.held[k] {
+		if crd != self && !overlay.has(crd) {
+			return true
+		}
 	}
-	u.kinds[n.Kind] = true
-	u.kinds[listKind(n)] = true
+	if overlay == nil {
+		return false
+	}
+	for crd := range overlay.held[k] {
+		if o := a.crds[crd]; crd != self && o != nil && o.Spec.Group == k.group {
+			return true
+		}
+	}
+	return false
 }
 
 func listKind(n Names) string {

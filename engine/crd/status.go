@@ -27,7 +27,7 @@ func (c *Controller) name(ctx context.Context, rv *schemas.ResourceVersion, o *o
 	c.mu.Lock()
 	used := c.api.usedNames(o, c.written)
 	names, cond := acceptNames(o, used)
-	c.written[o.Meta.Name] = names
+	c.written.set(o.Spec.Group, o.Meta.Name, names)
 	c.mu.Unlock()
 	now := c.now()
 	est := notAccepted
