@@ -283,8 +283,13 @@ func (r *Registry) lookup(group, version, plural string) *ResourceVersion {
 // Groups returns every served group, sorted by name.
 func (r *Registry) Groups() []*Group { return r.groups }
 
-// Group returns the named group, or nil.
-func (r *Registry) Group(name string) *Group { return r.byGroup[name] }
+// Group returns the named group, or nil; nil when r is nil.
+func (r *Registry) Group(name string) *Group {
+	if r == nil {
+		return nil
+	}
+	return r.byGroup[name]
+}
 
 // GroupVersion returns the served group version, or nil.
 func (r *Registry) GroupVersion(group, version string) *GroupVersion {
@@ -499,9 +504,5 @@ func (r *Registry) ServedStorage(groupResource string) *ResourceVersion {
 // or nil.
 func (r *Registry) Resource(groupResource string) *Resource {
 	plural, group, _ := strings.Cut(groupResource, ".")
-	idx := r.indexes[group]
-	if idx == nil {
-		return nil
-	}
-	return idx.byPlural[plural]
+	return r.resourceOf(group, plural)
 }

@@ -48,6 +48,7 @@ func TestReuseOneGroupEqualsFullAssembly(t *testing.T) {
 		}
 		loaded++
 		kept += keptKinds(prev, reg)
+		checkEachChanged(t, step, prev, reg)
 		prev = reg
 	}
 	t.Logf("%d loads, %d failed; %d kinds kept in a group built again", loaded, failed, kept)

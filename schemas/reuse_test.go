@@ -44,6 +44,7 @@ func TestReuseEqualsFullAssembly(t *testing.T) {
 		if err == nil {
 			loaded++
 			reused += sharedGroups(prev, reg)
+			checkEachChanged(t, step, prev, reg)
 			prev = reg
 		}
 	}

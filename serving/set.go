@@ -222,20 +222,16 @@ func changedGroups(served, next *world) *schemas.Registry {
 		return next.reg
 	}
 	var groups []*schemas.Group
-	for _, g := range next.reg.Groups() {
-		if served.reg.Group(g.Name) == g {
-			continue // a schemas.Loader's group as it was: nothing changed
+	schemas.EachChanged(served.reg, next.reg, func(o, n *schemas.Resource) {
+		if n == nil || schemas.SameDeclaration(o, n) {
+			return
 		}
-		var changed []*schemas.Resource
-		for _, res := range g.Resources {
-			if !schemas.SameDeclaration(served.reg.Resource(res.GroupResource()), res) {
-				changed = append(changed, res)
-			}
+		if len(groups) == 0 || groups[len(groups)-1].Name != n.Group {
+			groups = append(groups, &schemas.Group{Name: n.Group})
 		}
-		if len(changed) > 0 {
-			groups = append(groups, &schemas.Group{Name: g.Name, Resources: changed})
-		}
-	}
+		last := groups[len(groups)-1]
+		last.Resources = append(last.Resources, n)
+	})
 	return schemas.NewRegistry(groups)
 }
 

@@ -206,16 +206,12 @@ func (r *Runner) AfterSwap(_ context.Context, old, next *schemas.Registry) {
 }
 
 // storageMoves reports whether next serves a resource in another storage
-// version than old does, or one that old does not serve.
+// version than old does, or one that old does not serve. Only the
+// resources the reload changed can (schemas.EachChanged).
 func storageMoves(old, next *schemas.Registry) bool {
-	for _, res := range next.Resources() {
-		if !res.Served() {
-			continue
-		}
-		ores := old.Resource(res.GroupResource())
-		if !ores.Served() || ores.StorageVersion != res.StorageVersion {
-			return true
-		}
-	}
-	return false
+	moves := false
+	schemas.EachChanged(old, next, func(o, n *schemas.Resource) {
+		moves = moves || n.Served() && (!o.Served() || o.StorageVersion != n.StorageVersion)
+	})
+	return moves
 }

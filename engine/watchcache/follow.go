@@ -1,9 +1,11 @@
 package watchcache
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,11 +26,13 @@ func (c *Served) BeforeSwap(context.Context, *schemas.Registry, *schemas.Registr
 func (c *Served) AfterSwap(_ context.Context, old, next *schemas.Registry) {
 	c.swapMu.Lock()
 	defer c.swapMu.Unlock()
-	oldAt, nextAt := c.servedByKey(old), c.servedByKey(next)
+	oldAt := c.servedByKey(old)
+	nextAt, touched := c.follow(old, oldAt, next)
 	c.last = servedIndex{reg: next, at: nextAt}
-	for key, olds := range oldAt {
-		nexts := nextAt[key]
+	for key := range touched {
+		olds, nexts := oldAt[key], nextAt[key]
 		switch {
+		case len(olds) == 0:
 		case len(nexts) == 0:
 			// Its watches end with an ERROR event; its objects stay.
 			c.end(key, goneError(olds[0]), nil)
@@ -46,13 +50,57 @@ func (c *Served) AfterSwap(_ context.Context, old, next *schemas.Registry) {
 			c.end(key, nil, gone)
 		}
 	}
-	for key := range nextAt {
-		if len(oldAt[key]) == 0 {
+	for key := range touched {
+		if len(oldAt[key]) == 0 && len(nextAt[key]) > 0 {
 			// New, or back: its objects (kept in storage) are served
 			// again; its cache starts on first use.
 			c.revive(key)
 		}
 	}
+}
+
+// follow returns next's served resources by cache key, and the keys
+// whose resources may differ from old's (oldAt): with old's index at
+// hand, only those of the resources that the reload changed
+// (schemas.EachChanged), so that a reload beside thousands of CRDs costs
+// what it changed; otherwise every key. Under swapMu.
+func (c *Served) follow(old *schemas.Registry, oldAt map[string][]*schemas.Resource, next *schemas.Registry) (map[string][]*schemas.Resource, map[string]bool) {
+	if old == nil || old != c.last.reg {
+		nextAt := c.servedByKey(next)
+		touched := make(map[string]bool, len(oldAt)+len(nextAt))
+		for key := range oldAt {
+			touched[key] = true
+		}
+		for key := range nextAt {
+			touched[key] = true
+		}
+		return nextAt, touched
+	}
+	nextAt, touched := maps.Clone(oldAt), map[string]bool{}
+	schemas.EachChanged(old, next, func(o, n *schemas.Resource) {
+		if o.Served() {
+			key := c.key(o)
+			nextAt[key], touched[key] = slices.DeleteFunc(slices.Clone(nextAt[key]), func(r *schemas.Resource) bool { return r == o }), true
+		}
+		if n.Served() {
+			key := c.key(n)
+			nextAt[key], touched[key] = append(slices.Clip(nextAt[key]), n), true
+		}
+	})
+	for key := range touched {
+		if len(nextAt[key]) == 0 {
+			delete(nextAt, key)
+		} else {
+			slices.SortFunc(nextAt[key], byGroupResource)
+		}
+	}
+	return nextAt, touched
+}
+
+// byGroupResource orders resources as a registry lists them: by group,
+// then by plural.
+func byGroupResource(a, b *schemas.Resource) int {
+	return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Plural, b.Plural))
 }
 
 // servedByKey is reg's served resources by cache key; under swapMu.
@@ -61,6 +109,9 @@ func (c *Served) servedByKey(reg *schemas.Registry) map[string][]*schemas.Resour
 		return c.last.at
 	}
 	at := map[string][]*schemas.Resource{}
+	if reg == nil {
+		return at
+	}
 	for _, res := range reg.Resources() {
 		if res.Served() {
 			key := c.key(res)
