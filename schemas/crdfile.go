@@ -207,18 +207,35 @@ func parseKubeObject(file, digest string, v any, probs *problems) []*fileDecl {
 // problems (a file, or "customresourcedefinitions/<name>" for an object of
 // the API); pointers are into the CRD document.
 func ParseCRD(source string, data []byte) *Declarations {
-	probs := &problems{}
-	digest := fileDigest(data)
 	j, err := yaml.YAMLToJSONStrict(data)
 	var v any
 	if err == nil {
 		err = json.Unmarshal(j, &v)
 	}
-	decl := &Declarations{source: source, digest: digest}
+	return parsedCRD(source, data, v, err)
+}
+
+// ParseCRDObject is ParseCRD of a CRD that is JSON, as the objects of the
+// API are. It skips ParseCRD's reading as YAML, which costs more than the
+// rest of the parse of a small CRD, and the CRD API parses every CRD it
+// is sent, and again each time one is named and established. Unlike
+// YAML's, the JSON reading takes the last of a key given twice; the API's
+// objects, encoded by specd, never repeat one.
+func ParseCRDObject(source string, data []byte) *Declarations {
+	var v any
+	err := json.Unmarshal(data, &v)
+	return parsedCRD(source, data, v, err)
+}
+
+// parsedCRD is the declarations of the CRD v read from data, or the
+// problem err when it could not be read.
+func parsedCRD(source string, data []byte, v any, err error) *Declarations {
+	probs := &problems{}
+	decl := &Declarations{source: source, digest: fileDigest(data)}
 	if err != nil {
 		probs.add(source, "", "invalid CustomResourceDefinition: %v", err)
 	} else {
-		decl.files = parseKubeObject(source, digest, v, probs)
+		decl.files = parseKubeObject(source, decl.digest, v, probs)
 	}
 	decl.problems = probs.list
 	return decl

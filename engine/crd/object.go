@@ -95,5 +95,5 @@ func declarations(data []byte, names *Names) (*schemas.Declarations, error) {
 	if err != nil {
 		return nil, fmt.Errorf("crd: %s: %w", name, err)
 	}
-	return schemas.ParseCRD(source(name), doc), nil
+	return schemas.ParseCRDObject(source(name), doc), nil
 }
