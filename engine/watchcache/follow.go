@@ -26,11 +26,10 @@ func (c *Served) BeforeSwap(context.Context, *schemas.Registry, *schemas.Registr
 func (c *Served) AfterSwap(_ context.Context, old, next *schemas.Registry) {
 	c.swapMu.Lock()
 	defer c.swapMu.Unlock()
-	oldAt := c.servedByKey(old)
-	nextAt, touched := c.follow(old, oldAt, next)
+	nextAt, was := c.follow(old, next)
 	c.last = servedIndex{reg: next, at: nextAt}
-	for key := range touched {
-		olds, nexts := oldAt[key], nextAt[key]
+	for key, olds := range was {
+		nexts := nextAt[key]
 		switch {
 		case len(olds) == 0:
 		case len(nexts) == 0:
@@ -50,8 +49,8 @@ func (c *Served) AfterSwap(_ context.Context, old, next *schemas.Registry) {
 			c.end(key, nil, gone)
 		}
 	}
-	for key := range touched {
-		if len(oldAt[key]) == 0 && len(nextAt[key]) > 0 {
+	for key, olds := range was {
+		if len(olds) == 0 && len(nextAt[key]) > 0 {
 			// New, or back: its objects (kept in storage) are served
 			// again; its cache starts on first use.
 			c.revive(key)
@@ -59,42 +58,49 @@ func (c *Served) AfterSwap(_ context.Context, old, next *schemas.Registry) {
 	}
 }
 
-// follow returns next's served resources by cache key, and the keys
-// whose resources may differ from old's (oldAt): with old's index at
-// hand, only those of the resources that the reload changed
-// (schemas.EachChanged), so that a reload beside thousands of CRDs costs
-// what it changed; otherwise every key. Under swapMu.
-func (c *Served) follow(old *schemas.Registry, oldAt map[string][]*schemas.Resource, next *schemas.Registry) (map[string][]*schemas.Resource, map[string]bool) {
+// follow returns next's served resources by cache key, and was, what old
+// served of each key whose resources may differ. With old's index at
+// hand (the last reload's), it changes that index in place for the
+// resources the reload changed (schemas.EachChanged), so that a reload
+// beside thousands of CRDs costs what it changed; otherwise it indexes
+// next whole, and every key may differ. Under swapMu.
+func (c *Served) follow(old, next *schemas.Registry) (at, was map[string][]*schemas.Resource) {
 	if old == nil || old != c.last.reg {
-		nextAt := c.servedByKey(next)
-		touched := make(map[string]bool, len(oldAt)+len(nextAt))
-		for key := range oldAt {
-			touched[key] = true
+		oldAt := c.servedByKey(old)
+		at, was = c.servedByKey(next), maps.Clone(oldAt)
+		for key := range at {
+			was[key] = oldAt[key]
 		}
-		for key := range nextAt {
-			touched[key] = true
-		}
-		return nextAt, touched
+		return at, was
 	}
-	nextAt, touched := maps.Clone(oldAt), map[string]bool{}
+	at, was = c.last.at, map[string][]*schemas.Resource{}
+	// The index's slices are never written: a change makes a new one,
+	// so was keeps what old served.
+	change := func(res *schemas.Resource, f func([]*schemas.Resource) []*schemas.Resource) {
+		key := c.key(res)
+		if _, saved := was[key]; !saved {
+			was[key] = at[key]
+		}
+		at[key] = f(at[key])
+	}
 	schemas.EachChanged(old, next, func(o, n *schemas.Resource) {
 		if o.Served() {
-			key := c.key(o)
-			nextAt[key], touched[key] = slices.DeleteFunc(slices.Clone(nextAt[key]), func(r *schemas.Resource) bool { return r == o }), true
+			change(o, func(rs []*schemas.Resource) []*schemas.Resource {
+				return slices.DeleteFunc(slices.Clone(rs), func(r *schemas.Resource) bool { return r == o })
+			})
 		}
 		if n.Served() {
-			key := c.key(n)
-			nextAt[key], touched[key] = append(slices.Clip(nextAt[key]), n), true
+			change(n, func(rs []*schemas.Resource) []*schemas.Resource { return append(slices.Clip(rs), n) })
 		}
 	})
-	for key := range touched {
-		if len(nextAt[key]) == 0 {
-			delete(nextAt, key)
+	for key := range was {
+		if len(at[key]) == 0 {
+			delete(at, key)
 		} else {
-			slices.SortFunc(nextAt[key], byGroupResource)
+			slices.SortFunc(at[key], byGroupResource)
 		}
 	}
-	return nextAt, touched
+	return at, was
 }
 
 // byGroupResource orders resources as a registry lists them: by group,

@@ -2,6 +2,7 @@ package watchcache
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -38,16 +39,20 @@ func TestFollowAsFullIndex(t *testing.T) {
 		if prev != nil && prev == c.last.reg {
 			incremental++
 		}
-		oldAt := c.servedByKey(prev)
-		got, touched := c.follow(prev, oldAt, next)
+		oldAt := maps.Clone(c.servedByKey(prev))
+		got, was := c.follow(prev, next)
 		want := (&Served{key: c.key}).servedByKey(next)
 		if !sameIndex(got, want) {
 			t.Fatalf("step %d: the index kept from the changes differs from a full index of the registry", step)
 		}
 		for _, keys := range []map[string][]*schemas.Resource{oldAt, want} {
 			for key := range keys {
-				if !slices.Equal(oldAt[key], want[key]) && !touched[key] {
+				olds, listed := was[key]
+				if !slices.Equal(oldAt[key], want[key]) && !listed {
 					t.Fatalf("step %d: the resources of %s changed but it is not among the keys to follow", step, key)
+				}
+				if listed && !slices.Equal(olds, oldAt[key]) {
+					t.Fatalf("step %d: what the last registry served of %s is not kept", step, key)
 				}
 			}
 		}
