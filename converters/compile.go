@@ -252,8 +252,12 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// tokenEscaper escapes a JSON pointer's token (RFC 6901); built once, as
+// a Replacer builds its tables on first use.
+var tokenEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 func escapeToken(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	return tokenEscaper.Replace(s)
 }
 
 func stepKey(kind string, from, to path) string {
