@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"crypto/sha256"
+	"embed"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
@@ -23,6 +24,9 @@ type Loader struct {
 	dir     string
 	builtin []Builtin
 	parsed  map[string]parsedFile // by file name, as of the previous load
+	// builtinRead are the files of the built-ins that never change, by
+	// index in builtin (builtinFiles).
+	builtinRead map[int]builtinRead
 	// groups are the groups of the last load that loaded, for the next
 	// to reuse where their declarations did not change (reuse.go).
 	groups map[string]*builtGroup
@@ -38,7 +42,7 @@ type parsedFile struct {
 // NewLoader returns a Loader of dir. The files of builtin are loaded
 // with it, first, at every load (package schemas/builtin has specd's).
 func NewLoader(dir string, builtin ...Builtin) *Loader {
-	return &Loader{dir: dir, builtin: builtin, parsed: map[string]parsedFile{}}
+	return &Loader{dir: dir, builtin: builtin, parsed: map[string]parsedFile{}, builtinRead: map[int]builtinRead{}}
 }
 
 // Load reads the directory as Load does, with the built-in files. Digests
@@ -61,8 +65,8 @@ func (l *Loader) LoadWith(extra ...*Declarations) (reg *Registry, digests map[st
 	ld := &loading{l: l, probs: &problems{}, next: make(map[string]parsedFile, len(l.parsed)),
 		digests: make(map[string]string, n), files: make([]*fileDecl, 0, n+len(extra))}
 	builtins := newBuiltinSet(l.builtin)
-	for _, bi := range l.builtin {
-		if err := ld.readBuiltin(bi, builtins); err != nil {
+	for i, bi := range l.builtin {
+		if err := ld.readBuiltin(i, bi, builtins); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -88,7 +92,7 @@ func (l *Loader) LoadWith(extra ...*Declarations) (reg *Registry, digests map[st
 // LoadBuiltin loads the built-in files alone, as a Loader loads them
 // (the core group allowed), for tests and tools.
 func LoadBuiltin(builtin ...Builtin) (*Registry, error) {
-	reg, _, err := (&Loader{builtin: builtin, parsed: map[string]parsedFile{}}).Load()
+	reg, _, err := NewLoader("", builtin...).Load()
 	return reg, err
 }
 
@@ -130,24 +134,42 @@ type loading struct {
 // in their order; it returns each one's declarations (as parsed, to be
 // copied for assembly), none for a file that cannot be used.
 func (ld *loading) readAll(fsys fs.FS, paths, names []string, builtin bool) [][]*fileDecl {
+	return ld.record(names, ld.l.readFiles(fsys, paths, names, builtin))
+}
+
+// readFiles reads and parses the files paths of fsys, reported as names;
+// a file that cannot be read has problems and no digest.
+func (l *Loader) readFiles(fsys fs.FS, paths, names []string, builtin bool) []parsedFile {
 	data := make([][]byte, len(paths))
 	read := make([]bool, len(paths))
+	unread := make([]Problem, len(paths))
 	for i, p := range paths {
 		var err error
 		if data[i], err = fs.ReadFile(fsys, p); err != nil {
-			ld.probs.add(names[i], "", "cannot read file: %v", err)
+			unread[i] = Problem{File: names[i], Message: fmt.Sprintf("cannot read file: %v", err)}
 		}
 		read[i] = err == nil
 	}
-	parsed := ld.l.parseAll(names, data, read, builtin)
-	out := make([][]*fileDecl, len(paths))
-	for i, pf := range parsed {
+	parsed := l.parseAll(names, data, read, builtin)
+	for i := range parsed {
 		if !read[i] {
-			continue
+			parsed[i] = parsedFile{probs: []Problem{unread[i]}}
+		}
+	}
+	return parsed
+}
+
+// record notes the files parsed, reported as names, in the load, and
+// returns each one's declarations.
+func (ld *loading) record(names []string, parsed []parsedFile) [][]*fileDecl {
+	out := make([][]*fileDecl, len(parsed))
+	for i, pf := range parsed {
+		ld.probs.list = append(ld.probs.list, pf.probs...)
+		if pf.digest == "" {
+			continue // not read
 		}
 		ld.next[names[i]] = pf
 		ld.digests[names[i]] = pf.digest
-		ld.probs.list = append(ld.probs.list, pf.probs...)
 		out[i] = pf.decls
 	}
 	return out
@@ -174,18 +196,43 @@ func (l *Loader) parseAll(names []string, data [][]byte, read []bool, builtin bo
 }
 
 // readBuiltin reads the files of bi, whose groups b then reserves.
-func (ld *loading) readBuiltin(bi Builtin, b builtinSet) error {
-	paths, names, err := bi.files()
+func (ld *loading) readBuiltin(i int, bi Builtin, b builtinSet) error {
+	names, parsed, err := ld.l.builtinFiles(i, bi)
 	if err != nil {
 		return err
 	}
-	for _, fds := range ld.readAll(bi.FS, paths, names, true) {
+	for _, fds := range ld.record(names, parsed) {
 		for _, fd := range fds {
 			b.claim(fd)
 			ld.files = append(ld.files, fd)
 		}
 	}
 	return nil
+}
+
+// builtinFiles are the names of the files of bi, the Loader's i-th
+// built-in, and what parsing them gave. The files of an embed.FS, as
+// specd's are, never change: they are read and digested once, not on
+// every load (each CRD created is three).
+func (l *Loader) builtinFiles(i int, bi Builtin) ([]string, []parsedFile, error) {
+	if read, ok := l.builtinRead[i]; ok {
+		return read.names, read.parsed, nil
+	}
+	paths, names, err := bi.files()
+	if err != nil {
+		return nil, nil, err
+	}
+	parsed := l.readFiles(bi.FS, paths, names, true)
+	if _, fixed := bi.FS.(embed.FS); fixed {
+		l.builtinRead[i] = builtinRead{names: names, parsed: parsed}
+	}
+	return names, parsed, nil
+}
+
+// builtinRead is what a Loader read of the files of a built-in.
+type builtinRead struct {
+	names  []string
+	parsed []parsedFile
 }
 
 // parse parses data (of a built-in file or not), or returns what parsing
