@@ -1,11 +1,14 @@
 package crd
 
+import "slices"
+
 // heldNames is, for each name a CRD holds in its group, the CRDs that
-// hold it. kube's naming controller walks every CRD of the group to
-// gather the names in use, once per CRD it names; kept as the CRDs
-// change, the names a CRD asks for are looked up instead, and naming the
-// 5,000th CRD of a group costs what naming the fifth does.
-type heldNames map[heldName]map[string]bool
+// hold it, nearly always one. kube's naming controller walks every CRD
+// of the group to gather the names in use, once per CRD it names; kept
+// as the CRDs change, the names a CRD asks for are looked up instead,
+// and naming the 5,000th CRD of a group costs what naming the fifth
+// does.
+type heldNames map[heldName][]string
 
 // heldName is a name in one of the two spaces of a group that kube's
 // naming controller checks apart: plurals, singulars and short names,
@@ -31,10 +34,9 @@ func eachName(n Names, f func(kind bool, name string)) {
 func (h heldNames) add(group, crd string, n Names) {
 	eachName(n, func(kind bool, name string) {
 		k := heldName{group, kind, name}
-		if h[k] == nil {
-			h[k] = map[string]bool{}
+		if !slices.Contains(h[k], crd) {
+			h[k] = append(h[k], crd)
 		}
-		h[k][crd] = true
 	})
 }
 
@@ -42,7 +44,7 @@ func (h heldNames) add(group, crd string, n Names) {
 func (h heldNames) remove(group, crd string, n Names) {
 	eachName(n, func(kind bool, name string) {
 		k := heldName{group, kind, name}
-		if delete(h[k], crd); len(h[k]) == 0 {
+		if h[k] = slices.DeleteFunc(h[k], func(c string) bool { return c == crd }); len(h[k]) == 0 {
 			delete(h, k)
 		}
 	})

@@ -34,7 +34,7 @@ func (a *API) usedNames(o *object, overlay *acceptedCache) usedNames {
 // heldByOther tells whether a CRD other than self holds k, as a.crds
 // record it or, for the CRDs overlay holds, as overlay does.
 func (a *API) heldByOther(k heldName, self string, overlay *acceptedCache) bool {
-	for crd := range a.held[k] {
+	for _, crd := range a.held[k] {
 		if crd != self && !overlay.has(crd) {
 			return true
 		}
@@ -42,7 +42,7 @@ func (a *API) heldByOther(k heldName, self string, overlay *acceptedCache) bool 
 	if overlay == nil {
 		return false
 	}
-	for crd := range overlay.held[k] {
+	for _, crd := range overlay.held[k] {
 		if o := a.crds[crd]; crd != self && o != nil && o.Spec.Group == k.group {
 			return true
 		}
