@@ -37,14 +37,15 @@ type Aggregator struct {
 // replicas may run it at once: each writes the same rules. Its passes
 // are paced (background.Pacer): a change after a quiet spell is aggregated after
 // aggregateDelay, the changes of a burst (CRDs created one after
-// another) together, as often as the cost of a pass allows.
+// another) together, at most once per burstGap and as often as the cost
+// of a pass allows.
 func (g *Aggregator) Run(ctx context.Context) {
 	log := g.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	ctx = WithInternalUser(ctx)
-	pace := background.Pacer{First: aggregateDelay}
+	pace := background.Pacer{First: aggregateDelay, Gap: burstGap}
 	g.Authorizer.ix.notify()
 	for {
 		select {
@@ -74,6 +75,15 @@ func (g *Aggregator) Run(ctx context.Context) {
 // edit and admin, which list every resource of the schemas, twice per
 // CRD.
 const aggregateDelay = 50 * time.Millisecond
+
+// burstGap is the least time between two passes of the Aggregator, and
+// between two writes of the schema roles (PolicyWriter), during a burst
+// of changes. Each writes roles that list every resource of the schemas,
+// and every write of them stays in etcd until its next compaction, and in
+// its memory until its next snapshot: paced by their cost alone, they
+// were most of the bytes etcd kept of a burst of CRDs. A change after a
+// quiet second is still taken up at once.
+const burstGap = time.Second
 
 // takeNotice takes the notice of the changes made while the pass waited,
 // which the pass that follows reads.

@@ -16,9 +16,10 @@
 //   - Aggregator fills the rules of ClusterRoles that have an
 //     aggregationRule, as kube's clusterrole aggregation controller does.
 //     Its passes, and the PolicyWriter's writes of the schema roles, are
-//     paced by their cost (background.Pacer): they write roles that list every
-//     resource of the schemas, and a burst of CRDs would otherwise cost
-//     the square of their number.
+//     paced by their cost, and at most once a second during a burst
+//     (background.Pacer): they write roles that list every resource of
+//     the schemas, and a burst of CRDs would otherwise cost the square of
+//     their number.
 //   - Mutators are kube's defaults of the bindings: a roleRef, and a User
 //     or Group subject, without apiGroup name the RBAC group.
 //   - WriteChecks prevent escalation as kube does: a Role or binding may

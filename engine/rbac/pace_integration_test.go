@@ -66,12 +66,13 @@ const (
 
 // checkPaced checks that the writes of a role, made by passes that each
 // write roles roles one after another, came far fewer than the changes,
-// and that each came at least three passes after the one before: a
-// pass lasts at least roles × slowWrite, and the next waits three times
-// that after its end (background's paceFactor).
+// and that each came at least three passes after the one before, and
+// at least rbac.BurstGap: a pass lasts at least roles × slowWrite, and
+// the next waits three times that after its end (background's
+// paceFactor), and no less than the gap.
 func checkPaced(t *testing.T, name string, at []time.Time, roles int) {
 	t.Helper()
-	gap := 3 * time.Duration(roles) * slowWrite
+	gap := max(3*time.Duration(roles)*slowWrite, rbac.BurstGap)
 	for i := 1; i < len(at); i++ {
 		if d := at[i].Sub(at[i-1]); d < gap {
 			t.Errorf("%s written %v after the write before, want at least %v (its writes: %d)", name, d.Round(time.Millisecond), gap, len(at))

@@ -21,8 +21,8 @@ import (
 // reloads as a serving.Follower. The schema roles list every resource of
 // the schemas, so Run writes them apart from the reload, paced as the
 // Aggregator is (background.Pacer): at once after a quiet spell, and during a burst
-// of reloads (CRDs created one after another) for the last one, as often
-// as their cost allows.
+// of reloads (CRDs created one after another) for the last one, at most
+// once per burstGap and as often as their cost allows.
 type PolicyWriter struct {
 	objects engine.ReadWriter
 	log     *slog.Logger
@@ -62,7 +62,7 @@ func (p *PolicyWriter) AfterSwap(ctx context.Context, _, next *schemas.Registry)
 // Run writes the schema roles of the last reload after each reload,
 // paced, until ctx ends; a failure is retried.
 func (p *PolicyWriter) Run(ctx context.Context) {
-	var pace background.Pacer
+	pace := background.Pacer{Gap: burstGap}
 	for {
 		select {
 		case <-ctx.Done():

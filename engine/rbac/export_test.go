@@ -1,0 +1,4 @@
+package rbac
+
+// BurstGap is burstGap, for the pacing tests.
+const BurstGap = burstGap
