@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/specd-io/specd/schemas"
+	"github.com/specd-io/specd/schemas/builtin"
 )
 
 // checkEachChanged fails the test unless EachChanged(prev, next) calls
@@ -54,4 +55,24 @@ func pairName(o, n *schemas.Resource) string {
 		return fmt.Sprintf("%s@%p", r.GroupResource(), r)
 	}
 	return name(o) + " -> " + name(n)
+}
+
+// TestHolds: a registry holds each of its resources, and neither a copy
+// of one nor nil.
+func TestHolds(t *testing.T) {
+	reg, err := schemas.LoadBuiltin(builtin.Schemas())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range reg.Resources() {
+		if !reg.Holds(res) {
+			t.Errorf("%s: not held", res.GroupResource())
+		}
+		if c := *res; reg.Holds(&c) {
+			t.Errorf("%s: a copy is held", res.GroupResource())
+		}
+	}
+	if reg.Holds(nil) {
+		t.Error("nil is held")
+	}
 }

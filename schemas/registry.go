@@ -500,6 +500,12 @@ func (r *Registry) ServedStorage(groupResource string) *ResourceVersion {
 	return res.Version(res.StorageVersion)
 }
 
+// Holds tells whether res is r's resource of its name, as Resource finds
+// it: to know a registry's own resources without listing them.
+func (r *Registry) Holds(res *Resource) bool {
+	return res != nil && r.resourceOf(res.Group, res.Plural) == res
+}
+
 // Resource returns the resource named plural.group (Resource.GroupResource),
 // or nil.
 func (r *Registry) Resource(groupResource string) *Resource {

@@ -58,18 +58,10 @@ type world struct {
 	conv *converters.Set
 	// digests are the schema files' content hashes, by file name.
 	digests map[string]string
-	// resources are the world's own resources, to find the world of a
-	// resource a request holds.
-	resources map[*schemas.Resource]bool
 }
 
 func newWorld(reg *schemas.Registry, conv *converters.Set, digests map[string]string) *world {
-	resources := reg.Resources()
-	w := &world{reg: reg, conv: conv, digests: digests, resources: make(map[*schemas.Resource]bool, len(resources))}
-	for _, res := range resources {
-		w.resources[res] = true
-	}
-	return w
+	return &world{reg: reg, conv: conv, digests: digests}
 }
 
 // retainedWorlds is how many replaced worlds keep answering ConverterFor
@@ -130,12 +122,12 @@ func (s *Set) Registry() *schemas.Registry { return s.current.Load().reg }
 // changed one are ended), so the served world's rules are its rules.
 func (s *Set) ConverterFor(res *schemas.Resource) converters.Converter {
 	cur := s.current.Load()
-	if cur.resources[res] {
+	if cur.reg.Holds(res) {
 		return cur.conv
 	}
 	if old := s.retired.Load(); old != nil {
 		for _, w := range *old {
-			if w.resources[res] {
+			if w.reg.Holds(res) {
 				return w.conv
 			}
 		}
