@@ -22,15 +22,13 @@ func Compare(previous, next *schemas.Registry) []Finding {
 // then.
 func CompareStored(ctx context.Context, previous, next *schemas.Registry, stored StoredObjects) []Finding {
 	c := &comparer{Report: &Report{}, ctx: ctx, stored: stored}
-	for _, og := range previous.Groups() {
-		for _, ores := range og.Resources {
-			nres := next.Resource(ores.GroupResource())
-			if sameBytes(ores, nres) {
-				continue
-			}
+	// Only a resource the registries do not share can have changed; a
+	// reload that adds one CRD beside thousands compares none of them.
+	schemas.EachChanged(previous, next, func(ores, nres *schemas.Resource) {
+		if ores != nil && !sameBytes(ores, nres) {
 			c.compareResource(ores, nres)
 		}
-	}
+	})
 	c.sortFindings()
 	return c.Findings
 }

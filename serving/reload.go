@@ -141,33 +141,19 @@ func (s *Set) swap(old, next *world) {
 	s.current.Store(next)
 }
 
-// diffResources names the resources next adds, changes and removes. A
-// group a schemas.Loader kept whole (the same *schemas.Group) adds,
-// changes and removes none; a resource it kept is the same pointer.
+// diffResources names the resources next adds, changes and removes: of
+// those the reload changed (schemas.EachChanged), not of every one.
 func diffResources(old, next *schemas.Registry) (added, changed, removed []string) {
-	for _, g := range next.Groups() {
-		if old.Group(g.Name) == g {
-			continue
+	schemas.EachChanged(old, next, func(ores, res *schemas.Resource) {
+		switch {
+		case ores == nil:
+			added = append(added, res.GroupResource())
+		case res == nil:
+			removed = append(removed, ores.GroupResource())
+		case !schemas.SameDeclaration(ores, res):
+			changed = append(changed, res.GroupResource())
 		}
-		for _, res := range g.Resources {
-			switch ores := old.Resource(res.GroupResource()); {
-			case ores == nil:
-				added = append(added, res.GroupResource())
-			case !schemas.SameDeclaration(ores, res):
-				changed = append(changed, res.GroupResource())
-			}
-		}
-	}
-	for _, g := range old.Groups() {
-		if next.Group(g.Name) == g {
-			continue
-		}
-		for _, ores := range g.Resources {
-			if next.Resource(ores.GroupResource()) == nil {
-				removed = append(removed, ores.GroupResource())
-			}
-		}
-	}
+	})
 	slices.Sort(added)
 	slices.Sort(changed)
 	slices.Sort(removed)
