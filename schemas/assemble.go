@@ -67,23 +67,61 @@ func groupFiles(files []*fileDecl, sides sideSet, probs *problems) (map[string][
 	byGroup := map[string][]*fileDecl{}
 	inputs := map[string][]groupInput{}
 	seen := map[[2]string]*fileDecl{}
+	var run groupRun
 	for _, fd := range files {
 		if !fd.hasGroup || fd.version == "" {
 			continue
 		}
-		inputs[fd.group] = append(inputs[fd.group], inputOf(fd, sides.of(fd)))
-		key := [2]string{fd.group, fd.version}
-		first := seen[key]
-		if first != nil && first.crd == nil && fd.crd == nil {
-			probs.add(fd.file, "/info/version", "group version %s/%s is already declared in %s", fd.group, fd.version, first.file)
+		if fd.group != run.name {
+			run.end(byGroup, inputs)
+			run = groupRun{name: fd.group, files: byGroup[fd.group], inputs: inputs[fd.group]}
+		}
+		run.inputs = append(run.inputs, inputOf(fd, sides.of(fd)))
+		if !run.first(fd, seen, probs) {
 			continue
 		}
-		if first == nil {
+		run.files = append(run.files, fd)
+	}
+	run.end(byGroup, inputs)
+	return byGroup, inputs
+}
+
+// groupRun is what groupFiles gathers of files of one group that come one
+// after another, as the CRDs of a group do: their lists are stored once
+// the run ends, not looked up and stored again for every file.
+type groupRun struct {
+	name    string
+	files   []*fileDecl
+	inputs  []groupInput
+	version string
+	// firstOf is the first file of version.
+	firstOf *fileDecl
+}
+
+// first tells whether fd is to be assembled: it is not a second specd
+// file of its group version, a problem (CRDs, and a specd file beside
+// them, may share one).
+func (r *groupRun) first(fd *fileDecl, seen map[[2]string]*fileDecl, probs *problems) bool {
+	if fd.version != r.version || r.firstOf == nil {
+		key := [2]string{fd.group, fd.version}
+		if seen[key] == nil {
 			seen[key] = fd
 		}
-		byGroup[fd.group] = append(byGroup[fd.group], fd)
+		r.version, r.firstOf = fd.version, seen[key]
 	}
-	return byGroup, inputs
+	if first := r.firstOf; first != fd && first.crd == nil && fd.crd == nil {
+		probs.add(fd.file, "/info/version", "group version %s/%s is already declared in %s", fd.group, fd.version, first.file)
+		return false
+	}
+	return true
+}
+
+// end stores the run's lists.
+func (r *groupRun) end(byGroup map[string][]*fileDecl, inputs map[string][]groupInput) {
+	if r.name == "" && r.inputs == nil {
+		return
+	}
+	byGroup[r.name], inputs[r.name] = r.files, r.inputs
 }
 
 // assembleFiles assembles the group name from copies of its files: the

@@ -28,6 +28,9 @@ func (d *Declarations) Digest() string { return d.digest }
 // caches go on while its objects are deleted.
 func (d *Declarations) MarkTerminating() {
 	d.terminating = true
+	for _, fd := range d.files {
+		fd.terminating = true
+	}
 	d.each(func(r *resourceDecl) { r.terminating = true })
 }
 
@@ -38,6 +41,9 @@ func (d *Declarations) MarkTerminating() {
 // nothing again.
 func (d *Declarations) MarkInstalling() {
 	d.installing = true
+	for _, fd := range d.files {
+		fd.installing = true
+	}
 	d.each(func(r *resourceDecl) { r.installing = true })
 }
 

@@ -34,6 +34,10 @@ type fileDecl struct {
 	// side is set for a file of conversion rules for a CRD: it declares
 	// no group version.
 	side *sideRules
+	// terminating and installing are set when its resources are
+	// (Declarations.MarkTerminating, MarkInstalling): a load reads them
+	// of every declaration, and here without a visit of each resource.
+	terminating, installing bool
 }
 
 // parseFile loads one OpenAPI document, whose content has digest

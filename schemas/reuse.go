@@ -33,12 +33,7 @@ type groupInput struct {
 }
 
 func inputOf(fd *fileDecl, side *sideRules) groupInput {
-	in := groupInput{origin: fd, rules: side}
-	for _, r := range fd.resources {
-		in.terminating = in.terminating || r.terminating
-		in.installing = in.installing || r.installing
-	}
-	return in
+	return groupInput{origin: fd, rules: side, terminating: fd.terminating, installing: fd.installing}
 }
 
 // declInput is one declaration of a kind, in the same terms.
