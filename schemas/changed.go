@@ -93,5 +93,5 @@ func (r *Registry) resourceOf(group, plural string) *Resource {
 	if r == nil || r.indexes[group] == nil {
 		return nil
 	}
-	return r.indexes[group].byPlural[plural]
+	return r.indexes[group].byPlural.get(plural)
 }

@@ -2,7 +2,6 @@ package schemas
 
 import (
 	"fmt"
-	"maps"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -46,8 +45,13 @@ type Registry struct {
 // An assembled group carries its own (Group.index), which registries
 // sharing the group share.
 type groupIndex struct {
-	byPlural  map[string]*Resource
-	byVersion map[versionPlural]*ResourceVersion
+	byPlural  layered[string, *Resource]
+	byVersion layered[versionPlural, *ResourceVersion]
+}
+
+// next returns a copy of idx to change, sharing what it can (layered).
+func (idx *groupIndex) next() *groupIndex {
+	return &groupIndex{byPlural: idx.byPlural.next(), byVersion: idx.byVersion.next()}
 }
 
 type versionPlural struct{ version, plural string }
@@ -228,7 +232,7 @@ func NewRegistry(groups []*Group) *Registry {
 		case first != nil:
 			// A second group of the name (built by hand): the first of
 			// a name wins, as in a scan of the lists.
-			idx := &groupIndex{byPlural: maps.Clone(first.byPlural), byVersion: maps.Clone(first.byVersion)}
+			idx := first.next()
 			idx.add(g)
 			r.indexes[g.Name] = idx
 		case g.index != nil:
@@ -241,8 +245,8 @@ func NewRegistry(groups []*Group) *Registry {
 }
 
 func newGroupIndex(g *Group) *groupIndex {
-	idx := &groupIndex{byPlural: make(map[string]*Resource, len(g.Resources)),
-		byVersion: make(map[versionPlural]*ResourceVersion, len(g.Resources))}
+	idx := &groupIndex{byPlural: newLayered[string, *Resource](len(g.Resources)),
+		byVersion: newLayered[versionPlural, *ResourceVersion](len(g.Resources))}
 	idx.add(g)
 	return idx
 }
@@ -250,14 +254,14 @@ func newGroupIndex(g *Group) *groupIndex {
 // add adds g's resources to the index; the first of a name wins.
 func (idx *groupIndex) add(g *Group) {
 	for _, res := range g.Resources {
-		if idx.byPlural[res.Plural] == nil {
-			idx.byPlural[res.Plural] = res
+		if idx.byPlural.get(res.Plural) == nil {
+			idx.byPlural.set(res.Plural, res)
 		}
 	}
 	for _, gv := range g.Versions {
 		for _, rv := range gv.Resources {
-			if k := (versionPlural{gv.Version, rv.Resource.Plural}); idx.byVersion[k] == nil {
-				idx.byVersion[k] = rv
+			if k := (versionPlural{gv.Version, rv.Resource.Plural}); idx.byVersion.get(k) == nil {
+				idx.byVersion.set(k, rv)
 			}
 		}
 	}
@@ -265,9 +269,9 @@ func (idx *groupIndex) add(g *Group) {
 
 // addResource adds res, whose names no resource of the index has.
 func (idx *groupIndex) addResource(res *Resource) {
-	idx.byPlural[res.Plural] = res
+	idx.byPlural.set(res.Plural, res)
 	for _, rv := range res.Versions {
-		idx.byVersion[versionPlural{rv.Version, res.Plural}] = rv
+		idx.byVersion.set(versionPlural{rv.Version, res.Plural}, rv)
 	}
 }
 
@@ -277,7 +281,7 @@ func (r *Registry) lookup(group, version, plural string) *ResourceVersion {
 	if idx == nil {
 		return nil
 	}
-	return idx.byVersion[versionPlural{version, plural}]
+	return idx.byVersion.get(versionPlural{version, plural})
 }
 
 // Groups returns every served group, sorted by name.

@@ -1,7 +1,6 @@
 package schemas
 
 import (
-	"maps"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -312,7 +311,7 @@ func (r *regroup) build() bool {
 func (r *regroup) finish(inputs []groupInput) *builtGroup {
 	prev, g := r.prev, r.group
 	b := &builtGroup{inputs: inputs, group: g, kinds: prev.kinds, names: prev.names}
-	idx := &groupIndex{byPlural: maps.Clone(prev.group.index.byPlural), byVersion: maps.Clone(prev.group.index.byVersion)}
+	idx := prev.group.index.next()
 	g.Resources = make([]*Resource, 0, len(prev.group.Resources)+len(r.kinds))
 	for _, res := range prev.group.Resources {
 		if prev.kinds[res.Kind].kept(r.load) {
@@ -391,12 +390,12 @@ func (a *assembly) rollback() {
 
 // drop removes res from the index.
 func (idx *groupIndex) drop(res *Resource) {
-	if idx.byPlural[res.Plural] == res {
-		delete(idx.byPlural, res.Plural)
+	if idx.byPlural.get(res.Plural) == res {
+		idx.byPlural.set(res.Plural, nil)
 	}
 	for _, rv := range res.Versions {
-		if k := (versionPlural{rv.Version, res.Plural}); idx.byVersion[k] == rv {
-			delete(idx.byVersion, k)
+		if k := (versionPlural{rv.Version, res.Plural}); idx.byVersion.get(k) == rv {
+			idx.byVersion.set(k, nil)
 		}
 	}
 }

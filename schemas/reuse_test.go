@@ -221,6 +221,10 @@ func loadAsFull(t *testing.T, l *schemas.Loader, step int, change string, decls 
 	if fmt.Sprint(err) != fmt.Sprint(fullErr) {
 		t.Fatalf("step %d (%s): error %v, a full assembly: %v", step, change, err, fullErr)
 	}
+	if reg != nil && full != nil {
+		schemas.FlattenIndexes(reg)
+		schemas.FlattenIndexes(full)
+	}
 	if !reflect.DeepEqual(reg, full) {
 		t.Fatalf("step %d (%s): the registry differs from a full assembly's", step, change)
 	}
