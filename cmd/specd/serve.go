@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -219,16 +220,17 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	defer p.host.Close()
 	defer statusapi.Start(ctx, statusapi.Config{Memory: out.status, Keys: engine.Keys{}, Schemas: set, SchemaDir: cfg.Schemas,
 		Storage: out.storage, Plugins: p.host.Health, Cluster: statusapi.EtcdCluster{Client: out.etcd}, Logger: log})()
-	stopNamespaces, err := p.namespaces.Start(ctx, p.store)
-	if err != nil {
-		return err
-	}
-	defer stopNamespaces()
-	if err := kubernetesservice.EnsureServing(ctx, p.store, set.Registry(), out.listener.Addr(), out.tls != nil, log); err != nil {
-		return err
-	}
+	// The default RBAC policy (cluster-scoped) is written while the
+	// namespaces and the kubernetes service are: etcd commits them together.
 	policy := rbac.NewPolicyWriter(p.store, log)
-	if err := policy.Start(ctx, set.Registry()); err != nil {
+	written := make(chan error, 1)
+	go func() { written <- policy.Start(ctx, set.Registry()) }()
+	stopNamespaces, err := p.namespaces.Start(ctx, p.store)
+	if err == nil {
+		defer stopNamespaces()
+		err = kubernetesservice.EnsureServing(ctx, p.store, set.Registry(), out.listener.Addr(), out.tls != nil, log)
+	}
+	if err := errors.Join(err, <-written); err != nil {
 		return err
 	}
 	defer background.New(policy).Start(ctx)()
