@@ -87,7 +87,7 @@ func (f Fuzz) versions(reg *schemas.Registry) []*schemas.ResourceVersion {
 // version generates and round-trips f.Rounds objects of rv, and returns
 // its finding, if any.
 func (f Fuzz) version(rv *schemas.ResourceVersion) []Finding {
-	gen := Generator{Seed: f.Seed}
+	gen := Generator{Seed: f.Seed, patterns: patterns{}}
 	for round := range f.Rounds {
 		obj, err := gen.Object(rv, round)
 		if err != nil {

@@ -26,6 +26,9 @@ const attempts = 40
 // schema. The same Seed, version and round always give the same object.
 type Generator struct {
 	Seed int64
+	// patterns, when set, keeps the schema's patterns compiled from one
+	// Object to the next (Fuzz.version); else each Object compiles its own.
+	patterns patterns
 }
 
 // Object returns a random object of rv, valid under rv.Schema, with
@@ -33,9 +36,13 @@ type Generator struct {
 // object depends only on g.Seed, rv's group, plural and version, and round.
 func (g Generator) Object(rv *schemas.ResourceVersion, round int) (map[string]any, error) {
 	r := rand.New(rand.NewPCG(uint64(g.Seed), seedOf(rv, round)))
+	ps := g.patterns
+	if ps == nil {
+		ps = patterns{}
+	}
 	var last error
 	for a := range attempts {
-		gen := &generator{r: r, optional: 0.7 - float64(a)*0.7/attempts}
+		gen := &generator{r: r, optional: 0.7 - float64(a)*0.7/attempts, patterns: ps}
 		obj := gen.object(rv.OpenAPI, 0, true)
 		obj["apiVersion"] = rv.APIVersion()
 		obj["kind"] = rv.Resource.Kind
@@ -65,6 +72,7 @@ type generator struct {
 	// optional is the chance of an optional field at the root; it halves
 	// every few levels down.
 	optional float64
+	patterns patterns
 }
 
 // maxDepth is where optional fields stop being generated.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -107,17 +106,13 @@ func (g *generator) text(lo, hi int) string {
 // matching generates strings from pattern until one has a length in
 // [lo, hi] and matches.
 func (g *generator) matching(pattern string, lo, hi int) (string, bool) {
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return "", false
-	}
-	rg, err := newRegexGen(pattern)
-	if err != nil {
+	p := g.patterns.compiled(pattern)
+	if p == nil {
 		return "", false
 	}
 	for range 30 {
-		v := rg.generate(g.r)
-		if n := utf8.RuneCountInString(v); n >= lo && n <= hi && re.MatchString(v) {
+		v := p.gen.generate(g.r)
+		if n := utf8.RuneCountInString(v); n >= lo && n <= hi && p.re.MatchString(v) {
 			return v, true
 		}
 	}

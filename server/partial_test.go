@@ -105,6 +105,6 @@ func getAccept(t *testing.T, url, accept string) (string, []byte) {
 // typedObjectFromProtobuf decodes kube's protobuf envelope into its Go
 // type.
 func typedObjectFromProtobuf(body []byte) (any, error) {
-	obj, _, err := protobufCodec.Decode(body, nil, nil)
+	obj, _, err := protobufCodec().Decode(body, nil, nil)
 	return obj, err
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/tidwall/gjson"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,17 +25,20 @@ const contentTypeProtobuf = "application/vnd.kubernetes.protobuf"
 // options, which every group registers. Only the edge uses them: a
 // protobuf body is decoded once to JSON, and a JSON answer is encoded once
 // to protobuf when the client asks for it; objects are JSON from there on,
-// as every other object is.
-var protobufKinds = gotypes.Scheme()
+// as every other object is. They are made on first use, as the codecs
+// below are, not when the program starts.
+func protobufKinds() *runtime.Scheme { return gotypes.Scheme() }
 
 // protobufCodec reads and writes kube's protobuf envelope: the magic
 // "k8s\x00", then a runtime.Unknown naming apiVersion and kind.
-var protobufCodec = protobuf.NewSerializer(protobufKinds, protobufKinds)
+var protobufCodec = sync.OnceValue(func() *protobuf.Serializer {
+	return protobuf.NewSerializer(protobufKinds(), protobufKinds())
+})
 
 // protobufToJSON turns a protobuf body of a built-in kind into the JSON
 // kube would have read, apiVersion and kind included.
 func protobufToJSON(body []byte) ([]byte, error) {
-	obj, gvk, err := protobufCodec.Decode(body, nil, nil)
+	obj, gvk, err := protobufCodec().Decode(body, nil, nil)
 	if err != nil {
 		return nil, badRequest("the request body is not a protobuf object of a built-in kind: %v", err)
 	}
@@ -47,7 +51,7 @@ func protobufToJSON(body []byte) ([]byte, error) {
 // (each registers DeleteOptions), so only its kind is checked.
 func protobufDeleteOptions(body []byte, into *metav1.DeleteOptions) error {
 	var unk runtime.Unknown
-	if _, _, err := protobufCodec.Decode(body, nil, &unk); err != nil {
+	if _, _, err := protobufCodec().Decode(body, nil, &unk); err != nil {
 		return badRequest("decoding DeleteOptions: %v", err)
 	}
 	if unk.Kind != "DeleteOptions" {
@@ -63,7 +67,7 @@ func protobufDeleteOptions(body []byte, into *metav1.DeleteOptions) error {
 // built-in kind with generated Go types.
 func hasProtobuf(rv *schemas.ResourceVersion) bool {
 	gvk := schema.GroupVersionKind{Group: rv.Resource.Group, Version: rv.Version, Kind: rv.Resource.Kind}
-	return protobufKinds.Recognizes(gvk)
+	return protobufKinds().Recognizes(gvk)
 }
 
 // hasProtobuf reports whether t's answers may be protobuf: its kind has
@@ -86,7 +90,7 @@ func jsonToProtobuf(body []byte) ([]byte, error) {
 // encodeProtobuf writes obj in kube's protobuf envelope.
 func encodeProtobuf(obj runtime.Object) ([]byte, error) {
 	var out appendWriter
-	if err := protobufCodec.Encode(obj, &out); err != nil {
+	if err := protobufCodec().Encode(obj, &out); err != nil {
 		return nil, fmt.Errorf("encoding %T as protobuf: %w", obj, err)
 	}
 	return out, nil
@@ -113,7 +117,7 @@ func typedObject(body []byte) (runtime.Object, error) {
 		return nil, fmt.Errorf("answering in protobuf: %w", err)
 	}
 	gvk := gv.WithKind(tm[1].String())
-	obj, err := protobufKinds.New(gvk)
+	obj, err := protobufKinds().New(gvk)
 	if err != nil {
 		return nil, fmt.Errorf("answering in protobuf: %w", err)
 	}
@@ -128,7 +132,9 @@ const contentTypeProtobufWatch = contentTypeProtobuf + ";stream=watch"
 
 // watchEventCodec writes a metav1.WatchEvent bare, without the envelope,
 // as the frames of a protobuf watch carry it.
-var watchEventCodec = protobuf.NewRawSerializer(protobufKinds, protobufKinds)
+var watchEventCodec = sync.OnceValue(func() *protobuf.RawSerializer {
+	return protobuf.NewRawSerializer(protobufKinds(), protobufKinds())
+})
 
 // protobufWatch encodes watch events as kube's protobuf stream does:
 // frames of a 4-byte big-endian length and a bare metav1.WatchEvent,
@@ -147,13 +153,13 @@ func (p *protobufWatch) encode(typ string, obj []byte) ([]byte, error) {
 		return nil, err
 	}
 	p.object = p.object[:0]
-	if err := protobufCodec.EncodeWithAllocator(typed, &p.object, &p.alloc); err != nil {
+	if err := protobufCodec().EncodeWithAllocator(typed, &p.object, &p.alloc); err != nil {
 		return nil, fmt.Errorf("encoding a watch event's %T as protobuf: %w", typed, err)
 	}
 	ev := &metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: p.object}}
 	p.frame = p.frame[:0]
 	frames := protobuf.LengthDelimitedFramer.NewFrameWriter(&p.frame)
-	if err := watchEventCodec.EncodeWithAllocator(ev, frames, &p.alloc); err != nil {
+	if err := watchEventCodec().EncodeWithAllocator(ev, frames, &p.alloc); err != nil {
 		return nil, fmt.Errorf("encoding a watch event as protobuf: %w", err)
 	}
 	return p.frame, nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -219,16 +220,17 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	defer p.host.Close()
 	defer statusapi.Start(ctx, statusapi.Config{Memory: out.status, Keys: engine.Keys{}, Schemas: set, SchemaDir: cfg.Schemas,
 		Storage: out.storage, Plugins: p.host.Health, Cluster: statusapi.EtcdCluster{Client: out.etcd}, Logger: log})()
-	stopNamespaces, err := p.namespaces.Start(ctx, p.store)
-	if err != nil {
-		return err
-	}
-	defer stopNamespaces()
-	if err := kubernetesservice.EnsureServing(ctx, p.store, set.Registry(), out.listener.Addr(), out.tls != nil, log); err != nil {
-		return err
-	}
+	// The default RBAC policy (cluster-scoped) is written while the
+	// namespaces and the kubernetes service are: etcd commits them together.
 	policy := rbac.NewPolicyWriter(p.store, log)
-	if err := policy.Start(ctx, set.Registry()); err != nil {
+	written := make(chan error, 1)
+	go func() { written <- policy.Start(ctx, set.Registry()) }()
+	stopNamespaces, err := p.namespaces.Start(ctx, p.store)
+	if err == nil {
+		defer stopNamespaces()
+		err = kubernetesservice.EnsureServing(ctx, p.store, set.Registry(), out.listener.Addr(), out.tls != nil, log)
+	}
+	if err := errors.Join(err, <-written); err != nil {
 		return err
 	}
 	defer background.New(policy).Start(ctx)()
@@ -242,6 +244,12 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	if err != nil {
 		return err
 	}
+	// The watch caches, then the storage migration, follow each reload.
+	reloads := set.Serve(ctx, out.stored, append([]serving.Follower{p.caches, migration, policy}, aggregated.Followers(registrar)...)...)
+	defer reloads.Stop()
+	// CRD objects feed the same reloads as the schema files; started
+	// before the server, so that its first /readyz finds them synced.
+	defer background.New(p.crds.Feed(crd.FeedConfig{Store: p.store, Reloads: reloads})).Start(ctx)()
 	var ready atomic.Bool
 	handler := newServer(cfg, out, p, ready.Load, log)
 	// No request reaches specd's routes unauthenticated or unauthorized.
@@ -253,11 +261,6 @@ func serveOn(ctx context.Context, cfg serveConfig, out outside, log *slog.Logger
 	if code, expires := out.chain.LoginLink().Code(); cfg.Console && code != "" {
 		log.Info("console login link, for one login", "url", certs.LocalURL("https", out.listener.Addr())+console.Prefix+"#login="+code, "expires", expires.Format(time.RFC3339))
 	}
-	// The watch caches, then the storage migration, follow each reload.
-	reloads := set.Serve(ctx, out.stored, append([]serving.Follower{p.caches, migration, policy}, aggregated.Followers(registrar)...)...)
-	defer reloads.Stop()
-	// CRD objects feed the same reloads as the schema files.
-	defer background.New(p.crds.Feed(crd.FeedConfig{Store: p.store, Reloads: reloads})).Start(ctx)()
 	// The elected replica runs the background work; it stops (migration
 	// progress kept, leadership resigned) before the storage closes.
 	defer background.New(p.elected(cfg, out, migration, aggregator, registrar, log)).Start(ctx)()

@@ -186,7 +186,11 @@ func embedConfig(c EmbeddedConfig, dir string, clientURL url.URL) *embed.Config 
 	// timeout only delays its start. With etcd's defaults (a 100 ms tick,
 	// a 1 s election) a start took 0.52 s, with these 0.18 s; each tick
 	// costs a little CPU when idle, so not shorter (docs/performance.md).
-	cfg.TickMs, cfg.ElectionMs = 25, 250
+	// The election is the shortest etcd allows for the tick (five): when a
+	// new member's first campaign comes before it has applied its own
+	// membership, which a busy machine makes likely, raft waits a whole
+	// randomized election timeout before the next (docs/performance.md).
+	cfg.TickMs, cfg.ElectionMs = 25, 125
 	if c.Fast {
 		cfg.TickMs, cfg.ElectionMs = 10, 100
 		cfg.UnsafeNoFsync = true

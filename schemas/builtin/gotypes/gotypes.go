@@ -1,6 +1,8 @@
 package gotypes
 
 import (
+	"sync"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -12,9 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 )
 
-// scheme is built once and only read after: registering generated types
-// has no runtime input.
-var scheme = func() *runtime.Scheme {
+// scheme is built once, on first use, and only read after: registering
+// generated types has no runtime input. Built at init it cost every run
+// of the binary (specd version too) a few milliseconds; a start uses it
+// only once a request needs it.
+var scheme = sync.OnceValue(func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	// meta.k8s.io's PartialObjectMetadata(List): what metadata clients
 	// (kube's garbage collector) read of any kind.
@@ -25,20 +29,20 @@ var scheme = func() *runtime.Scheme {
 		}
 	}
 	return s
-}()
+})
 
 // Scheme returns the scheme of the built-in Go types. It is shared:
 // callers read it and register nothing in it.
-func Scheme() *runtime.Scheme { return scheme }
+func Scheme() *runtime.Scheme { return scheme() }
 
 // Has reports whether gvk is a kind with a Go type here.
-func Has(gvk schema.GroupVersionKind) bool { return scheme.Recognizes(gvk) }
+func Has(gvk schema.GroupVersionKind) bool { return scheme().Recognizes(gvk) }
 
 // PatchMeta is the strategic merge patch metadata of gvk, read from the
 // struct tags of its Go type, as kube-apiserver reads them; false for a
 // kind without one.
 func PatchMeta(gvk schema.GroupVersionKind) (strategicpatch.LookupPatchMeta, bool) {
-	obj, err := scheme.New(gvk)
+	obj, err := scheme().New(gvk)
 	if err != nil {
 		return nil, false
 	}

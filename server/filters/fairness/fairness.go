@@ -58,16 +58,35 @@ func noObjectCounts(string) (storage.Stats, error) {
 // be classified as catch-all.
 func (c *Controller) Run(ctx context.Context) error {
 	c.informer.Start(ctx.Done())
+	// kube's controller waits for its informers in steps of 100 ms
+	// (client-go's WaitForCacheSync), after a first look that comes too
+	// soon for informers just started; once they have listed, that first
+	// look is enough, and a start is 100 ms shorter.
+	if err := await(ctx, "informers not synced", c.synced); err != nil {
+		return err
+	}
 	go func() { _ = c.fc.Run(ctx.Done()) }()
 	// apiserver_current_inflight_requests and _inqueue_requests, every
 	// second, as kube-apiserver starts them with its filter.
 	serverfilters.StartPriorityAndFairnessWatermarkMaintenance(ctx.Done())
-	tick := time.NewTicker(10 * time.Millisecond)
+	return await(ctx, "configuration not taken", func() bool { return c.configured(ctx) })
+}
+
+// synced reports whether the informers of the controller have listed.
+func (c *Controller) synced() bool {
+	v1 := c.informer.Flowcontrol().V1()
+	return v1.FlowSchemas().Informer().HasSynced() && v1.PriorityLevelConfigurations().Informer().HasSynced()
+}
+
+// await returns once done is true, checked every millisecond: the lists
+// are in memory, so they take about that.
+func await(ctx context.Context, what string, done func() bool) error {
+	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
-	for !c.configured(ctx) {
+	for !done() {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("priority and fairness: configuration not taken: %w", ctx.Err())
+			return fmt.Errorf("priority and fairness: %s: %w", what, ctx.Err())
 		case <-tick.C:
 		}
 	}
