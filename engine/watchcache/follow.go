@@ -59,23 +59,30 @@ func (c *Served) AfterSwap(_ context.Context, old, next *schemas.Registry) {
 }
 
 // follow returns next's served resources by cache key, and was, what old
-// served of each key whose resources may differ. With old's index at
-// hand (the last reload's), it changes that index in place for the
-// resources the reload changed (schemas.EachChanged), so that a reload
-// beside thousands of CRDs costs what it changed; otherwise it indexes
-// next whole, and every key may differ. Under swapMu.
+// served of each key whose resources may differ. Under swapMu.
 func (c *Served) follow(old, next *schemas.Registry) (at, was map[string][]*schemas.Resource) {
 	if old == nil || old != c.last.reg {
-		oldAt := c.servedByKey(old)
-		at, was = c.servedByKey(next), maps.Clone(oldAt)
-		for key := range at {
-			was[key] = oldAt[key]
-		}
-		return at, was
+		return c.followWhole(old, next)
 	}
+	return c.followChanges(old, next)
+}
+
+// followWhole indexes next whole: every key may differ.
+func (c *Served) followWhole(old, next *schemas.Registry) (at, was map[string][]*schemas.Resource) {
+	oldAt := c.servedByKey(old)
+	at, was = c.servedByKey(next), maps.Clone(oldAt)
+	for key := range at {
+		was[key] = oldAt[key]
+	}
+	return at, was
+}
+
+// followChanges changes old's index, the last reload's, in place for the
+// resources the reload changed (schemas.EachChanged), so that a reload
+// beside thousands of CRDs costs what it changed. The index's lists are
+// never written: a change makes a new one, so was keeps what old served.
+func (c *Served) followChanges(old, next *schemas.Registry) (at, was map[string][]*schemas.Resource) {
 	at, was = c.last.at, map[string][]*schemas.Resource{}
-	// The index's slices are never written: a change makes a new one,
-	// so was keeps what old served.
 	change := func(res *schemas.Resource, f func([]*schemas.Resource) []*schemas.Resource) {
 		key := c.key(res)
 		if _, saved := was[key]; !saved {
