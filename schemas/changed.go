@@ -48,9 +48,9 @@ func eachChangedIn(old, next *Registry, g, og *Group, f func(old, next *Resource
 }
 
 // mergeChanged is eachChangedIn for two assembled groups, whose resources
-// are sorted by plural, without a plural unless a clash: a group built
-// again keeps most of its resources, the same pointers in the same order,
-// so a walk of both lists in step compares pointers, not names.
+// are sorted by plural: a group built again keeps most of its resources,
+// the same pointers in the same order, so a walk of both lists in step
+// compares pointers, and plurals only where the pointers differ.
 func mergeChanged(olds, nexts []*Resource, f func(old, next *Resource)) {
 	i, j := 0, 0
 	for i < len(olds) && j < len(nexts) {

@@ -36,6 +36,8 @@ type Controller struct {
 	log   *slog.Logger
 	now   func() time.Time
 
+	// written are the names the Controller accepted, until the watch
+	// shows them (acceptedCache).
 	mu      sync.Mutex
 	written *acceptedCache
 	// waiting is when the Controller began to wait for the objects of
