@@ -22,8 +22,6 @@ type fieldCompare struct {
 	branch string
 }
 
-var tokenEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
 // childPointer is where a sub-schema is written: its $ref target, or the
 // parent's pointer and tokens.
 func childPointer(parent string, ref *openapi3.SchemaRef, tokens ...string) string {
@@ -31,7 +29,7 @@ func childPointer(parent string, ref *openapi3.SchemaRef, tokens ...string) stri
 		return strings.TrimPrefix(ref.Ref, "#")
 	}
 	for _, t := range tokens {
-		parent += "/" + tokenEscaper.Replace(t)
+		parent += "/" + schemas.EscapeToken(t)
 	}
 	return parent
 }

@@ -214,7 +214,7 @@ func (c *compiler) rule(raw any, at string) []*step {
 	var body any
 	for kind, body = range m {
 	}
-	at += "/" + escapeToken(kind)
+	at += "/" + schemas.EscapeToken(kind)
 	fields, known := ruleFields[kind]
 	if !known {
 		c.addf(at, "unknown rule kind %q (one of %s)", kind, kindList())
@@ -227,7 +227,7 @@ func (c *compiler) rule(raw any, at string) []*step {
 	}
 	for k := range args {
 		if !contains(fields, k) {
-			c.addf(at+"/"+escapeToken(k), "unknown field %q of %s (allowed: %s)", k, kind, strings.Join(fields, ", "))
+			c.addf(at+"/"+schemas.EscapeToken(k), "unknown field %q of %s (allowed: %s)", k, kind, strings.Join(fields, ", "))
 		}
 	}
 	a := ruleArgs{c: c, kind: kind, at: at, args: args}
@@ -250,14 +250,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// tokenEscaper escapes a JSON pointer's token (RFC 6901); built once, as
-// a Replacer builds its tables on first use.
-var tokenEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-func escapeToken(s string) string {
-	return tokenEscaper.Replace(s)
 }
 
 func stepKey(kind string, from, to path) string {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/specd-io/specd/schemas"
 )
 
 // ruleArgs is one rule being compiled: its kind, pointer and arguments.
@@ -177,11 +179,11 @@ func (a *ruleArgs) enum(fs, ts *shape) (transform, transform) {
 	for _, k := range slices.Sorted(maps.Keys(vals)) {
 		s, ok := vals[k].(string)
 		if !ok {
-			a.c.addf(a.at+"/values/"+escapeToken(k), "must be a string")
+			a.c.addf(a.at+"/values/"+schemas.EscapeToken(k), "must be a string")
 			continue
 		}
 		if prev, dup := back[s]; dup {
-			a.c.addf(a.at+"/values/"+escapeToken(k), "hub value %q is also the image of %q: the map must be one to one", s, prev)
+			a.c.addf(a.at+"/values/"+schemas.EscapeToken(k), "hub value %q is also the image of %q: the map must be one to one", s, prev)
 			continue
 		}
 		fwd[k], back[s] = s, k

@@ -33,7 +33,7 @@ func ptr(base string, tokens ...string) string {
 	b.WriteString(base)
 	for _, t := range tokens {
 		b.WriteByte('/')
-		b.WriteString(escapeToken(t))
+		b.WriteString(EscapeToken(t))
 	}
 	return b.String()
 }
@@ -44,7 +44,9 @@ var (
 	tokenUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 )
 
-func escapeToken(t string) string { return tokenEscaper.Replace(t) }
+// EscapeToken escapes one token of a JSON pointer (RFC 6901): "~" as
+// "~0", "/" as "~1".
+func EscapeToken(t string) string { return tokenEscaper.Replace(t) }
 
 func unescapeToken(t string) string { return tokenUnescaper.Replace(t) }
 
